@@ -1,0 +1,27 @@
+# Shared compile settings for every cordon target.
+add_library(cordon_warnings INTERFACE)
+target_compile_options(cordon_warnings INTERFACE -Wall -Wextra -Wshadow -Wswitch-enum
+                       -Wnon-virtual-dtor -Wno-missing-field-initializers)
+if(CORDON_WERROR)
+  target_compile_options(cordon_warnings INTERFACE -Werror)
+endif()
+
+# cordon_module(NAME SOURCES... [DEPS ...]) defines library cordon_NAME with alias cordon::NAME.
+function(cordon_module name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(cordon_${name} STATIC ${ARG_SOURCES})
+  add_library(cordon::${name} ALIAS cordon_${name})
+  target_include_directories(cordon_${name} PUBLIC ${PROJECT_SOURCE_DIR}/include
+                                                   ${PROJECT_SOURCE_DIR}/src)
+  target_link_libraries(cordon_${name} PUBLIC ${ARG_DEPS} PRIVATE cordon_warnings)
+  set_target_properties(cordon_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+endfunction()
+
+# cordon_test(NAME SOURCES... DEPS ... LABELS ...) defines a GoogleTest binary registered with ctest.
+function(cordon_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock GTest::gtest_main
+                                        cordon_warnings)
+  gtest_discover_tests(${name} PROPERTIES LABELS "${ARG_LABELS}" DISCOVERY_TIMEOUT 60)
+endfunction()

@@ -1,0 +1,64 @@
+// The typed configuration of one cordon session. Produced by cordon::config::Load* (which
+// validates and canonicalises) or built by a library caller; consumed read-only by the policy,
+// the planner and the backends. A Session pins one Config for its whole life.
+//
+// The JSON form, its defaults and its schema are documented in docs/config.md.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cordon {
+
+enum class SandboxMode { kOff, kReadOnly, kWorkspaceWrite };
+enum class NetworkPolicy { kDeny, kAllow };
+enum class BackendChoice { kAuto, kNative, kBwrap, kSeatbelt };
+
+struct SandboxConfig {
+  SandboxMode mode = SandboxMode::kWorkspaceWrite;
+  NetworkPolicy network = NetworkPolicy::kDeny;
+  // Extra writable host paths (workspace_write only). Canonical, existing directories or files.
+  // Only ever read from the user's own config or the command line, never from the workspace.
+  std::vector<std::filesystem::path> writable_roots;
+  bool protect_git_metadata = true;
+  // Whether a person may approve one command to run outside the sandbox (ADR 0064).
+  bool allow_outside_sandbox = true;
+  // Paths hidden in addition to the built-in credential list. Absolute (after ~ expansion).
+  std::vector<std::filesystem::path> hidden_paths;
+  BackendChoice backend = BackendChoice::kAuto;
+};
+
+struct PolicyConfig {
+  std::vector<std::string> deny;   // RE2 patterns; a match refuses the command
+  std::vector<std::string> allow;  // RE2 patterns; when non-empty a command must match one
+  bool default_deny = true;        // apply cordon's built-in deny rules
+  std::vector<std::string> nested_agents;  // extra agent CLI names refused like the built-in ones
+};
+
+struct LimitsConfig {
+  std::chrono::milliseconds timeout{std::chrono::minutes(10)};
+  // Per stream (stdout, stderr): beyond this cordon keeps the head and the tail.
+  std::uint64_t output_bytes = 1024 * 1024;
+};
+
+struct EnvironmentConfig {
+  std::vector<std::string> pass;                          // names copied from the caller
+  std::vector<std::pair<std::string, std::string>> set;   // NAME=value set explicitly
+};
+
+struct Config {
+  SandboxConfig sandbox;
+  PolicyConfig command_policy;
+  LimitsConfig limits;
+  EnvironmentConfig environment;
+};
+
+const char* SandboxModeName(SandboxMode mode);      // "off", "read_only", "workspace_write"
+const char* NetworkPolicyName(NetworkPolicy net);   // "deny", "allow"
+const char* BackendChoiceName(BackendChoice b);     // "auto", "native", "bwrap", "seatbelt"
+
+}  // namespace cordon

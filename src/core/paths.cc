@@ -1,0 +1,38 @@
+#include "core/paths.h"
+
+#include <climits>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "core/syscall_error.h"
+
+namespace cordon::core {
+
+Result<std::filesystem::path> Canonical(const std::filesystem::path& path) {
+  char buffer[PATH_MAX];
+  if (::realpath(path.c_str(), buffer) == nullptr) {
+    Error error = SyscallError("realpath", path.string());
+    if (error.errno_value == ENOENT || error.errno_value == ENOTDIR) {
+      error.code = ErrorCode::kNotFound;
+    }
+    return std::unexpected(std::move(error));
+  }
+  return std::filesystem::path(buffer);
+}
+
+std::filesystem::path ExpandHome(std::string_view path, const std::filesystem::path& home) {
+  if (path == "~") return home;
+  if (path.starts_with("~/")) return home / std::filesystem::path(path.substr(2));
+  return std::filesystem::path(path);
+}
+
+bool IsWithin(const std::filesystem::path& path, const std::filesystem::path& root) {
+  const std::string& p = path.native();
+  const std::string& r = root.native();
+  if (r == "/") return !p.empty() && p.front() == '/';
+  if (!p.starts_with(r)) return false;
+  return p.size() == r.size() || p[r.size()] == '/';
+}
+
+}  // namespace cordon::core

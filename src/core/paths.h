@@ -1,0 +1,21 @@
+// Path canonicalisation. Sandboxes match real paths: /tmp, /var or a workspace may be symlinks,
+// and a rule written for the link would not cover the target (or would cover the wrong one).
+#pragma once
+
+#include <filesystem>
+#include <string_view>
+
+#include "cordon/error.h"
+
+namespace cordon::core {
+
+// realpath(3): absolute, no symlinks, no "." or "..". The path must exist (kNotFound otherwise).
+[[nodiscard]] Result<std::filesystem::path> Canonical(const std::filesystem::path& path);
+
+// Expands a leading "~" or "~/" using `home`; other paths are returned unchanged.
+std::filesystem::path ExpandHome(std::string_view path, const std::filesystem::path& home);
+
+// True when `path` equals `root` or lies beneath it. Both must be canonical.
+bool IsWithin(const std::filesystem::path& path, const std::filesystem::path& root);
+
+}  // namespace cordon::core
