@@ -1,0 +1,32 @@
+// The hand-over between a backend (which starts the sandboxed process tree) and the supervisor
+// (which feeds it, reads it, times it out and kills it). Contract shared by src/linux and
+// src/exec; see docs/architecture notes in those directories.
+#pragma once
+
+#include <sys/types.h>
+
+#include "core/unique_fd.h"
+
+namespace cordon::exec {
+
+// Descriptors the child will see as 0, 1, 2. Owned by the caller; the backend dup2()s them in
+// the child and never closes the caller's copies.
+struct StdioFds {
+  int stdin_fd = -1;
+  int stdout_fd = -1;
+  int stderr_fd = -1;
+};
+
+struct LaunchedProcess {
+  // The process the supervisor waits for and kills. For the native backend this is PID 1 of the
+  // sandbox's PID namespace: SIGKILL to it kills every process in the sandbox.
+  pid_t pid = -1;
+  core::UniqueFd pidfd;      // pidfd_open(pid): pollable, immune to pid reuse
+  // When valid, the sandbox's init writes the command's wait status (one int, as from waitpid)
+  // here when the command exits, then exits itself. Invalid when `pid` is the command itself.
+  core::UniqueFd status_fd;
+  // Unsandboxed (mode off): the command leads its own process group; kill(-pid) reaches it.
+  bool kill_process_group = false;
+};
+
+}  // namespace cordon::exec

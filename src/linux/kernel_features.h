@@ -1,0 +1,27 @@
+// One probe of the kernel features cordon can use, taken once per process (Session::Create)
+// and passed along; nothing re-probes per command. Probes are real attempts (e.g. creating a
+// user namespace in a throw-away child), not version guesses.
+#pragma once
+
+#include <string>
+
+namespace cordon::linux_native {
+
+struct KernelFeatures {
+  bool user_namespace = false;   // unshare(CLONE_NEWUSER) works for this user
+  bool mount_namespace = false;  // ... together with CLONE_NEWNS
+  bool pid_namespace = false;
+  bool net_namespace = false;
+  bool ipc_namespace = false;
+  bool uts_namespace = false;
+  bool mount_setattr = false;    // recursive read-only binds (Linux >= 5.12)
+  int landlock_abi = 0;          // 0: Landlock unavailable
+  bool seccomp = false;          // seccomp filter mode available
+  bool pidfd = false;            // pidfd_open
+  std::string notes;             // human-readable detail from failed probes (for doctor/status)
+};
+
+// Probes this machine. Forks short-lived children; never modifies the calling process.
+KernelFeatures ProbeKernel();
+
+}  // namespace cordon::linux_native
