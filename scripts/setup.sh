@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs every build and test dependency of cordon from Debian packages. Idempotent: packages
+# already present are left alone. Needs root (or sudo) for apt-get.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libre2-dev libseccomp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  clang-format clang-tidy
+  clang-16 libclang-rt-16-dev   # libFuzzer (clang 14 cannot compile <expected>)
+  bubblewrap hyperfine          # benchmarks compare against bubblewrap
+  iproute2 procps util-linux passwd
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "setup: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
