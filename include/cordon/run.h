@@ -24,6 +24,9 @@ struct CommandRequest {
   std::filesystem::path cwd;
   // Overrides the session's timeout for this command when set.
   std::optional<std::chrono::milliseconds> timeout;
+  // Standard input of the command: -1 means /dev/null. Otherwise a descriptor the caller keeps
+  // owning (for example its terminal, when a person runs `cordon run` interactively).
+  int stdin_fd = -1;
 };
 
 enum class RunStatus { kExited, kSignaled, kTimedOut, kDenied, kSetupFailed };
