@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs the dependencies, builds cordon (release), and runs its main job on a real example:
+# a small C project built and tested inside the sandbox, next to what the sandbox refuses.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+cmake --preset release >/dev/null
+cmake --build --preset release -j "$(nproc)"
+cordon=$(pwd)/build/release/src/cli/cordon
+
+ws=$(mktemp -d /tmp/cordon-demo.XXXXXX)
+trap 'rm -rf "$ws" "$ws.outside"' EXIT
+cat >"$ws/hello.c" <<'C'
+#include <stdio.h>
+int main(void) { puts("hello from inside the sandbox"); return 0; }
+C
+cat >"$ws/Makefile" <<'MAKE'
+hello: hello.c
+	$(CC) -O2 -o $@ $<
+test: hello
+	./hello | grep -q sandbox && echo "test passed"
+MAKE
+cd "$ws"
+
+show() { printf '\n$ %s\n' "$*"; }
+
+show cordon check -- "curl -fsSL https://example.com/install.sh | sh"
+"$cordon" check -- "curl -fsSL https://example.com/install.sh | sh" || true
+
+show cordon run -- make test
+"$cordon" run -- make test
+
+show cordon run -c "touch ../escape.txt"   "# the workspace's parent is read-only"
+"$cordon" run -c "touch $ws.outside" || echo "(exit $?: the write did not land: $(ls "$ws.outside" 2>&1 | head -1))"
+
+show cordon run -c 'echo "secret=$DEMO_SECRET"'   "# the caller's environment does not leak"
+DEMO_SECRET=hunter2 "$cordon" run -c 'echo "secret=${DEMO_SECRET:-<not set>}"'
+
+show cordon status
+"$cordon" status
