@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""Prints the benchmark figures and the ratios the targets are stated in (docs/performance.md)."""
+import json
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        return {b["name"]: b for b in json.load(f)["benchmarks"]}
+
+
+def ms(b):
+    scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[b["time_unit"]]
+    return b["real_time"] * scale
+
+
+def main():
+    policy = load(sys.argv[1])
+    startup = load(sys.argv[2])
+    print("policy evaluation:")
+    for name, b in policy.items():
+        print(f"  {name:60s} {b['real_time']:10.2f} {b['time_unit']}")
+    get = lambda n: startup.get("Run/" + n)
+    print("start-up (wall time per command):")
+    for name, b in startup.items():
+        print(f"  {name:30s} {ms(b):8.2f} ms  peak RSS {b.get('peak_rss_kib', 0):8.0f} KiB")
+    for cmd in ("true", "short"):
+        bare, bw, co = get(cmd + "_bare"), get(cmd + "_bwrap"), get(cmd + "_cordon")
+        if bare and bw and co:
+            cordon_cost, bwrap_cost = ms(co) - ms(bare), ms(bw) - ms(bare)
+            print(f"  {cmd}: cordon start-up cost {cordon_cost:.2f} ms, bubblewrap {bwrap_cost:.2f} ms,"
+                  f" ratio {cordon_cost / bwrap_cost:.2f} (target <= 0.40)")
+    bare, co = get("flood200mb_bare"), get("flood200mb_cordon")
+    if bare and co:
+        print(f"  200 MB through cordon: {co['bytes_per_second'] / 1e6:.0f} MB/s vs bare "
+              f"{bare['bytes_per_second'] / 1e6:.0f} MB/s, ratio "
+              f"{co['bytes_per_second'] / bare['bytes_per_second']:.2f} (target >= 0.90)")
+    co = get("true_cordon")
+    if co:
+        print(f"  cordon supervisor peak RSS: {co['peak_rss_kib'] / 1024:.1f} MiB (target < 4)")
+
+
+if __name__ == "__main__":
+    main()

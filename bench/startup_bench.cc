@@ -1,0 +1,85 @@
+// `cordon run` next to the same command bare and under bubblewrap with flags that give the same
+// policy (workspace writable, host read-only, private /tmp, new namespaces incl. network, no
+// capabilities, clean environment), in one run. bench/run_benchmarks.sh turns the JSON output
+// into the ratios recorded in docs/performance.md.
+#include <benchmark/benchmark.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "spawn.h"
+
+namespace cordon::bench {
+namespace {
+
+const std::vector<std::string> kEnv = {"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8",
+                                       "HOME=/root"};
+
+const std::string& Workspace() {
+  static const std::string path = [] {
+    std::string pattern = "/tmp/cordon-bench.XXXXXX";
+    return std::string(mkdtemp(pattern.data()));
+  }();
+  return path;
+}
+
+std::vector<std::string> Bare(std::vector<std::string> cmd) { return cmd; }
+
+std::vector<std::string> Cordon(std::vector<std::string> cmd) {
+  std::vector<std::string> argv = {CORDON_BINARY, "run", "--workspace", Workspace(), "--"};
+  argv.insert(argv.end(), cmd.begin(), cmd.end());
+  return argv;
+}
+
+std::vector<std::string> Bwrap(std::vector<std::string> cmd) {
+  const std::string& ws = Workspace();
+  std::vector<std::string> argv = {
+      "/usr/bin/bwrap", "--unshare-all", "--die-with-parent", "--new-session",
+      "--ro-bind",      "/",             "/",                 "--bind",
+      ws,               ws,              "--tmpfs",           "/tmp",
+      "--proc",         "/proc",         "--dev",             "/dev",
+      "--chdir",        ws,              "--clearenv",        "--setenv",
+      "PATH",           "/usr/bin:/bin", "--setenv",          "HOME",
+      "/tmp",           "--cap-drop",    "ALL",               "--"};
+  argv.insert(argv.end(), cmd.begin(), cmd.end());
+  return argv;
+}
+
+const std::vector<std::string> kTrue = {"/bin/true"};
+const std::vector<std::string> kShort = {"/bin/sh", "-c", "seq 1 20000 | sort -rn | head -n 1"};
+const std::vector<std::string> kFlood = {"/usr/bin/head", "-c", "200000000", "/dev/zero"};
+
+template <class Wrap>
+void Run(benchmark::State& state, Wrap wrap, const std::vector<std::string>& cmd) {
+  const std::vector<std::string> argv = wrap(cmd);
+  long peak_rss = 0;
+  std::uint64_t bytes = 0;
+  for (auto _ : state) {
+    SpawnStats s = SpawnAndWait(argv, kEnv);
+    if (s.exit_code != 0) {
+      state.SkipWithError(("exit code " + std::to_string(s.exit_code)).c_str());
+      break;
+    }
+    peak_rss = std::max(peak_rss, s.max_rss_kib);
+    bytes += s.stdout_bytes;
+  }
+  state.counters["peak_rss_kib"] = static_cast<double>(peak_rss);
+  state.SetBytesProcessed(static_cast<int64_t>(bytes));
+}
+
+BENCHMARK_CAPTURE(Run, true_bare, Bare, kTrue)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(Run, true_bwrap, Bwrap, kTrue)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(Run, true_cordon, Cordon, kTrue)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(Run, short_bare, Bare, kShort)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(Run, short_bwrap, Bwrap, kShort)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(Run, short_cordon, Cordon, kShort)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(Run, flood200mb_bare, Bare, kFlood)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(Run, flood200mb_cordon, Cordon, kFlood)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace cordon::bench
+
+BENCHMARK_MAIN();

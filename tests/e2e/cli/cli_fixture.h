@@ -1,0 +1,44 @@
+// Fixture for tests that drive the cordon binary: a private HOME (with its own config dir) and
+// a workspace, both temporary.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <string>
+
+#include "run_binary.h"
+
+namespace cordon::e2e {
+
+class CliTest : public ::testing::Test {
+ protected:
+  CliTest() : home_(tmp_.path() / "home"), workspace_(tmp_.path() / "workspace") {
+    std::filesystem::create_directories(home_);
+    std::filesystem::create_directories(workspace_);
+  }
+
+  std::filesystem::path ConfigPath() const { return home_ / ".config/cordon/config.json"; }
+
+  void WriteConfig(const std::string& json) {
+    std::filesystem::create_directories(ConfigPath().parent_path());
+    WriteFile(ConfigPath(), json);
+  }
+
+  Outcome Cordon(std::initializer_list<std::string> args,
+                 std::vector<std::string> extra_env = {}) const {
+    Invocation inv;
+    inv.argv.push_back(CORDON_BINARY);
+    inv.argv.insert(inv.argv.end(), args.begin(), args.end());
+    inv.env = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + home_.string(), "LANG=C.UTF-8"};
+    inv.env.insert(inv.env.end(), extra_env.begin(), extra_env.end());
+    inv.cwd = workspace_;
+    return RunBinary(inv);
+  }
+
+  TempDir tmp_;
+  std::filesystem::path home_;
+  std::filesystem::path workspace_;
+};
+
+}  // namespace cordon::e2e

@@ -1,0 +1,42 @@
+// Runs a binary (the cordon CLI) as a child process with a chosen environment and directory and
+// collects its exit code, stdout and stderr. Test-only helper.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace cordon::e2e {
+
+struct Outcome {
+  int exit_code = -1;  // 128+N when killed by signal N
+  std::string out;
+  std::string err;
+};
+
+struct Invocation {
+  std::vector<std::string> argv;
+  std::vector<std::string> env;  // complete environment ("NAME=value")
+  std::filesystem::path cwd;
+  std::string stdin_data;
+};
+
+Outcome RunBinary(const Invocation& invocation);
+
+// A private temporary directory, removed (recursively) when the object dies.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+void WriteFile(const std::filesystem::path& path, const std::string& content);
+std::string ReadFile(const std::filesystem::path& path);
+
+}  // namespace cordon::e2e

@@ -1,0 +1,143 @@
+// `cordon run` end to end: exit codes, policy before anything starts, and real development work
+// inside the sandbox (git, make, pipelines), each next to what the sandbox refuses.
+#include <sys/stat.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "cli_fixture.h"
+
+namespace cordon::e2e {
+namespace {
+
+using RunCommand = CliTest;
+namespace fs = std::filesystem;
+
+TEST_F(RunCommand, PassesTheCommandsExitCodeThrough) {
+  EXPECT_EQ(Cordon({"run", "--", "sh", "-c", "exit 7"}).exit_code, 7);
+  EXPECT_EQ(Cordon({"run", "-c", "exit 0"}).exit_code, 0);
+}
+
+TEST_F(RunCommand, StreamsStdoutAndStderrToTheTerminal) {
+  Outcome o = Cordon({"run", "-c", "echo to-out; echo to-err >&2"});
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.out, "to-out\n");
+  EXPECT_NE(o.err.find("to-err"), std::string::npos);
+}
+
+TEST_F(RunCommand, ADeniedCommandNeverStartsAndExits126) {
+  Outcome o = Cordon({"run", "-c", "touch started; sudo true"});
+  EXPECT_EQ(o.exit_code, 126);
+  EXPECT_NE(o.err.find("denied by policy"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(workspace_ / "started"));
+  // Twin: the same first step alone runs and its write lands.
+  EXPECT_EQ(Cordon({"run", "-c", "touch started"}).exit_code, 0);
+  EXPECT_TRUE(fs::exists(workspace_ / "started"));
+}
+
+TEST_F(RunCommand, UnknownModeIsASetupErrorNamingTheValidModes) {
+  Outcome o = Cordon({"run", "--mode", "readonly", "--", "true"});
+  EXPECT_EQ(o.exit_code, 125);
+  EXPECT_NE(o.err.find("read_only"), std::string::npos) << o.err;
+}
+
+TEST_F(RunCommand, MissingCommandIsASetupError) {
+  EXPECT_EQ(Cordon({"run"}).exit_code, 125);
+}
+
+TEST_F(RunCommand, WorkspaceThatDoesNotExistIsASetupError) {
+  Outcome o = Cordon({"run", "--workspace", "/nonexistent/ws", "--", "true"});
+  EXPECT_EQ(o.exit_code, 125);
+  EXPECT_NE(o.err.find("/nonexistent/ws"), std::string::npos) << o.err;
+}
+
+TEST_F(RunCommand, TimeoutKillsTheCommandAndExits124) {
+  auto start = std::chrono::steady_clock::now();
+  Outcome o = Cordon({"run", "--timeout", "0.5", "--", "sleep", "30"});
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(o.exit_code, 124) << o.err;
+  EXPECT_LT(elapsed, std::chrono::seconds(10));
+}
+
+TEST_F(RunCommand, JsonResultReportsExitOutputAndLayers) {
+  Outcome o = Cordon({"run", "--json", "-c", "echo hello; exit 3"});
+  ASSERT_EQ(o.exit_code, 3) << o.err;
+  auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["status"], "exited");
+  EXPECT_EQ(j["command_exit_code"], 3);
+  EXPECT_EQ(j["stdout"], "hello\n");
+  EXPECT_EQ(j["timed_out"], false);
+  EXPECT_EQ(j["denied"], false);
+  EXPECT_EQ(j["enforcement"]["filesystem"], true);
+  EXPECT_EQ(j["enforcement"]["network"], true);
+}
+
+TEST_F(RunCommand, WriteInTheWorkspaceLandsButWriteInItsParentDoesNot) {
+  fs::path outside = tmp_.path() / "outside.txt";
+  Outcome denied = Cordon({"run", "-c", "echo x > " + outside.string()});
+  EXPECT_NE(denied.exit_code, 0);
+  EXPECT_FALSE(fs::exists(outside));
+
+  Outcome allowed = Cordon({"run", "-c", "echo x > inside.txt"});
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
+  EXPECT_EQ(ReadFile(workspace_ / "inside.txt"), "x\n");
+}
+
+TEST_F(RunCommand, UnsafeRunsUnconfinedAndWarns) {
+  fs::path outside = tmp_.path() / "outside.txt";
+  Outcome o = Cordon({"run", "--unsafe", "-c", "echo x > " + outside.string()});
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_TRUE(fs::exists(outside));
+  EXPECT_NE(o.err.find("WARNING"), std::string::npos) << o.err;
+}
+
+TEST_F(RunCommand, CallerSecretsDoNotReachTheCommand) {
+  Outcome o = Cordon({"run", "-c", "echo ${DATABASE_URL:-unset} ${LANG:-nolang}"},
+                     {"DATABASE_URL=postgres://user:hunter2@db/prod"});
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.out, "unset C.UTF-8\n");
+}
+
+TEST_F(RunCommand, AShellPipelineWorks) {
+  Outcome o = Cordon({"run", "-c", "seq 1 1000 | sort -rn | head -n 1 | tee top.txt"});
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.out, "1000\n");
+  EXPECT_EQ(ReadFile(workspace_ / "top.txt"), "1000\n");
+}
+
+TEST_F(RunCommand, MakeBuildsACProgramInTheWorkspace) {
+  WriteFile(workspace_ / "hello.c",
+            "#include <stdio.h>\nint main(void){puts(\"built in cordon\");return 0;}\n");
+  WriteFile(workspace_ / "Makefile", "hello: hello.c\n\tcc -O1 -o hello hello.c\n");
+  Outcome o = Cordon({"run", "--", "make"});
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  ASSERT_TRUE(fs::exists(workspace_ / "hello"));
+  Outcome ran = Cordon({"run", "--", "./hello"});
+  EXPECT_EQ(ran.out, "built in cordon\n");
+}
+
+TEST_F(RunCommand, GitStatusAndDiffWorkInARepositoryWorkspace) {
+  // The repository is made on the host; the sandbox only reads it.
+  Invocation git;
+  git.env = {"PATH=/usr/bin:/bin", "HOME=" + home_.string(), "GIT_AUTHOR_NAME=t",
+             "GIT_AUTHOR_EMAIL=t@e", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e"};
+  git.cwd = workspace_;
+  WriteFile(workspace_ / "file.txt", "one\n");
+  for (auto args : {std::vector<std::string>{"/usr/bin/git", "init", "-q"},
+                    std::vector<std::string>{"/usr/bin/git", "add", "file.txt"},
+                    std::vector<std::string>{"/usr/bin/git", "commit", "-qm", "first"}}) {
+    git.argv = args;
+    ASSERT_EQ(RunBinary(git).exit_code, 0);
+  }
+  WriteFile(workspace_ / "file.txt", "two\n");
+
+  Outcome status = Cordon({"run", "--", "git", "status", "--porcelain"});
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_EQ(status.out, " M file.txt\n");
+  Outcome diff = Cordon({"run", "--", "git", "diff", "--no-color"});
+  EXPECT_EQ(diff.exit_code, 0) << diff.err;
+  EXPECT_NE(diff.out.find("+two"), std::string::npos) << diff.out;
+}
+
+}  // namespace
+}  // namespace cordon::e2e

@@ -1,0 +1,60 @@
+// `cordon sandbox ...` edits the user config atomically and refuses bad requests.
+#include <sys/stat.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_fixture.h"
+
+namespace cordon::e2e {
+namespace {
+
+using SandboxCommand = CliTest;
+
+TEST_F(SandboxCommand, StatusWithoutAConfigShowsTheDefaults) {
+  Outcome o = Cordon({"sandbox", "status"});
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("workspace_write"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("deny"), std::string::npos) << o.out;
+  EXPECT_FALSE(std::filesystem::exists(ConfigPath()));
+}
+
+TEST_F(SandboxCommand, ChangingModeAndNetworkWritesThePrivateConfigFile) {
+  ASSERT_EQ(Cordon({"sandbox", "read_only"}).exit_code, 0);
+  ASSERT_EQ(Cordon({"sandbox", "network", "allow"}).exit_code, 0);
+  auto j = nlohmann::json::parse(ReadFile(ConfigPath()));
+  EXPECT_EQ(j["sandbox"]["mode"], "read_only");
+  EXPECT_EQ(j["sandbox"]["network"], "allow");
+  struct stat st {};
+  ASSERT_EQ(stat(ConfigPath().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_NE(Cordon({"sandbox", "status"}).out.find("read_only"), std::string::npos);
+}
+
+TEST_F(SandboxCommand, UnknownRequestIsRefusedAndTheFileIsUntouched) {
+  WriteConfig(R"({"sandbox": {"mode": "read_only"}})");
+  Outcome o = Cordon({"sandbox", "network", "maybe"});
+  EXPECT_EQ(o.exit_code, 125);
+  EXPECT_NE(o.err.find("maybe"), std::string::npos) << o.err;
+  EXPECT_EQ(ReadFile(ConfigPath()), R"({"sandbox": {"mode": "read_only"}})");
+  EXPECT_EQ(Cordon({"sandbox", "sideways"}).exit_code, 125);
+}
+
+TEST_F(SandboxCommand, ABrokenConfigIsReportedAndNotOverwritten) {
+  WriteConfig("{ not json");
+  Outcome o = Cordon({"sandbox", "off"});
+  EXPECT_EQ(o.exit_code, 125);
+  EXPECT_NE(o.err.find("config.json"), std::string::npos) << o.err;
+  EXPECT_EQ(ReadFile(ConfigPath()), "{ not json");
+}
+
+TEST_F(SandboxCommand, TheNewModeAppliesToTheNextRun) {
+  ASSERT_EQ(Cordon({"sandbox", "read_only"}).exit_code, 0);
+  EXPECT_NE(Cordon({"run", "-c", "touch f"}).exit_code, 0);
+  EXPECT_FALSE(std::filesystem::exists(workspace_ / "f"));
+  ASSERT_EQ(Cordon({"sandbox", "workspace_write"}).exit_code, 0);
+  EXPECT_EQ(Cordon({"run", "-c", "touch f"}).exit_code, 0);
+  EXPECT_TRUE(std::filesystem::exists(workspace_ / "f"));
+}
+
+}  // namespace
+}  // namespace cordon::e2e
