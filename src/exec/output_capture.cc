@@ -1,0 +1,74 @@
+#include "exec/output_capture.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace cordon::exec {
+
+HeadTailBuffer::HeadTailBuffer(std::uint64_t cap)
+    : head_cap_(cap - cap / 2), tail_cap_(cap / 2) {}
+
+void HeadTailBuffer::Append(std::string_view data) {
+  total_ += data.size();
+
+  if (head_.size() < head_cap_) {
+    const std::size_t take =
+        static_cast<std::size_t>(std::min<std::uint64_t>(head_cap_ - head_.size(), data.size()));
+    head_.append(data.substr(0, take));
+    data.remove_prefix(take);
+  }
+  if (data.empty() || tail_cap_ == 0) return;
+
+  const auto tail_cap = static_cast<std::size_t>(tail_cap_);
+  if (tail_.capacity() < tail_cap) tail_.reserve(tail_cap);  // exactly once: memory stays at cap
+
+  // A chunk at least as long as the ring replaces it entirely.
+  if (data.size() >= tail_cap) {
+    tail_.assign(data.substr(data.size() - tail_cap));
+    tail_start_ = 0;
+    return;
+  }
+  // Fill the ring before wrapping.
+  if (tail_.size() < tail_cap) {
+    const std::size_t take = std::min(tail_cap - tail_.size(), data.size());
+    tail_.append(data.substr(0, take));
+    data.remove_prefix(take);
+  }
+  // Overwrite the oldest bytes, wrapping at most once (data is shorter than the ring).
+  while (!data.empty()) {
+    const std::size_t take = std::min(tail_cap - tail_start_, data.size());
+    tail_.replace(tail_start_, take, data.substr(0, take));
+    tail_start_ = (tail_start_ + take) % tail_cap;
+    data.remove_prefix(take);
+  }
+}
+
+std::uint64_t HeadTailBuffer::truncated_bytes() const {
+  return total_ - head_.size() - tail_.size();
+}
+
+std::string HeadTailBuffer::TailInOrder() const {
+  if (tail_start_ == 0) return tail_;
+  std::string ordered;
+  ordered.reserve(tail_.size());
+  ordered.append(tail_, tail_start_, std::string::npos);
+  ordered.append(tail_, 0, tail_start_);
+  return ordered;
+}
+
+CapturedOutput HeadTailBuffer::Finish() const {
+  CapturedOutput out;
+  out.total_bytes = total_;
+  out.truncated_bytes = truncated_bytes();
+  out.data = head_;
+  if (out.truncated_bytes > 0) out.data += OmittedMarker(out.truncated_bytes);
+  out.data += TailInOrder();
+  return out;
+}
+
+std::string OmittedMarker(std::uint64_t omitted_bytes) {
+  return fmt::format("\n[cordon: {} bytes omitted]\n", omitted_bytes);
+}
+
+}  // namespace cordon::exec

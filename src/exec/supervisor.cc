@@ -1,0 +1,269 @@
+#include "exec/supervisor.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "exec/output_capture.h"
+#include "exec/process_control.h"
+
+namespace cordon::exec {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// One read per ready stream per poll round. 128 KiB keeps the syscall count low when a command
+// floods its output, while bounding the time between deadline checks.
+constexpr std::size_t kReadChunk = 128 * 1024;
+// Without a pidfd the supervisor cannot poll for the exit and checks this often instead.
+constexpr int kExitPollMs = 20;
+
+struct Stream {
+  OutputStream which;
+  core::UniqueFd fd;
+  HeadTailBuffer capture;
+};
+
+// The sandbox init's report of the command's wait status: one int, or EOF without it.
+struct StatusChannel {
+  core::UniqueFd fd;
+  std::array<unsigned char, sizeof(int)> bytes{};
+  std::size_t got = 0;
+  bool have = false;
+
+  bool pending() const { return fd.valid(); }
+
+  void ReadOnce() {
+    const ssize_t n = ::read(fd.get(), bytes.data() + got, bytes.size() - got);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+    if (n > 0) {
+      got += static_cast<std::size_t>(n);
+      if (got < bytes.size()) return;
+      have = true;
+    }
+    fd.Reset();  // complete, EOF or a broken channel: nothing more will come
+  }
+
+  int status() const {
+    int value = 0;
+    std::memcpy(&value, bytes.data(), sizeof value);
+    return value;
+  }
+};
+
+int MillisUntil(Clock::time_point now, Clock::time_point when) {
+  if (when <= now) return 0;
+  const auto ms = std::chrono::ceil<std::chrono::milliseconds>(when - now).count();
+  return ms > std::numeric_limits<int>::max() ? std::numeric_limits<int>::max()
+                                              : static_cast<int>(ms);
+}
+
+class Supervisor {
+ public:
+  Supervisor(LaunchedProcess process, OutputReaders output, const SuperviseOptions& options)
+      : process_(std::move(process)),
+        options_(options),
+        streams_{Stream{OutputStream::kStdout, std::move(output.stdout_read),
+                        HeadTailBuffer(options.output_cap)},
+                 Stream{OutputStream::kStderr, std::move(output.stderr_read),
+                        HeadTailBuffer(options.output_cap)}},
+        callback_enabled_(static_cast<bool>(options.on_output)),
+        buffer_(kReadChunk) {
+    status_.fd = std::move(process_.status_fd);
+    sandboxed_init_ = status_.fd.valid();
+    if (status_.fd.valid()) {
+      const int flags = ::fcntl(status_.fd.get(), F_GETFL);
+      if (flags >= 0) (void)::fcntl(status_.fd.get(), F_SETFL, flags | O_NONBLOCK);
+    }
+  }
+
+  RunResult Run();
+
+ private:
+  bool StreamsOpen() const { return streams_[0].fd.valid() || streams_[1].fd.valid(); }
+  void ReadStream(Stream& stream);
+  void Deliver(OutputStream which, std::string_view data);
+  bool PollOnce(Clock::time_point now);
+  void OnExit();
+  void FailInternal(std::string message);
+  RunResult Finish();
+
+  LaunchedProcess process_;
+  const SuperviseOptions& options_;
+  std::array<Stream, 2> streams_;
+  StatusChannel status_;
+  bool sandboxed_init_ = false;
+  bool callback_enabled_ = false;
+  std::vector<char> buffer_;
+
+  bool exited_ = false;
+  bool timed_out_ = false;
+  ExitInfo exit_;
+  std::string error_;
+  Clock::time_point deadline_ = Clock::time_point::max();
+  Clock::time_point drain_deadline_;
+};
+
+void Supervisor::Deliver(OutputStream which, std::string_view data) {
+  if (!callback_enabled_) return;
+  try {
+    options_.on_output(which, data);
+  } catch (...) {
+    // Library code does not throw; a failing consumer loses the stream, the run goes on.
+    callback_enabled_ = false;
+  }
+}
+
+void Supervisor::ReadStream(Stream& stream) {
+  const ssize_t n = ::read(stream.fd.get(), buffer_.data(), buffer_.size());
+  if (n > 0) {
+    const std::string_view chunk(buffer_.data(), static_cast<std::size_t>(n));
+    stream.capture.Append(chunk);
+    Deliver(stream.which, chunk);
+    return;
+  }
+  if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+  stream.fd.Reset();  // EOF (every writer is gone) or a broken pipe
+}
+
+// The launched process has exited (a zombie). Its pid and process group id stay reserved until
+// it is reaped, so the group kill below cannot reach a recycled id.
+void Supervisor::OnExit() {
+  if (process_.kill_process_group) (void)::kill(-process_.pid, SIGKILL);
+  Result<ExitInfo> reaped = Reap(process_);
+  if (reaped) {
+    exit_ = *reaped;
+  } else if (error_.empty()) {
+    error_ = reaped.error().message;
+  }
+  exited_ = true;
+  drain_deadline_ = Clock::now() + options_.drain_grace;
+  // init wrote the status before exiting, so it is in the pipe now if it ever will be.
+  while (status_.pending()) {
+    const std::size_t before = status_.got;
+    status_.ReadOnce();
+    if (status_.pending() && status_.got == before) break;  // EAGAIN: nothing was written
+  }
+}
+
+void Supervisor::FailInternal(std::string message) {
+  if (error_.empty()) error_ = std::move(message);
+  KillTree(process_);
+  if (!exited_) OnExit();
+}
+
+// One poll round. Returns false when supervision is over.
+bool Supervisor::PollOnce(Clock::time_point now) {
+  if (!exited_ && !timed_out_ && now >= deadline_) {
+    KillTree(process_);
+    timed_out_ = true;
+  }
+  if (exited_ && (!StreamsOpen() || now >= drain_deadline_)) return false;
+
+  std::array<pollfd, 4> fds{};
+  std::array<int, 4> role{};  // 0, 1: streams; 2: status channel; 3: pidfd
+  nfds_t count = 0;
+  for (int i = 0; i < 2; ++i) {
+    if (!streams_[i].fd.valid()) continue;
+    fds[count] = pollfd{streams_[i].fd.get(), POLLIN, 0};
+    role[count++] = i;
+  }
+  if (status_.pending()) {
+    fds[count] = pollfd{status_.fd.get(), POLLIN, 0};
+    role[count++] = 2;
+  }
+  if (!exited_ && process_.pidfd.valid()) {
+    fds[count] = pollfd{process_.pidfd.get(), POLLIN, 0};
+    role[count++] = 3;
+  }
+
+  int wait_ms = -1;
+  if (exited_) {
+    wait_ms = MillisUntil(now, drain_deadline_);
+  } else {
+    if (!timed_out_ && deadline_ != Clock::time_point::max()) wait_ms = MillisUntil(now, deadline_);
+    if (!process_.pidfd.valid() && (wait_ms < 0 || wait_ms > kExitPollMs)) wait_ms = kExitPollMs;
+  }
+
+  const int ready = ::poll(fds.data(), count, wait_ms);
+  if (ready < 0) {
+    if (errno == EINTR) return true;
+    FailInternal(fmt::format("supervisor: poll: {}", std::strerror(errno)));
+    return true;
+  }
+
+  bool exit_seen = false;
+  for (nfds_t i = 0; i < count; ++i) {
+    if (fds[i].revents == 0) continue;
+    if (role[i] < 2) ReadStream(streams_[static_cast<std::size_t>(role[i])]);
+    if (role[i] == 2) status_.ReadOnce();
+    if (role[i] == 3) exit_seen = true;
+  }
+  if (!exited_ && !process_.pidfd.valid()) {
+    Result<bool> gone = HasExited(process_);
+    if (!gone) {
+      FailInternal(gone.error().message);
+      return true;
+    }
+    exit_seen = *gone;
+  }
+  if (!exited_ && exit_seen) OnExit();
+  return true;
+}
+
+RunResult Supervisor::Run() {
+  if (options_.timeout.count() > 0) deadline_ = Clock::now() + options_.timeout;
+  while (PollOnce(Clock::now())) {
+  }
+  return Finish();
+}
+
+RunResult Supervisor::Finish() {
+  RunResult result;
+  result.stdout_data = streams_[0].capture.Finish();
+  result.stderr_data = streams_[1].capture.Finish();
+  result.error = error_;
+  if (timed_out_) {
+    result.status = RunStatus::kTimedOut;
+    result.signal = SIGKILL;
+    return result;
+  }
+  if (!error_.empty() && !status_.have) {
+    result.status = RunStatus::kSetupFailed;
+    return result;
+  }
+  ExitInfo command = exit_;
+  if (status_.have) {
+    command = DecodeWaitStatus(status_.status());
+  } else if (sandboxed_init_ && !exit_.signaled) {
+    // init is meant to report before it exits; without a report the command's status is
+    // unknown, and init's own code is the best evidence left.
+    result.error = fmt::format("sandbox init exited with code {} without reporting the "
+                               "command's status",
+                               exit_.code);
+  }
+  result.status = command.signaled ? RunStatus::kSignaled : RunStatus::kExited;
+  result.signal = command.signaled ? command.signal : 0;
+  result.exit_code = command.signaled ? 0 : command.code;
+  return result;
+}
+
+}  // namespace
+
+RunResult Supervise(LaunchedProcess process, OutputReaders output,
+                    const SuperviseOptions& options) {
+  Supervisor supervisor(std::move(process), std::move(output), options);
+  return supervisor.Run();
+}
+
+}  // namespace cordon::exec

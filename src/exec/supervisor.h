@@ -1,0 +1,52 @@
+// The supervisor: one poll loop per run that reads the command's output, enforces its
+// wall-clock timeout, waits for it, and makes sure nothing it started outlives it.
+//
+// Process structure it expects (see docs/supervisor.md):
+//   sandboxed:   caller ── init (PID 1 of the sandbox's PID namespace) ── command ── ...
+//                `process.pid` is init; init reports the command's wait status on
+//                `process.status_fd` and exits, and its exit kills the whole namespace.
+//   unsandboxed: caller ── command (leader of its own session and process group) ── ...
+//                `process.kill_process_group`: when the leader exits, or on timeout, the
+//                supervisor SIGKILLs the group.
+//
+// Thread-safety: no globals and no signal handlers; several threads may supervise their own
+// commands at once. The caller must not reap `process.pid` itself (nor waitpid(-1) elsewhere).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+#include "cordon/run.h"
+#include "cordon/session.h"
+#include "core/unique_fd.h"
+#include "exec/launched_process.h"
+
+namespace cordon::exec {
+
+struct SuperviseOptions {
+  // Wall-clock limit from the start of supervision; zero or negative means none.
+  std::chrono::milliseconds timeout{0};
+  // Bytes kept per stream (head + tail); the rest is counted and dropped.
+  std::uint64_t output_cap = 1024 * 1024;
+  // Receives every chunk as it arrives, including bytes beyond the cap. Runs on the calling
+  // thread; an exception it throws disables it for the rest of the run (the run continues).
+  OutputCallback on_output;
+  // After the launched process is gone, how long to keep reading output still in flight from
+  // processes that escaped (possible only unsandboxed). The sandboxed case reaches EOF at once.
+  std::chrono::milliseconds drain_grace{250};
+};
+
+// The supervisor's read ends of the command's stdout and stderr pipes (non-blocking). The
+// caller must already have closed its copies of the write ends, or EOF never comes.
+struct OutputReaders {
+  core::UniqueFd stdout_read;
+  core::UniqueFd stderr_read;
+};
+
+// Runs `process` to completion. Fills status, exit_code, signal, error, stdout_data and
+// stderr_data; the caller fills decision, duration and enforcement. Never returns while the
+// launched process is unreaped: on any internal failure it kills the tree first.
+RunResult Supervise(LaunchedProcess process, OutputReaders output,
+                    const SuperviseOptions& options);
+
+}  // namespace cordon::exec
