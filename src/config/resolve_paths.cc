@@ -1,0 +1,82 @@
+#include "config/resolve_paths.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "config/diagnostics.h"
+#include "core/paths.h"
+
+namespace cordon::config {
+namespace {
+
+std::unexpected<Error> RefuseRoot(std::string_view what) {
+  return Fail(ErrorCode::kConfig,
+              fmt::format("{} \"/\" is refused: it would cover the whole filesystem and disable "
+                          "the sandbox (use mode \"off\" if that is what you want)",
+                          what));
+}
+
+void RemoveRepeats(std::vector<std::filesystem::path>& paths) {
+  std::vector<std::filesystem::path> unique;
+  for (auto& path : paths) {
+    if (std::find(unique.begin(), unique.end(), path) == unique.end()) {
+      unique.push_back(std::move(path));
+    }
+  }
+  paths = std::move(unique);
+}
+
+template <typename Resolve>
+Result<void> ResolveList(std::vector<std::filesystem::path>& paths, std::string_view source,
+                         std::string_view pointer, const Resolve& resolve) {
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    Result<std::filesystem::path> resolved = resolve(paths[i].native());
+    if (!resolved) {
+      return FailConfig(source, PointerAppend(pointer, i), resolved.error().message);
+    }
+    paths[i] = std::move(*resolved);
+  }
+  RemoveRepeats(paths);
+  return {};
+}
+
+}  // namespace
+
+Result<std::filesystem::path> ResolveWritableRoot(std::string_view text, const Env& env) {
+  CORDON_TRY(std::filesystem::path expanded, ExpandUserPath(text, env));
+  Result<std::filesystem::path> canonical = core::Canonical(expanded);
+  if (!canonical) {
+    if (canonical.error().code == ErrorCode::kNotFound) {
+      return Fail(ErrorCode::kConfig,
+                  fmt::format("writable root {} does not exist ({}); create it or remove it "
+                              "from the list",
+                              Quote(expanded.native()), canonical.error().message));
+    }
+    return Fail(ErrorCode::kConfig, fmt::format("cannot resolve writable root {}: {}",
+                                                Quote(expanded.native()),
+                                                canonical.error().message));
+  }
+  if (canonical->native() == "/") return RefuseRoot("writable root");
+  return canonical;
+}
+
+Result<std::filesystem::path> ResolveHiddenPath(std::string_view text, const Env& env) {
+  CORDON_TRY(std::filesystem::path expanded, ExpandUserPath(text, env));
+  if (expanded.native() == "/") return RefuseRoot("hidden path");
+  return expanded;
+}
+
+Result<void> NormalisePaths(Config& config, const Env& env, std::string_view source) {
+  CORDON_TRY_VOID(ResolveList(config.sandbox.writable_roots, source, "/sandbox/writable_roots",
+                              [&env](std::string_view text) {
+                                return ResolveWritableRoot(text, env);
+                              }));
+  CORDON_TRY_VOID(ResolveList(config.sandbox.hidden_paths, source, "/sandbox/hidden_paths",
+                              [&env](std::string_view text) {
+                                return ResolveHiddenPath(text, env);
+                              }));
+  return {};
+}
+
+}  // namespace cordon::config

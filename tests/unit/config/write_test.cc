@@ -1,0 +1,247 @@
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "config/atomic_file.h"
+#include "config/load.h"
+#include "config/to_json.h"
+#include "config/update.h"
+#include "config_matchers.h"
+#include "temp_dir.h"
+
+namespace cordon::config {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+using testing::ConfigsEqual;
+using testing::ReadFile;
+using testing::TempDir;
+
+mode_t ModeOf(const std::filesystem::path& path) {
+  struct stat info {};
+  EXPECT_EQ(::stat(path.c_str(), &info), 0) << path;
+  return info.st_mode & 07777;
+}
+
+// Names in `dir` other than `keep`: leftover temporary files show up here.
+std::vector<std::string> OtherEntries(const std::filesystem::path& dir, std::string_view keep) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().filename() != keep) names.push_back(entry.path().filename());
+  }
+  return names;
+}
+
+Config FullConfig(const TempDir& dir) {
+  Config config;
+  config.sandbox.mode = SandboxMode::kReadOnly;
+  config.sandbox.network = NetworkPolicy::kAllow;
+  config.sandbox.writable_roots = {dir.MakeDir("cache"), dir.MakeDir("other")};
+  config.sandbox.protect_git_metadata = false;
+  config.sandbox.allow_outside_sandbox = false;
+  config.sandbox.hidden_paths = {"/srv/secrets", "/home/u/.aws"};
+  config.sandbox.backend = BackendChoice::kNative;
+  config.command_policy.deny = {"^terraform\\s+destroy", "caf\u00e9"};
+  config.command_policy.allow = {"^git "};
+  config.command_policy.default_deny = false;
+  config.command_policy.nested_agents = {"aider", "goose"};
+  config.limits.timeout = std::chrono::milliseconds(1234);
+  config.limits.output_bytes = 65536;
+  config.environment.pass = {"TERM", "LANG"};
+  config.environment.set = {{"CI", "1"}, {"GREETING", "hello \"world\"\n"}};
+  return config;
+}
+
+TEST(ToJson, RoundTripsToAnEqualConfig) {
+  TempDir dir;
+  for (const Config& original : {Config{}, FullConfig(dir)}) {
+    std::string text = ToJson(original);
+    Result<Config> parsed = ParseConfigText(text, "round-trip", Env{});
+    ASSERT_TRUE(parsed.has_value()) << parsed.error().message << "\n" << text;
+    EXPECT_TRUE(ConfigsEqual(*parsed, original));
+    EXPECT_EQ(ToJson(*parsed), text);  // stable: writing twice gives the same bytes
+  }
+}
+
+TEST(ToJson, WritesKeysInCanonicalOrderAndWholeSecondsAsIntegers) {
+  std::string text = ToJson(Config{});
+  EXPECT_THAT(text, StartsWith("{\n  \"sandbox\": {\n    \"mode\": \"workspace_write\",\n"
+                               "    \"network\": \"deny\",\n    \"writable_roots\": [],\n"));
+  EXPECT_THAT(text, HasSubstr("\"timeout_seconds\": 600,"));
+  EXPECT_LT(text.find("\"sandbox\""), text.find("\"command_policy\""));
+  EXPECT_LT(text.find("\"command_policy\""), text.find("\"limits\""));
+  EXPECT_LT(text.find("\"limits\""), text.find("\"environment\""));
+  EXPECT_EQ(text.back(), '\n');
+}
+
+TEST(ToJson, CheckedFormRefusesInvalidUtf8InsteadOfAlteringIt) {
+  Config config;
+  config.sandbox.hidden_paths = {"/bad\xff"};
+  EXPECT_FALSE(ToJsonChecked(config).has_value());
+  config.sandbox.hidden_paths = {"/good"};
+  EXPECT_TRUE(ToJsonChecked(config).has_value());
+}
+
+TEST(WriteConfigAtomic, CreatesPrivateParentsAndAMode0600File) {
+  TempDir dir;
+  std::filesystem::path path = dir / "xdg/cordon/config.json";
+  ::umask(022);
+  ASSERT_TRUE(WriteConfigAtomic(path, Config{}).has_value());
+  EXPECT_EQ(ModeOf(path), 0600u);
+  EXPECT_EQ(ModeOf(dir / "xdg"), 0700u);
+  EXPECT_EQ(ModeOf(dir / "xdg/cordon"), 0700u);
+  EXPECT_EQ(ReadFile(path), ToJson(Config{}));
+  EXPECT_TRUE(OtherEntries(path.parent_path(), "config.json").empty());
+}
+
+TEST(WriteConfigAtomic, ReplacingAWorldReadableFileMakesIt0600) {
+  TempDir dir;
+  std::filesystem::path path = dir.Write("config.json", "{}");
+  ASSERT_EQ(::chmod(path.c_str(), 0644), 0);
+  ASSERT_TRUE(WriteConfigAtomic(path, FullConfig(dir)).has_value());
+  EXPECT_EQ(ModeOf(path), 0600u);
+  EXPECT_EQ(ReadFile(path), ToJson(FullConfig(dir)));
+}
+
+// RLIMIT_FSIZE makes write() fail with EFBIG, which no privilege bypasses, so this works when
+// the tests run as root.
+TEST(WriteConfigAtomic, FailedWriteLeavesTheOldFileIntactAndNoTempFile) {
+  TempDir dir;
+  const std::string old_content = R"({"sandbox": {"mode": "read_only"}})";
+  std::filesystem::path path = dir.Write("config.json", old_content);
+  const Config full = FullConfig(dir);
+
+  struct rlimit saved {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  struct rlimit tiny = saved;
+  tiny.rlim_cur = 16;
+  auto old_handler = ::signal(SIGXFSZ, SIG_IGN);
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &tiny), 0);
+  Result<void> result = WriteConfigAtomic(path, full);
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  ::signal(SIGXFSZ, old_handler);
+
+  ASSERT_FALSE(result.has_value());
+  EXPECT_EQ(result.error().code, ErrorCode::kSystem);
+  EXPECT_THAT(result.error().message, StartsWith("write(" + dir.path().native() + "/.config.json"));
+  EXPECT_EQ(ReadFile(path), old_content);
+  EXPECT_THAT(OtherEntries(dir.path(), "config.json"),
+              ::testing::UnorderedElementsAre("cache", "other"));
+}
+
+TEST(WriteConfigAtomic, FailedRenameLeavesTheTargetAndNoTempFile) {
+  TempDir dir;
+  // A non-empty directory where the file should be: rename(2) fails even for root.
+  std::filesystem::path path = dir.MakeDir("config.json");
+  dir.Write("config.json/keep", "x");
+  Result<void> result = WriteConfigAtomic(path, Config{});
+  ASSERT_FALSE(result.has_value());
+  EXPECT_THAT(result.error().message, StartsWith("rename("));
+  EXPECT_THAT(result.error().message, HasSubstr(path.native()));
+  EXPECT_EQ(ReadFile(dir / "config.json/keep"), "x");
+  EXPECT_TRUE(OtherEntries(dir.path(), "config.json").empty());
+}
+
+TEST(WriteConfigAtomic, ParentThatIsAFileIsAnErrorNamingThePath) {
+  TempDir dir;
+  dir.Write("not-a-dir", "x");
+  Result<void> result = WriteConfigAtomic(dir / "not-a-dir/cordon/config.json", Config{});
+  ASSERT_FALSE(result.has_value());
+  EXPECT_EQ(result.error().code, ErrorCode::kSystem);
+  EXPECT_THAT(result.error().message, HasSubstr((dir / "not-a-dir").native()));
+  EXPECT_THAT(result.error().message, HasSubstr("Not a directory"));
+  EXPECT_EQ(ReadFile(dir / "not-a-dir"), "x");
+}
+
+TEST(WriteConfigAtomic, ReadOnlyDirectoryIsAnErrorForUnprivilegedUsers) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root ignores directory permissions";
+  TempDir dir;
+  std::filesystem::path sub = dir.MakeDir("ro");
+  std::filesystem::path path = dir.Write("ro/config.json", "{}");
+  ASSERT_EQ(::chmod(sub.c_str(), 0500), 0);
+  Result<void> result = WriteConfigAtomic(path, Config{});
+  ::chmod(sub.c_str(), 0700);
+  ASSERT_FALSE(result.has_value());
+  EXPECT_THAT(result.error().message, StartsWith("mkostemp("));
+  EXPECT_EQ(ReadFile(path), "{}");
+}
+
+TEST(WriteConfigAtomic, InvalidConfigIsNotWritten) {
+  TempDir dir;
+  std::filesystem::path path = dir.Write("config.json", "{}");
+  Config config;
+  config.command_policy.deny = {"a(b"};
+  Result<void> result = WriteConfigAtomic(path, config);
+  ASSERT_FALSE(result.has_value());
+  EXPECT_THAT(result.error().message, HasSubstr("/command_policy/deny/0: invalid regular"));
+  EXPECT_EQ(ReadFile(path), "{}");
+}
+
+TEST(WriteConfigAtomic, WritesThroughASymlinkedConfigFile) {
+  TempDir dir;
+  std::filesystem::path real = dir.Write("dotfiles/cordon.json", "{}");
+  std::filesystem::path link = dir / "config.json";
+  std::filesystem::create_symlink(real, link);
+  ASSERT_TRUE(WriteConfigAtomic(link, Config{}).has_value());
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_EQ(ReadFile(real), ToJson(Config{}));
+}
+
+TEST(UpdateConfigFile, MissingFileStartsFromDefaults) {
+  TempDir dir;
+  std::filesystem::path path = dir / "cordon/config.json";
+  Result<Config> written = UpdateConfigFile(
+      path, Env{}, [](Config& c) { c.sandbox.network = NetworkPolicy::kAllow; });
+  ASSERT_TRUE(written.has_value()) << written.error().message;
+  EXPECT_EQ(written->sandbox.network, NetworkPolicy::kAllow);
+  Result<Config> reloaded = LoadConfigFile(path, Env{});
+  ASSERT_TRUE(reloaded.has_value()) << reloaded.error().message;
+  EXPECT_TRUE(ConfigsEqual(*reloaded, *written));
+  EXPECT_EQ(reloaded->sandbox.mode, SandboxMode::kWorkspaceWrite);
+}
+
+TEST(UpdateConfigFile, KeepsOtherSettingsAndNormalisesTheFile) {
+  TempDir dir;
+  std::filesystem::path cache = dir.MakeDir("cache");
+  std::filesystem::path path = dir.Write(
+      "config.json", R"({"command_policy": {"deny": ["^make install"]}, "sandbox": {"writable_roots": ["~/cache/"]}})");
+  Result<Config> written = UpdateConfigFile(path, Env{.home = dir.path().native()},
+                                            [](Config& c) { c.sandbox.mode = SandboxMode::kOff; });
+  ASSERT_TRUE(written.has_value()) << written.error().message;
+  EXPECT_EQ(written->sandbox.mode, SandboxMode::kOff);
+  EXPECT_EQ(written->command_policy.deny, std::vector<std::string>{"^make install"});
+  EXPECT_EQ(written->sandbox.writable_roots, std::vector<std::filesystem::path>{cache});
+  EXPECT_EQ(ReadFile(path), ToJson(*written));
+}
+
+TEST(UpdateConfigFile, InvalidExistingFileIsReportedAndLeftAlone) {
+  TempDir dir;
+  const std::string broken = R"({"sandbox": {"mode": "readonly"}})";
+  std::filesystem::path path = dir.Write("config.json", broken);
+  bool edited = false;
+  Result<Config> result = UpdateConfigFile(path, Env{}, [&](Config&) { edited = true; });
+  ASSERT_FALSE(result.has_value());
+  EXPECT_THAT(result.error().message, HasSubstr("/sandbox/mode"));
+  EXPECT_FALSE(edited);
+  EXPECT_EQ(ReadFile(path), broken);
+}
+
+TEST(UpdateConfigFile, EditThatBreaksARuleIsRefusedAndTheFileKept) {
+  TempDir dir;
+  std::filesystem::path path = dir.Write("config.json", "{}");
+  Result<Config> result = UpdateConfigFile(path, Env{}, [](Config& c) {
+    c.sandbox.writable_roots.push_back("relative/dir");
+  });
+  ASSERT_FALSE(result.has_value());
+  EXPECT_THAT(result.error().message,
+              StartsWith(path.native() + " (after the change): /sandbox/writable_roots/0: "));
+  EXPECT_EQ(ReadFile(path), "{}");
+}
+
+}  // namespace
+}  // namespace cordon::config
