@@ -59,8 +59,8 @@ Result<void> CheckPaths(const std::vector<std::filesystem::path>& paths, std::st
     if (text == "/") {
       return FailConfig(source, PointerAppend(pointer, i),
                         fmt::format("{} \"/\" is refused: it would cover the whole filesystem "
-                                    "and disable the sandbox (use \"mode\": \"off\" if that is "
-                                    "what you want)",
+                                    "and disable the sandbox (use mode \"off\" if that is what "
+                                    "you want)",
                                     what));
     }
   }
