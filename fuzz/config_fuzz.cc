@@ -14,8 +14,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   const cordon::config::Env env{.home = "/nonexistent-fuzz-home"};
-  cordon::Result<cordon::Config> config =
-      cordon::config::ParseConfigText(text, "fuzz.json", env);
+  cordon::Result<cordon::Config> config = cordon::config::ParseConfigText(text, "fuzz.json", env);
   if (!config) {
     if (config.error().code != cordon::ErrorCode::kConfig || config.error().message.empty()) {
       std::fprintf(stderr, "unexpected error: %s\n", config.error().message.c_str());

@@ -1,14 +1,13 @@
 #include "config/atomic_file.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "core/paths.h"
 #include "core/syscall_error.h"

@@ -2,10 +2,10 @@
 // never a mix, an empty file or a half-written one.
 #pragma once
 
+#include <sys/types.h>
+
 #include <filesystem>
 #include <string_view>
-
-#include <sys/types.h>
 
 #include "cordon/error.h"
 

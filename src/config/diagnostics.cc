@@ -1,10 +1,10 @@
 #include "config/diagnostics.h"
 
-#include <algorithm>
-#include <vector>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 namespace cordon::config {
 
@@ -37,25 +37,30 @@ std::string Quote(std::string_view text, std::size_t max_chars) {
   bool shortened = text.size() > max_chars;
   std::string head(text.substr(0, std::min(text.size(), max_chars)));
   // Cutting may split a UTF-8 sequence; "replace" keeps dump() from throwing on it.
-  std::string quoted =
-      nlohmann::json(head).dump(-1, ' ', /*ensure_ascii=*/true,
-                                nlohmann::json::error_handler_t::replace);
+  std::string quoted = nlohmann::json(head).dump(-1, ' ', /*ensure_ascii=*/true,
+                                                 nlohmann::json::error_handler_t::replace);
   if (shortened) quoted.insert(quoted.size() - 1, "...");
   return quoted;
 }
 
 std::string DescribeJson(const nlohmann::json& value) {
   switch (value.type()) {
-    case nlohmann::json::value_t::string: return Quote(value.get_ref<const std::string&>());
-    case nlohmann::json::value_t::object: return "an object";
-    case nlohmann::json::value_t::array: return "an array";
-    case nlohmann::json::value_t::null: return "null";
+    case nlohmann::json::value_t::string:
+      return Quote(value.get_ref<const std::string&>());
+    case nlohmann::json::value_t::object:
+      return "an object";
+    case nlohmann::json::value_t::array:
+      return "an array";
+    case nlohmann::json::value_t::null:
+      return "null";
     case nlohmann::json::value_t::boolean:
     case nlohmann::json::value_t::number_integer:
     case nlohmann::json::value_t::number_unsigned:
-    case nlohmann::json::value_t::number_float: return value.dump();
+    case nlohmann::json::value_t::number_float:
+      return value.dump();
     case nlohmann::json::value_t::binary:
-    case nlohmann::json::value_t::discarded: return "an unreadable value";
+    case nlohmann::json::value_t::discarded:
+      return "an unreadable value";
   }
   return "an unreadable value";
 }

@@ -7,11 +7,10 @@
 // elements (/command_policy/deny/3).
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <span>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "cordon/error.h"
 

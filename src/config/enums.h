@@ -12,10 +12,10 @@ namespace cordon::config {
 
 // The accepted spellings, in documentation order. The names come from cordon::*Name().
 inline constexpr std::array<std::string_view, 3> kSandboxModeNames = {"off", "read_only",
-                                                                       "workspace_write"};
+                                                                      "workspace_write"};
 inline constexpr std::array<std::string_view, 2> kNetworkPolicyNames = {"deny", "allow"};
-inline constexpr std::array<std::string_view, 4> kBackendChoiceNames = {"auto", "native",
-                                                                         "bwrap", "seatbelt"};
+inline constexpr std::array<std::string_view, 4> kBackendChoiceNames = {"auto", "native", "bwrap",
+                                                                        "seatbelt"};
 
 // kInvalidArgument naming the valid values when `text` is not one of them:
 //   invalid sandbox mode "readonly": expected one of "off", "read_only", "workspace_write"

@@ -1,8 +1,8 @@
 #include "config/env.h"
 
-#include <cstdlib>
-
 #include <fmt/format.h>
+
+#include <cstdlib>
 
 #include "config/diagnostics.h"
 #include "core/paths.h"
@@ -17,8 +17,7 @@ Env FromProcessEnvironment() {
 }
 
 Result<std::filesystem::path> DefaultConfigPath(const Env& env) {
-  if (env.xdg_config_home && !env.xdg_config_home->empty() &&
-      env.xdg_config_home->front() == '/') {
+  if (env.xdg_config_home && !env.xdg_config_home->empty() && env.xdg_config_home->front() == '/') {
     return std::filesystem::path(*env.xdg_config_home) / "cordon" / "config.json";
   }
   if (env.home && !env.home->empty() && env.home->front() == '/') {
@@ -40,8 +39,9 @@ Result<std::filesystem::path> ExpandUserPath(std::string_view text, const Env& e
                               Quote(text)));
     }
     if (!env.home || env.home->empty() || env.home->front() != '/') {
-      return Fail(ErrorCode::kConfig,
-                  fmt::format("cannot expand {}: HOME is not set to an absolute path", Quote(text)));
+      return Fail(
+          ErrorCode::kConfig,
+          fmt::format("cannot expand {}: HOME is not set to an absolute path", Quote(text)));
     }
     out = core::ExpandHome(text, *env.home).lexically_normal();
   } else if (text.front() != '/') {

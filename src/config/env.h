@@ -28,7 +28,6 @@ Env FromProcessEnvironment();
 // Expands "~" and "~/..." with env.home, requires the result to be absolute and normalises it
 // lexically (no "." or "..", no trailing "/"). Does not touch the filesystem. The kConfig error
 // message is bare: callers prefix the source and JSON pointer.
-[[nodiscard]] Result<std::filesystem::path> ExpandUserPath(std::string_view text,
-                                                           const Env& env);
+[[nodiscard]] Result<std::filesystem::path> ExpandUserPath(std::string_view text, const Env& env);
 
 }  // namespace cordon::config

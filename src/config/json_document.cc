@@ -1,10 +1,10 @@
 #include "config/json_document.h"
 
+#include <fmt/format.h>
+
 #include <set>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "config/diagnostics.h"
 
@@ -18,10 +18,18 @@ class DuplicateKeyFinder {
   bool OnEvent(nlohmann::json::parse_event_t event, const nlohmann::json& parsed) {
     using Event = nlohmann::json::parse_event_t;
     switch (event) {
-      case Event::object_start: frames_.push_back(Frame{.is_object = true}); break;
-      case Event::array_start: frames_.push_back(Frame{.is_object = false}); break;
-      case Event::key: OnKey(parsed.get_ref<const std::string&>()); break;
-      case Event::value: ElementDone(); break;
+      case Event::object_start:
+        frames_.push_back(Frame{.is_object = true});
+        break;
+      case Event::array_start:
+        frames_.push_back(Frame{.is_object = false});
+        break;
+      case Event::key:
+        OnKey(parsed.get_ref<const std::string&>());
+        break;
+      case Event::value:
+        ElementDone();
+        break;
       case Event::object_end:
       case Event::array_end:
         if (!frames_.empty()) frames_.pop_back();
@@ -96,8 +104,8 @@ std::pair<std::size_t, std::size_t> LineAndColumn(std::string_view text, std::si
 // object - unexpected ..." -> "syntax error while parsing object - unexpected ...". The position
 // is reported separately, in the same form as compilers do.
 std::string StripParseErrorPrefix(std::string_view what) {
-  if (std::size_t bracket = what.find("] "); what.starts_with("[json.") &&
-                                             bracket != std::string_view::npos) {
+  if (std::size_t bracket = what.find("] ");
+      what.starts_with("[json.") && bracket != std::string_view::npos) {
     what.remove_prefix(bracket + 2);
   }
   if (what.starts_with("parse error")) {

@@ -4,9 +4,8 @@
 // This is the only place the config module calls into nlohmann's throwing parser.
 #pragma once
 
-#include <string_view>
-
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "cordon/error.h"
 

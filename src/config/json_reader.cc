@@ -1,10 +1,10 @@
 #include "config/json_reader.h"
 
-#include <cmath>
-#include <span>
-
 #include <fmt/format.h>
+
+#include <cmath>
 #include <nlohmann/json.hpp>
+#include <span>
 
 #include "config/diagnostics.h"
 #include "config/enums.h"
@@ -18,10 +18,9 @@ using Json = nlohmann::json;
 // The key tables are the single list of accepted keys: the reader, AcceptedKeyPointers() and
 // (through a test) docs/config.schema.json all follow them.
 constexpr std::string_view kTopKeys[] = {"sandbox", "command_policy", "limits", "environment"};
-constexpr std::string_view kSandboxKeys[] = {"mode",          "network",
-                                             "writable_roots", "protect_git_metadata",
-                                             "allow_outside_sandbox", "hidden_paths",
-                                             "backend"};
+constexpr std::string_view kSandboxKeys[] = {
+    "mode",         "network", "writable_roots", "protect_git_metadata", "allow_outside_sandbox",
+    "hidden_paths", "backend"};
 constexpr std::string_view kPolicyKeys[] = {"deny", "allow", "default_deny", "nested_agents"};
 constexpr std::string_view kLimitsKeys[] = {"timeout_seconds", "output_bytes"};
 constexpr std::string_view kEnvironmentKeys[] = {"pass", "set"};
@@ -60,9 +59,9 @@ class Reader {
     const auto& text = value.get_ref<const std::string&>();
     // Paths, names and environment values end at a NUL when they reach the kernel.
     if (text.find('\0') != std::string::npos) {
-      return FailConfig(source_, pointer,
-                        fmt::format("expected a string without NUL characters, found {}",
-                                    Quote(text)));
+      return FailConfig(
+          source_, pointer,
+          fmt::format("expected a string without NUL characters, found {}", Quote(text)));
     }
     return text;
   }
@@ -170,8 +169,8 @@ Result<void> ReadLimits(const Reader& reader, const Json& json, LimitsConfig& ou
       }
       out.timeout = TimeoutFromSeconds(seconds);
     } else {
-      const std::string expected = fmt::format("an integer number of bytes from {} to {}",
-                                               kMinOutputBytes, kMaxOutputBytes);
+      const std::string expected =
+          fmt::format("an integer number of bytes from {} to {}", kMinOutputBytes, kMaxOutputBytes);
       if (!value.is_number()) return reader.Mismatch(pointer, expected, value);
       double as_double = value.get<double>();
       // 2020-12 schemas count 4096.0 as an integer; so does the reader.
@@ -219,9 +218,9 @@ Result<Config> ReadConfigJson(const nlohmann::json& document, std::string_view s
   Reader reader(source);
   Config config;
   if (!document.is_object()) {
-    return FailConfig(source, "",
-                      fmt::format("expected a JSON object at the top level, found {}",
-                                  DescribeJson(document)));
+    return FailConfig(
+        source, "",
+        fmt::format("expected a JSON object at the top level, found {}", DescribeJson(document)));
   }
   CORDON_TRY_VOID(reader.CheckObject(document, "", kTopKeys));
   if (auto it = document.find("sandbox"); it != document.end()) {

@@ -3,11 +3,10 @@
 // and ValidateConfig() checks what needs more than the shape (regexes, names).
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "cordon/config.h"
 #include "cordon/error.h"

@@ -1,12 +1,11 @@
 #include "config/load.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-
-#include <fmt/format.h>
 
 #include "config/diagnostics.h"
 #include "config/json_document.h"
@@ -63,8 +62,8 @@ Result<std::optional<std::string>> ReadConfigFileText(const std::filesystem::pat
 Result<Config> LoadConfigFile(const std::filesystem::path& path, const Env& env) {
   CORDON_TRY(std::optional<std::string> text, ReadConfigFileText(path));
   if (!text) {
-    return Fail(ErrorCode::kNotFound,
-                fmt::format("config file {} does not exist", path.native()), ENOENT);
+    return Fail(ErrorCode::kNotFound, fmt::format("config file {} does not exist", path.native()),
+                ENOENT);
   }
   return ParseConfigText(*text, path.native(), env);
 }

@@ -1,8 +1,8 @@
 #include "config/overrides.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "config/diagnostics.h"
 #include "config/resolve_paths.h"
@@ -15,8 +15,7 @@ constexpr std::string_view kSource = "command line";
 
 // A relative path typed on the command line, made absolute against the working directory.
 std::string Anchor(const std::string& text, const ConfigOverrides& overrides) {
-  if (overrides.working_directory && !text.empty() && text.front() != '/' &&
-      text.front() != '~') {
+  if (overrides.working_directory && !text.empty() && text.front() != '/' && text.front() != '~') {
     return (*overrides.working_directory / text).native();
   }
   return text;
@@ -53,14 +52,11 @@ Result<void> ApplyOverrides(Config& config, const ConfigOverrides& overrides, co
   if (overrides.allow_outside_sandbox) {
     result.sandbox.allow_outside_sandbox = *overrides.allow_outside_sandbox;
   }
-  CORDON_TRY_VOID(AddPaths(result.sandbox.writable_roots, overrides.writable_roots,
-                           "--writable-root", overrides, [&env](std::string_view text) {
-                             return ResolveWritableRoot(text, env);
-                           }));
-  CORDON_TRY_VOID(AddPaths(result.sandbox.hidden_paths, overrides.hidden_paths, "--hide",
-                           overrides, [&env](std::string_view text) {
-                             return ResolveHiddenPath(text, env);
-                           }));
+  CORDON_TRY_VOID(AddPaths(
+      result.sandbox.writable_roots, overrides.writable_roots, "--writable-root", overrides,
+      [&env](std::string_view text) { return ResolveWritableRoot(text, env); }));
+  CORDON_TRY_VOID(AddPaths(result.sandbox.hidden_paths, overrides.hidden_paths, "--hide", overrides,
+                           [&env](std::string_view text) { return ResolveHiddenPath(text, env); }));
   if (overrides.timeout) {
     auto max = std::chrono::milliseconds(static_cast<std::int64_t>(kMaxTimeoutSeconds * 1000));
     if (overrides.timeout->count() <= 0 || *overrides.timeout > max) {
@@ -76,8 +72,7 @@ Result<void> ApplyOverrides(Config& config, const ConfigOverrides& overrides, co
       return Fail(ErrorCode::kConfig,
                   fmt::format("{}: --output-bytes: expected an integer number of bytes from {} "
                               "to {}, found {}",
-                              kSource, kMinOutputBytes, kMaxOutputBytes,
-                              *overrides.output_bytes));
+                              kSource, kMinOutputBytes, kMaxOutputBytes, *overrides.output_bytes));
     }
     result.limits.output_bytes = *overrides.output_bytes;
   }

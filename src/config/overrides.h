@@ -17,13 +17,13 @@
 namespace cordon::config {
 
 struct ConfigOverrides {
-  std::optional<SandboxMode> mode;        // --mode, --unsafe (off)
-  std::optional<NetworkPolicy> network;   // --network
+  std::optional<SandboxMode> mode;          // --mode, --unsafe (off)
+  std::optional<NetworkPolicy> network;     // --network
   std::vector<std::string> writable_roots;  // --writable-root, as typed
   std::vector<std::string> hidden_paths;    // --hide, as typed
   std::optional<bool> protect_git_metadata;
   std::optional<bool> allow_outside_sandbox;
-  std::optional<BackendChoice> backend;   // --backend
+  std::optional<BackendChoice> backend;              // --backend
   std::optional<std::chrono::milliseconds> timeout;  // --timeout
   std::optional<std::uint64_t> output_bytes;
   // When set, relative --writable-root / --hide values are resolved against it (the CLI passes

@@ -1,8 +1,8 @@
 #include "config/resolve_paths.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "config/diagnostics.h"
 #include "core/paths.h"
@@ -53,11 +53,21 @@ Result<std::filesystem::path> ResolveWritableRoot(std::string_view text, const E
                               "from the list",
                               Quote(expanded.native()), canonical.error().message));
     }
-    return Fail(ErrorCode::kConfig, fmt::format("cannot resolve writable root {}: {}",
-                                                Quote(expanded.native()),
-                                                canonical.error().message));
+    return Fail(ErrorCode::kConfig,
+                fmt::format("cannot resolve writable root {}: {}", Quote(expanded.native()),
+                            canonical.error().message));
   }
   if (canonical->native() == "/") return RefuseRoot("writable root");
+  // /proc and /sys are kernel interfaces, not files: a write there (kernel.core_pattern, a
+  // sysfs knob) changes the host itself. THREATS.md asks that /proc/sys stay read-only.
+  for (std::string_view kernel : {"/proc", "/sys"}) {
+    if (core::IsWithin(*canonical, std::filesystem::path(kernel))) {
+      return Fail(ErrorCode::kConfig,
+                  fmt::format("writable root {} is refused: {} is a kernel interface, and "
+                              "writing there would change the host kernel rather than files",
+                              Quote(canonical->native()), kernel));
+    }
+  }
   return canonical;
 }
 
@@ -68,14 +78,12 @@ Result<std::filesystem::path> ResolveHiddenPath(std::string_view text, const Env
 }
 
 Result<void> NormalisePaths(Config& config, const Env& env, std::string_view source) {
-  CORDON_TRY_VOID(ResolveList(config.sandbox.writable_roots, source, "/sandbox/writable_roots",
-                              [&env](std::string_view text) {
-                                return ResolveWritableRoot(text, env);
-                              }));
-  CORDON_TRY_VOID(ResolveList(config.sandbox.hidden_paths, source, "/sandbox/hidden_paths",
-                              [&env](std::string_view text) {
-                                return ResolveHiddenPath(text, env);
-                              }));
+  CORDON_TRY_VOID(
+      ResolveList(config.sandbox.writable_roots, source, "/sandbox/writable_roots",
+                  [&env](std::string_view text) { return ResolveWritableRoot(text, env); }));
+  CORDON_TRY_VOID(
+      ResolveList(config.sandbox.hidden_paths, source, "/sandbox/hidden_paths",
+                  [&env](std::string_view text) { return ResolveHiddenPath(text, env); }));
   return {};
 }
 

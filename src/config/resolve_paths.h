@@ -26,7 +26,6 @@ namespace cordon::config {
 // Resolves config.sandbox.writable_roots and hidden_paths in place and drops repeats (first
 // occurrence kept). Errors point at the entry as written: "SOURCE: /sandbox/writable_roots/2:".
 // Idempotent: resolving a resolved Config changes nothing.
-[[nodiscard]] Result<void> NormalisePaths(Config& config, const Env& env,
-                                          std::string_view source);
+[[nodiscard]] Result<void> NormalisePaths(Config& config, const Env& env, std::string_view source);
 
 }  // namespace cordon::config

@@ -1,6 +1,8 @@
 #include "config/to_json.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 namespace cordon::config {
@@ -48,8 +50,12 @@ OrderedJson ToDocument(const Config& config) {
   limits["timeout_seconds"] = Seconds(config.limits.timeout);
   limits["output_bytes"] = config.limits.output_bytes;
 
+  // Sorted by name: the reader returns them sorted (JSON objects are unordered), so this is the
+  // one order in which writing and reading agree.
+  auto variables = config.environment.set;
+  std::sort(variables.begin(), variables.end());
   OrderedJson set = OrderedJson::object();
-  for (const auto& [name, value] : config.environment.set) set[name] = value;
+  for (const auto& [name, value] : variables) set[name] = value;
   OrderedJson environment = OrderedJson::object();
   environment["pass"] = StringList(config.environment.pass);
   environment["set"] = std::move(set);
@@ -77,9 +83,9 @@ Result<std::string> ToJsonChecked(const Config& config) {
                                    OrderedJson::error_handler_t::strict) +
            "\n";
   } catch (const nlohmann::json::exception& error) {
-    return Fail(ErrorCode::kConfig,
-                fmt::format("cannot write the config: a value is not valid UTF-8 ({})",
-                            error.what()));
+    return Fail(
+        ErrorCode::kConfig,
+        fmt::format("cannot write the config: a value is not valid UTF-8 ({})", error.what()));
   }
 }
 

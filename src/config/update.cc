@@ -1,11 +1,10 @@
 #include "config/update.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/file.h>
 
 #include <cerrno>
-
-#include <fmt/format.h>
 
 #include "config/atomic_file.h"
 #include "config/load.h"

@@ -1,10 +1,10 @@
 #include "config/validate.h"
 
-#include <cmath>
-#include <set>
-
 #include <fmt/format.h>
 #include <re2/re2.h>
+
+#include <cmath>
+#include <set>
 
 #include "config/diagnostics.h"
 
@@ -17,7 +17,9 @@ std::chrono::milliseconds TimeoutFromSeconds(double seconds) {
 
 bool IsValidEnvironmentName(std::string_view name) {
   if (name.empty()) return false;
-  auto is_alpha = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
+  auto is_alpha = [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+  };
   if (!is_alpha(name.front())) return false;
   for (char c : name) {
     if (!is_alpha(c) && !(c >= '0' && c <= '9')) return false;
@@ -79,9 +81,9 @@ Result<void> CheckEnvironment(const EnvironmentConfig& env, std::string_view sou
   for (const auto& [name, value] : env.set) {
     std::string pointer = PointerAppend("/environment/set", name);
     if (!IsValidEnvironmentName(name)) {
-      return FailConfig(source, pointer,
-                        fmt::format("expected a variable name ([A-Za-z_][A-Za-z0-9_]*), found {}",
-                                    Quote(name)));
+      return FailConfig(
+          source, pointer,
+          fmt::format("expected a variable name ([A-Za-z_][A-Za-z0-9_]*), found {}", Quote(name)));
     }
     if (!seen.insert(name).second) {
       return FailConfig(source, pointer, "the variable is set more than once");
@@ -99,16 +101,17 @@ Result<void> CheckNestedAgents(const std::vector<std::string>& names, std::strin
     bool plain = !name.empty() && name.find_first_of(" \t\n\r\v\f/") == std::string::npos &&
                  name.find('\0') == std::string::npos;
     if (!plain) {
-      return FailConfig(source, PointerAppend("/command_policy/nested_agents", i),
-                        fmt::format("expected a program name (no spaces or \"/\"), found {}",
-                                    Quote(name)));
+      return FailConfig(
+          source, PointerAppend("/command_policy/nested_agents", i),
+          fmt::format("expected a program name (no spaces or \"/\"), found {}", Quote(name)));
     }
   }
   return {};
 }
 
 Result<void> CheckLimits(const LimitsConfig& limits, std::string_view source) {
-  auto max_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(kMaxTimeoutSeconds * 1000));
+  auto max_timeout =
+      std::chrono::milliseconds(static_cast<std::int64_t>(kMaxTimeoutSeconds * 1000));
   if (limits.timeout.count() <= 0 || limits.timeout > max_timeout) {
     return FailConfig(source, "/limits/timeout_seconds",
                       fmt::format("expected a number of seconds greater than 0 and at most {}, "

@@ -2,9 +2,9 @@
 // form of both on mismatch.
 #pragma once
 
-#include <tuple>
-
 #include <gtest/gtest.h>
+
+#include <tuple>
 
 #include "config/to_json.h"
 #include "cordon/config.h"

@@ -1,6 +1,7 @@
 #include "config/diagnostics.h"
 
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 namespace cordon::config {

@@ -1,10 +1,9 @@
 #include "config/load.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "config_matchers.h"
 #include "temp_dir.h"
@@ -12,9 +11,9 @@
 namespace cordon::config {
 namespace {
 
+using testing::ConfigsEqual;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-using testing::ConfigsEqual;
 using testing::TempDir;
 
 Env HomeEnv(const std::filesystem::path& home) { return Env{.home = home.native()}; }
@@ -126,8 +125,7 @@ TEST(LoadConfig, BadEnumValueListsTheValidValues) {
 }
 
 TEST(LoadConfig, InvalidRegexIsReportedWithPatternPathAndRe2Message) {
-  std::string message =
-      ErrorFor(R"({"command_policy": {"deny": ["^sudo", "rm", "x+", "a(b"]}})");
+  std::string message = ErrorFor(R"({"command_policy": {"deny": ["^sudo", "rm", "x+", "a(b"]}})");
   EXPECT_THAT(message, StartsWith("config.json: /command_policy/deny/3: invalid regular "
                                   "expression \"a(b\": "));
   EXPECT_THAT(message, HasSubstr("missing )"));  // RE2's own words
@@ -151,9 +149,13 @@ TEST(LoadConfig, RepeatedKeyIsAnErrorRatherThanLastOneWins) {
             "config.json: /sandbox: key \"mode\" appears more than once in this object");
   EXPECT_EQ(ErrorFor(R"({"environment": {"set": {"A": "1"}}, "environment": {}})"),
             "config.json: key \"environment\" appears more than once in this object");
+  EXPECT_EQ(ErrorFor(R"({"sandbox": {"hidden_paths": ["/a", {"k": 1, "k": 2}]}})"),
+            "config.json: /sandbox/hidden_paths/1: key \"k\" appears more than once in this "
+            "object");
+  EXPECT_EQ(ErrorFor(R"({"a/b": {"x": [[], {}, {"y": 0, "y": 1}]}})"),
+            "config.json: /a~1b/x/2: key \"y\" appears more than once in this object");
   // The same key in two different objects is fine.
-  EXPECT_EQ(ErrorFor(R"({"sandbox": {"mode": "off"}, "environment": {"set": {"mode": "x"}}})"),
-            "");
+  EXPECT_EQ(ErrorFor(R"({"sandbox": {"mode": "off"}, "environment": {"set": {"mode": "x"}}})"), "");
 }
 
 TEST(LoadConfig, LimitsAreRangeChecked) {
@@ -177,8 +179,7 @@ TEST(LoadConfig, LimitsAreRangeChecked) {
 }
 
 TEST(LoadConfig, TimeoutFractionsBecomeMilliseconds) {
-  Result<Config> config =
-      ParseConfigText(R"({"limits": {"timeout_seconds": 2.5}})", "c", Env{});
+  Result<Config> config = ParseConfigText(R"({"limits": {"timeout_seconds": 2.5}})", "c", Env{});
   ASSERT_TRUE(config.has_value()) << config.error().message;
   EXPECT_EQ(config->limits.timeout, std::chrono::milliseconds(2500));
 }
@@ -189,8 +190,7 @@ TEST(LoadConfig, EnvironmentNamesMustBeNames) {
             "found \"1BAD\"");
   EXPECT_THAT(ErrorFor(R"({"environment": {"set": {"BAD-NAME": "x"}}})"),
               StartsWith("config.json: /environment/set/BAD-NAME: expected a variable name"));
-  EXPECT_THAT(ErrorFor(R"({"environment": {"set": {"A=B": "x"}}})"),
-              HasSubstr("found \"A=B\""));
+  EXPECT_THAT(ErrorFor(R"({"environment": {"set": {"A=B": "x"}}})"), HasSubstr("found \"A=B\""));
   EXPECT_EQ(ErrorFor(R"({"environment": {"pass": ["_X1"], "set": {"lower_ok": "x"}}})"), "");
 }
 
@@ -253,6 +253,16 @@ TEST(LoadConfig, RootDirectoryAsWritableRootIsRefused) {
   EXPECT_EQ(ErrorFor(R"({"sandbox": {"writable_roots": ["/tmp"]}})"), "");
 }
 
+TEST(LoadConfig, KernelInterfacesAsWritableRootsAreRefused) {
+  EXPECT_THAT(ErrorFor(R"({"sandbox": {"writable_roots": ["/proc/sys"]}})"),
+              HasSubstr("/sandbox/writable_roots/0: writable root \"/proc/sys\" is refused: "
+                        "/proc is a kernel interface"));
+  EXPECT_THAT(ErrorFor(R"({"sandbox": {"writable_roots": ["/sys"]}})"),
+              HasSubstr("/sys is a kernel interface"));
+  EXPECT_EQ(ErrorFor(R"({"sandbox": {"writable_roots": ["/tmp"], "hidden_paths": ["/proc/x"]}})"),
+            "");
+}
+
 TEST(LoadConfig, TildeExpandsWithTheHomePassedIn) {
   TempDir home;
   std::filesystem::path cache = home.MakeDir("cache");
@@ -269,8 +279,7 @@ TEST(LoadConfig, TildeExpandsWithTheHomePassedIn) {
 TEST(LoadConfig, TildeWithoutHomeIsAnError) {
   EXPECT_THAT(ErrorFor(R"({"sandbox": {"hidden_paths": ["~/.ssh"]}})", Env{}),
               HasSubstr("cannot expand \"~/.ssh\": HOME is not set to an absolute path"));
-  EXPECT_EQ(ErrorFor(R"({"sandbox": {"hidden_paths": ["~/.ssh"]}})", Env{.home = "/home/u"}),
-            "");
+  EXPECT_EQ(ErrorFor(R"({"sandbox": {"hidden_paths": ["~/.ssh"]}})", Env{.home = "/home/u"}), "");
 }
 
 TEST(LoadConfig, WritableRootsAreCanonicalAndDeduplicated) {
@@ -352,7 +361,8 @@ TEST(LoadUserConfig, ExplicitPathMustExist) {
   EXPECT_EQ(config.error().code, ErrorCode::kNotFound);
   EXPECT_THAT(config.error().message, HasSubstr((dir / "missing.json").native()));
 
-  std::filesystem::path present = dir.Write("present.json", R"({"limits": {"output_bytes": 2048}})");
+  std::filesystem::path present =
+      dir.Write("present.json", R"({"limits": {"output_bytes": 2048}})");
   Result<Config> loaded = LoadUserConfig(present, HomeEnv(dir.path()));
   ASSERT_TRUE(loaded.has_value()) << loaded.error().message;
   EXPECT_EQ(loaded->limits.output_bytes, 2048u);

@@ -9,9 +9,9 @@
 namespace cordon::config {
 namespace {
 
+using testing::ConfigsEqual;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-using testing::ConfigsEqual;
 using testing::TempDir;
 
 TEST(ApplyOverrides, FlagsReplaceScalarSettings) {

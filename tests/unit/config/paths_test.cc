@@ -1,8 +1,7 @@
-#include "config/resolve_paths.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "config/resolve_paths.h"
 #include "temp_dir.h"
 
 namespace cordon::config {

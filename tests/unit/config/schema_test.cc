@@ -1,11 +1,11 @@
 // docs/config.schema.json is documentation that editors and CI validators use; these tests keep
 // it in step with what the loader actually accepts.
-#include <fstream>
-#include <set>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "config/enums.h"
 #include "config/json_reader.h"
@@ -24,8 +24,7 @@ Json LoadSchema() {
 }
 
 // Every key pointer under "properties", depth first, in file order.
-void CollectKeys(const Json& node, const std::string& pointer,
-                 std::vector<std::string>& out) {
+void CollectKeys(const Json& node, const std::string& pointer, std::vector<std::string>& out) {
   if (!node.contains("properties")) return;
   for (const auto& [key, child] : node["properties"].items()) {
     out.push_back(pointer + "/" + key);

@@ -1,6 +1,7 @@
 // A scratch directory for one test, removed with everything in it afterwards.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <filesystem>
@@ -8,8 +9,6 @@
 #include <string>
 #include <string_view>
 #include <system_error>
-
-#include <gtest/gtest.h>
 
 namespace cordon::config::testing {
 

@@ -1,10 +1,9 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "config/atomic_file.h"
 #include "config/load.h"
@@ -16,10 +15,10 @@
 namespace cordon::config {
 namespace {
 
-using ::testing::HasSubstr;
-using ::testing::StartsWith;
 using testing::ConfigsEqual;
+using ::testing::HasSubstr;
 using testing::ReadFile;
+using ::testing::StartsWith;
 using testing::TempDir;
 
 mode_t ModeOf(const std::filesystem::path& path) {
@@ -77,6 +76,17 @@ TEST(ToJson, WritesKeysInCanonicalOrderAndWholeSecondsAsIntegers) {
   EXPECT_LT(text.find("\"command_policy\""), text.find("\"limits\""));
   EXPECT_LT(text.find("\"limits\""), text.find("\"environment\""));
   EXPECT_EQ(text.back(), '\n');
+}
+
+TEST(ToJson, WritesEnvironmentVariablesSortedByName) {
+  Config config;
+  config.environment.set = {{"ZED", "1"}, {"ALPHA", "2"}};
+  std::string text = ToJson(config);
+  EXPECT_LT(text.find("\"ALPHA\""), text.find("\"ZED\""));
+  Result<Config> parsed = ParseConfigText(text, "c", Env{});
+  ASSERT_TRUE(parsed.has_value()) << parsed.error().message;
+  using Pair = std::pair<std::string, std::string>;
+  EXPECT_EQ(parsed->environment.set, (std::vector<Pair>{{"ALPHA", "2"}, {"ZED", "1"}}));
 }
 
 TEST(ToJson, CheckedFormRefusesInvalidUtf8InsteadOfAlteringIt) {
@@ -195,8 +205,8 @@ TEST(WriteConfigAtomic, WritesThroughASymlinkedConfigFile) {
 TEST(UpdateConfigFile, MissingFileStartsFromDefaults) {
   TempDir dir;
   std::filesystem::path path = dir / "cordon/config.json";
-  Result<Config> written = UpdateConfigFile(
-      path, Env{}, [](Config& c) { c.sandbox.network = NetworkPolicy::kAllow; });
+  Result<Config> written =
+      UpdateConfigFile(path, Env{}, [](Config& c) { c.sandbox.network = NetworkPolicy::kAllow; });
   ASSERT_TRUE(written.has_value()) << written.error().message;
   EXPECT_EQ(written->sandbox.network, NetworkPolicy::kAllow);
   Result<Config> reloaded = LoadConfigFile(path, Env{});
@@ -209,7 +219,8 @@ TEST(UpdateConfigFile, KeepsOtherSettingsAndNormalisesTheFile) {
   TempDir dir;
   std::filesystem::path cache = dir.MakeDir("cache");
   std::filesystem::path path = dir.Write(
-      "config.json", R"({"command_policy": {"deny": ["^make install"]}, "sandbox": {"writable_roots": ["~/cache/"]}})");
+      "config.json",
+      R"({"command_policy": {"deny": ["^make install"]}, "sandbox": {"writable_roots": ["~/cache/"]}})");
   Result<Config> written = UpdateConfigFile(path, Env{.home = dir.path().native()},
                                             [](Config& c) { c.sandbox.mode = SandboxMode::kOff; });
   ASSERT_TRUE(written.has_value()) << written.error().message;
@@ -234,9 +245,8 @@ TEST(UpdateConfigFile, InvalidExistingFileIsReportedAndLeftAlone) {
 TEST(UpdateConfigFile, EditThatBreaksARuleIsRefusedAndTheFileKept) {
   TempDir dir;
   std::filesystem::path path = dir.Write("config.json", "{}");
-  Result<Config> result = UpdateConfigFile(path, Env{}, [](Config& c) {
-    c.sandbox.writable_roots.push_back("relative/dir");
-  });
+  Result<Config> result = UpdateConfigFile(
+      path, Env{}, [](Config& c) { c.sandbox.writable_roots.push_back("relative/dir"); });
   ASSERT_FALSE(result.has_value());
   EXPECT_THAT(result.error().message,
               StartsWith(path.native() + " (after the change): /sandbox/writable_roots/0: "));
