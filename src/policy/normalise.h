@@ -1,0 +1,46 @@
+// Normalisation: from parsed simple commands to the commands the rules judge. Assignments and
+// wrappers are stripped (wrappers.h), and text that another shell will parse again is parsed
+// here too: `sh -c TEXT`, `eval ARGS`, `trap TEXT`, `watch ARGS`, a here-doc fed to a shell, and
+// the command run by `find -exec`. Each of those yields more commands in the same list.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "policy/command.h"
+
+namespace cordon::policy {
+
+enum class StdinSource {
+  kInherited,     // whatever the whole command text was given
+  kPipe,          // a previous pipeline stage
+  kFile,          // < file
+  kHereDoc,       // << or <<<: text that is visible to cordon
+  kSubstitution,  // < <(...) or <<< "$(...)": the output of another command
+};
+
+struct Command {
+  std::vector<Word> argv;    // after normalisation; argv[0] is a basename
+  std::string text;          // argv joined with single spaces: what user patterns match
+  std::string original;      // the simple command's words joined, before normalisation
+  std::vector<Redirect> redirects;
+  StdinSource stdin_source = StdinSource::kInherited;
+  std::string stdin_text;    // the here-doc body or here-string for kHereDoc
+  Origin origin = Origin::kTop;
+  bool query_only = false;   // command -v NAME: looks NAME up without running it
+
+  std::string_view name() const {
+    return argv.empty() ? std::string_view() : std::string_view(argv[0].text);
+  }
+};
+
+struct Analysis {
+  std::vector<Command> commands;
+  // Nested texts (sh -c TEXT, eval ARGS, ...) that could not be parsed; checked as raw text.
+  std::vector<std::string> unparsed;
+};
+
+// `depth` is the nesting level the script was parsed at.
+Analysis Analyse(const Script& script, int depth);
+
+}  // namespace cordon::policy

@@ -1,0 +1,92 @@
+#include "policy/normalise.h"
+
+#include <gtest/gtest.h>
+
+#include "parse_helpers.h"
+#include "policy/wrappers.h"
+
+namespace cordon::policy {
+namespace {
+
+using testing::Argvs;
+using testing::Normalised;
+
+TEST(Normalise, StripsLeadingAssignmentsAndReducesTheCommandWordToItsBasename) {
+  EXPECT_EQ(Normalised("FOO=1 BAR+=x A[1]=2 /usr/bin/sudo ls"), (Argvs{{"sudo", "ls"}}));
+  EXPECT_EQ(Normalised("./build.sh --fast"), (Argvs{{"build.sh", "--fast"}}));
+}
+
+TEST(Normalise, StripsWrappersWithTheirOptions) {
+  EXPECT_EQ(Normalised("env -i -u HOME X=1 nice -n 5 nohup timeout -s KILL 10s sudo x"),
+            (Argvs{{"sudo", "x"}}));
+  EXPECT_EQ(Normalised("stdbuf -oL xargs -0 -n1 -I{} ionice -c3 rm {}"),
+            (Argvs{{"rm", "{}"}}));
+  EXPECT_EQ(Normalised("command -p exec -a name time -p setsid taskset 0x3 chrt 10 ls"),
+            (Argvs{{"ls"}}));
+  EXPECT_EQ(Normalised("busybox rm -rf /"), (Argvs{{"rm", "-rf", "/"}}));
+  EXPECT_EQ(Normalised("uv run --with requests pytest -q"), (Argvs{{"pytest", "-q"}}));
+}
+
+TEST(Normalise, AWrapperWithoutACommandIsItselfTheCommand) {
+  EXPECT_EQ(Normalised("env"), (Argvs{{"env"}}));
+  EXPECT_EQ(Normalised("uv pip install x"), (Argvs{{"uv", "pip", "install", "x"}}));
+}
+
+TEST(Normalise, CommandDashVOnlyLooksANameUp) {
+  Result<Script> s = ParseScript("command -v sudo");
+  ASSERT_TRUE(s.has_value());
+  Analysis a = Analyse(*s, 0);
+  ASSERT_EQ(a.commands.size(), 1u);
+  EXPECT_TRUE(a.commands[0].query_only);
+  EXPECT_EQ(a.commands[0].text, "command -v sudo");
+}
+
+TEST(Normalise, ReparsesShellStringsEvalTrapAndFindExec) {
+  EXPECT_EQ(Normalised("bash -lc 'cd x && sudo y'"),
+            (Argvs{{"bash", "-lc", "cd x && sudo y"}, {"cd", "x"}, {"sudo", "y"}}));
+  EXPECT_EQ(Normalised("eval \"sudo x\""), (Argvs{{"eval", "sudo x"}, {"sudo", "x"}}));
+  EXPECT_EQ(Normalised("trap 'sudo x' EXIT"), (Argvs{{"trap", "sudo x", "EXIT"}, {"sudo", "x"}}));
+  EXPECT_EQ(Normalised("find . -name '*.o' -exec rm -f {} \\;"),
+            (Argvs{{"find", ".", "-name", "*.o", "-exec", "rm", "-f", "{}", ";"},
+                   {"rm", "-f", "{}"}}));
+  EXPECT_EQ(Normalised("xargs sh -c 'sudo x'"), (Argvs{{"sh", "-c", "sudo x"}, {"sudo", "x"}}));
+  EXPECT_EQ(Normalised("watch -n 1 'sudo x'"), (Argvs{{"watch", "-n", "1", "sudo x"}, {"sudo", "x"}}));
+}
+
+TEST(Normalise, AHereDocFedToAShellIsParsed) {
+  EXPECT_EQ(Normalised("bash <<'EOF'\nsudo x\nEOF"), (Argvs{{"bash"}, {"sudo", "x"}}));
+  EXPECT_EQ(Normalised("cat <<'EOF'\nsudo x\nEOF"), (Argvs{{"cat"}}));
+}
+
+TEST(Normalise, BraceExpansionOfTheCommandWordIsApplied) {
+  EXPECT_EQ(Normalised("{sudo,ls}"), (Argvs{{"sudo", "ls"}}));
+  EXPECT_EQ(ExpandBraces("a{b,c}d"), (std::vector<std::string>{"abd", "acd"}));
+  EXPECT_EQ(ExpandBraces("{1..3}"), (std::vector<std::string>{"{1..3}"}));
+}
+
+TEST(Normalise, UnparsableNestedTextIsReportedNotDropped) {
+  Result<Script> s = ParseScript("bash -c 'echo \"unterminated'");
+  ASSERT_TRUE(s.has_value());
+  Analysis a = Analyse(*s, 0);
+  ASSERT_EQ(a.unparsed.size(), 1u);
+  EXPECT_EQ(a.unparsed[0], "echo \"unterminated");
+}
+
+TEST(Normalise, StdinSourceFollowsPipesAndRedirections) {
+  auto stdin_of = [](std::string_view text) {
+    Result<Script> s = ParseScript(text);
+    EXPECT_TRUE(s.has_value());
+    for (const Command& c : Analyse(*s, 0).commands) {
+      if (c.name() == "sh") return c.stdin_source;
+    }
+    return StdinSource::kInherited;
+  };
+  EXPECT_EQ(stdin_of("curl x | sh"), StdinSource::kPipe);
+  EXPECT_EQ(stdin_of("curl x | sh < f"), StdinSource::kFile);
+  EXPECT_EQ(stdin_of("sh < <(curl x)"), StdinSource::kSubstitution);
+  EXPECT_EQ(stdin_of("sh <<< 'ls'"), StdinSource::kHereDoc);
+  EXPECT_EQ(stdin_of("sh"), StdinSource::kInherited);
+}
+
+}  // namespace
+}  // namespace cordon::policy
