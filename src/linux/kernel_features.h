@@ -14,11 +14,19 @@ struct KernelFeatures {
   bool net_namespace = false;
   bool ipc_namespace = false;
   bool uts_namespace = false;
+  // A fresh procfs can be mounted inside new user+mount+pid namespaces. Fails in containers
+  // whose /proc has masked or read-only sub-mounts (the kernel then refuses a new proc mount).
+  bool proc_mount = false;
   bool mount_setattr = false;    // recursive read-only binds (Linux >= 5.12)
   int landlock_abi = 0;          // 0: Landlock unavailable
   bool seccomp = false;          // seccomp filter mode available
   bool pidfd = false;            // pidfd_open
   std::string notes;             // human-readable detail from failed probes (for doctor/status)
+
+  // All the namespaces the native backend's mount view needs (user, mount, pid, /proc).
+  bool namespaces_usable() const {
+    return user_namespace && mount_namespace && pid_namespace && proc_mount && mount_setattr;
+  }
 };
 
 // Probes this machine. Forks short-lived children; never modifies the calling process.

@@ -28,6 +28,54 @@ struct PlanRequest {
   std::filesystem::path caller_home;      // the real HOME, for hidden credential paths
 };
 
+// Namespaces the native backend creates for the sandbox (all false: none, Landlock-only).
+struct Namespaces {
+  bool user = false;
+  bool mount = false;
+  bool pid = false;
+  bool net = false;   // only when network is denied: the sandbox gets its own loopback
+  bool ipc = false;
+  bool uts = false;
+};
+
+// One step of the mount view, replayed in order by the backend on top of the read-only copy of
+// the host tree (see docs/sandbox-linux.md). Paths are canonical host paths; the sandbox sees
+// each at the same path.
+enum class MountOpKind {
+  kBindWritable,   // bind the host's `path` read-write (a writable root, the workspace)
+  kBindReadOnly,   // bind the host's `path` read-only (.git inside a writable root; the
+                   // workspace in read_only mode, which may lie below the private /tmp)
+  kTmpfs,          // a private, empty, writable tmpfs at `path` (/tmp, /var/tmp)
+  kDirectory,      // create directory `path` (0700) inside an earlier tmpfs (the private HOME)
+  kMaskDirectory,  // an empty read-only tmpfs over directory `path` (hidden path)
+  kMaskFile,       // /dev/null bound read-only over file `path` (hidden path)
+};
+
+struct MountOp {
+  MountOpKind kind = MountOpKind::kTmpfs;
+  std::filesystem::path path;
+};
+
+// Landlock ruleset, already clamped to the probed ABI. abi == 0: not applied.
+struct LandlockRules {
+  int abi = 0;
+  std::uint64_t handled_fs = 0;                   // write-ish rights: denied unless ruled
+  std::vector<std::filesystem::path> writable;    // every handled right beneath each path
+  std::uint64_t handled_net = 0;                  // TCP bind/connect: denied (no port rules)
+  std::uint64_t scoped = 0;                       // signal / abstract-unix-socket scoping
+};
+
+enum class SocketPolicy {
+  kAny,             // network allowed: no family filter
+  kLocalFamilies,   // AF_UNIX, AF_INET, AF_INET6, AF_NETLINK (inet reaches only a private netns)
+  kUnixAndNetlink,  // no net namespace: AF_INET and AF_INET6 refused as well
+};
+
+struct SeccompSettings {
+  bool enabled = false;
+  SocketPolicy sockets = SocketPolicy::kAny;
+};
+
 struct LaunchPlan {
   bool sandboxed = true;                  // false only in mode off
   std::vector<std::string> argv;
@@ -35,8 +83,15 @@ struct LaunchPlan {
   std::filesystem::path cwd;
   std::filesystem::path workspace;
   Enforcement enforcement;                // what this plan enforces, layer by layer
-  // Backend-specific detail (mounts, Landlock rules, seccomp settings, ...) is added below by
-  // src/plan as the native backend needs it.
+
+  // Native backend detail (unused when !sandboxed).
+  Namespaces namespaces;
+  std::vector<MountOp> mounts;            // replayed in order; empty without a mount namespace
+  LandlockRules landlock;
+  SeccompSettings seccomp;
+  std::filesystem::path home;             // the private HOME inside the sandbox
+  std::filesystem::path tmpdir;           // the private TMPDIR inside the sandbox
+  std::string hostname = "cordon";        // set in the UTS namespace
 };
 
 // Fails closed (kUnavailable) when the config asks for a guarantee that `features` cannot give,

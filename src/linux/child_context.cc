@@ -1,0 +1,98 @@
+#include "linux/child_context.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "linux/seccomp_filter.h"
+
+namespace cordon::linux_native {
+namespace {
+
+unsigned long CloneFlags(const plan::Namespaces& ns) {
+  unsigned long flags = 0;
+  if (ns.user) flags |= CLONE_NEWUSER;
+  if (ns.mount) flags |= CLONE_NEWNS;
+  if (ns.pid) flags |= CLONE_NEWPID;
+  if (ns.net) flags |= CLONE_NEWNET;
+  if (ns.ipc) flags |= CLONE_NEWIPC;
+  if (ns.uts) flags |= CLONE_NEWUTS;
+  return flags;
+}
+
+// The PATH the command will see (the plan's environment), for resolving argv[0] like execvp
+// would, but before clone.
+std::string_view SandboxPath(const std::vector<std::string>& env) {
+  for (const std::string& entry : env) {
+    if (entry.starts_with("PATH=")) return std::string_view(entry).substr(5);
+  }
+  return "/usr/bin:/bin";
+}
+
+void AddExecCandidates(ChildContext& c, const std::string& program,
+                       const std::vector<std::string>& env) {
+  if (program.find('/') != std::string::npos) {
+    c.exec_paths.push_back(c.Keep(program));
+    return;
+  }
+  std::string_view path = SandboxPath(env);
+  while (true) {
+    std::size_t colon = path.find(':');
+    std::string_view dir = path.substr(0, colon);
+    c.exec_paths.push_back(c.Keep(fmt::format("{}/{}", dir.empty() ? "." : dir, program)));
+    if (colon == std::string_view::npos) break;
+    path.remove_prefix(colon + 1);
+  }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ChildContext>> PrepareChildContext(const plan::LaunchPlan& plan,
+                                                          const exec::StdioFds& stdio) {
+  if (plan.argv.empty()) return Fail(ErrorCode::kInvalidArgument, "empty command");
+  auto c = std::make_unique<ChildContext>();
+  c->namespaces = plan.namespaces;
+  c->clone_flags = CloneFlags(plan.namespaces);
+  c->stdio[0] = stdio.stdin_fd;
+  c->stdio[1] = stdio.stdout_fd;
+  c->stdio[2] = stdio.stderr_fd;
+  c->uid_map = c->Keep(fmt::format("{0} {0} 1\n", ::geteuid()));
+  c->gid_map = c->Keep(fmt::format("{0} {0} 1\n", ::getegid()));
+  c->hostname = c->Keep(plan.hostname);
+
+  for (const plan::MountOp& op : plan.mounts) {
+    const std::string& path = op.path.native();
+    ChildMount m{op.kind, c->Keep(kNewRoot + path), nullptr};
+    if (op.kind == plan::MountOpKind::kBindWritable || op.kind == plan::MountOpKind::kBindReadOnly) {
+      m.source = c->Keep(kOldRoot + path);
+    }
+    if (op.kind == plan::MountOpKind::kMaskFile) m.source = c->Keep(std::string(kOldRoot) + "/dev/null");
+    c->mounts.push_back(m);
+  }
+
+  c->cwd = c->Keep(plan.cwd.string());
+  for (const std::string& arg : plan.argv) c->argv.push_back(c->Keep(arg));
+  c->argv.push_back(nullptr);
+  for (const std::string& entry : plan.env) c->envp.push_back(c->Keep(entry));
+  c->envp.push_back(nullptr);
+  AddExecCandidates(*c, plan.argv.front(), plan.env);
+
+  c->landlock_abi = plan.landlock.abi;
+  c->landlock_handled_fs = plan.landlock.handled_fs;
+  c->landlock_handled_net = plan.landlock.handled_net;
+  c->landlock_scoped = plan.landlock.scoped;
+  for (const auto& path : plan.landlock.writable) {
+    c->landlock_writable.push_back(c->Keep(path.string()));
+  }
+
+  c->seccomp = plan.seccomp.enabled;
+  if (plan.seccomp.enabled) {
+    CORDON_TRY(c->seccomp_program, BuildSeccompProgram(plan.seccomp));
+  }
+  return c;
+}
+
+}  // namespace cordon::linux_native

@@ -1,0 +1,77 @@
+// Everything the sandbox's child processes need, prepared in the parent before clone: between
+// clone and execve the children may not allocate, throw or log (the parent may be threaded and
+// the child is a copy of it with one thread), so every path is a ready C string, every array
+// a ready vector, and the seccomp program is already compiled to BPF.
+//
+// Ownership: a ChildContext owns its strings (`strings_`); the pointers in it stay valid as long
+// as the context lives and is not modified. Descriptors are borrowed (owned by the launcher).
+#pragma once
+
+#include <linux/filter.h>
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cordon/error.h"
+#include "exec/launched_process.h"
+#include "plan/launch_plan.h"
+
+namespace cordon::linux_native {
+
+// Where the mount view is built: the staging tmpfs is mounted on kStagingMountPoint, becomes
+// the root for a moment, and holds the new root and the host's old root side by side.
+inline constexpr const char* kStagingMountPoint = "/tmp";
+inline constexpr const char* kNewRoot = "/newroot";
+inline constexpr const char* kOldRoot = "/oldroot";
+
+struct ChildMount {
+  plan::MountOpKind kind;
+  const char* target;  // kNewRoot + path
+  const char* source;  // kOldRoot + path (binds from the host), else nullptr
+};
+
+struct ChildContext {
+  unsigned long clone_flags = 0;
+  plan::Namespaces namespaces;
+
+  // Descriptors (borrowed). error_fd: the report pipe's write end (close-on-exec, >= 3).
+  // alive_fd: read end of a pipe whose write end only the parent holds (POLLHUP = parent gone).
+  // status_fd: write end of the pipe where init writes the command's wait status.
+  int error_fd = -1;
+  int alive_fd = -1;
+  int status_fd = -1;
+  int stdio[3] = {-1, -1, -1};
+
+  const char* uid_map = nullptr;  // "U U 1\n": the caller's ids map to themselves
+  const char* gid_map = nullptr;
+  const char* hostname = nullptr;
+  std::vector<ChildMount> mounts;
+
+  const char* cwd = nullptr;
+  std::vector<const char*> argv;         // nullptr-terminated
+  std::vector<const char*> envp;         // nullptr-terminated
+  std::vector<const char*> exec_paths;   // candidates for argv[0] in PATH order
+
+  int landlock_abi = 0;
+  std::uint64_t landlock_handled_fs = 0;
+  std::uint64_t landlock_handled_net = 0;
+  std::uint64_t landlock_scoped = 0;
+  std::vector<const char*> landlock_writable;
+
+  bool seccomp = false;
+  std::vector<sock_filter> seccomp_program;
+
+  // Keeps the strings above alive; a deque never moves its elements.
+  std::deque<std::string> strings_;
+  const char* Keep(std::string s) { return strings_.emplace_back(std::move(s)).c_str(); }
+};
+
+// Builds the context for `plan` (strings, exec candidates, compiled seccomp program). The
+// descriptors are filled in by the launcher once its pipes exist.
+[[nodiscard]] Result<std::unique_ptr<ChildContext>> PrepareChildContext(
+    const plan::LaunchPlan& plan, const exec::StdioFds& stdio);
+
+}  // namespace cordon::linux_native

@@ -1,0 +1,164 @@
+#include "linux/child_steps.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "linux/capabilities.h"
+#include "linux/error_pipe.h"
+#include "linux/landlock.h"
+#include "linux/loopback.h"
+#include "linux/mount_view.h"
+#include "linux/seccomp_filter.h"
+#include "linux/system_headers/syscalls.h"
+#include "linux/user_namespace.h"
+
+namespace cordon::linux_native {
+namespace {
+
+void Require(const ChildContext& c, const StepResult& r) {
+  if (r.failed()) ReportAndExit(c.error_fd, r);
+}
+
+void Require(const ChildContext& c, bool ok, Step step, int detail = -1) {
+  if (!ok) ReportAndExit(c.error_fd, StepFailed(step, detail));
+}
+
+// POLLHUP on the alive pipe: the parent, the only holder of its write end, has exited.
+bool ParentAlive(int alive_fd) {
+  pollfd p{alive_fd, POLLIN, 0};
+  int n = ::poll(&p, 1, 0);
+  return n == 0 || (n > 0 && (p.revents & POLLHUP) == 0);
+}
+
+// The supervisor may ignore or block signals; both survive execve and would change how the
+// command behaves (`yes | head` never ends with SIGPIPE ignored).
+bool ResetSignals() {
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) {
+    if (sig == SIGKILL || sig == SIGSTOP) continue;
+    (void)::sigaction(sig, &dfl, nullptr);  // EINVAL for glibc's reserved signals: fine
+  }
+  sigset_t none;
+  ::sigemptyset(&none);
+  return ::sigprocmask(SIG_SETMASK, &none, nullptr) == 0;
+}
+
+// 0, 1, 2 from the caller's descriptors (or /dev/null). Each is first copied above 2, so that
+// one dup2 never overwrites a descriptor another still needs.
+bool SetUpStdio(const ChildContext& c) {
+  int copies[3];
+  for (int i = 0; i < 3; ++i) {
+    int source = c.stdio[i];
+    copies[i] = source >= 0 ? ::fcntl(source, F_DUPFD_CLOEXEC, 3)
+                            : ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (copies[i] < 0) return false;
+    if (copies[i] < 3) {  // /dev/null landed on a free low number
+      int moved = ::fcntl(copies[i], F_DUPFD_CLOEXEC, 3);
+      ::close(copies[i]);
+      if (moved < 0) return false;
+      copies[i] = moved;
+    }
+  }
+  for (int i = 0; i < 3; ++i) {
+    if (::dup2(copies[i], i) != i) return false;  // dup2 clears close-on-exec on 0..2
+  }
+  return true;
+}
+
+// Every descriptor above 2 except the error pipe (which closes itself on exec): nothing the
+// supervisor holds (config files, sockets, other commands' pipes) reaches the command.
+bool CloseOtherFds(int keep) {
+  if (keep > 3 && sys::CloseRange(3, static_cast<unsigned>(keep) - 1, 0) != 0) return false;
+  return sys::CloseRange(static_cast<unsigned>(keep) + 1, ~0U, 0) == 0;
+}
+
+// execvp without allocation: the candidates were resolved against the sandbox's PATH before
+// clone. Like execvp, EACCES on one candidate is remembered but the search goes on.
+StepResult Exec(const ChildContext& c) {
+  char* const* argv = const_cast<char* const*>(c.argv.data());
+  char* const* envp = const_cast<char* const*>(c.envp.data());
+  int saved = ENOENT;
+  for (const char* path : c.exec_paths) {
+    ::execve(path, argv, envp);
+    if (errno == EACCES) {
+      saved = EACCES;
+    } else if (errno != ENOENT && errno != ENOTDIR) {
+      return StepFailed(Step::kExecve);
+    }
+  }
+  errno = saved;
+  return StepFailed(Step::kExecve);
+}
+
+}  // namespace
+
+void RunInit(const ChildContext& c) {
+  // 1. Die with the supervisor: if cordon is killed (even SIGKILL), init dies and the kernel
+  //    kills everything in its PID namespace. First, so no later step outlives a dead parent.
+  Require(c, ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == 0, Step::kParentDeathSignal);
+  // 2. ...unless the parent died before step 1 took effect: then nobody would send the signal.
+  Require(c, ParentAlive(c.alive_fd), Step::kParentAlive);
+  // 3. Id maps before anything else in the user namespace: until they exist our ids are
+  //    unmapped and mounts, files and sockets would belong to the overflow id.
+  if (c.namespaces.user) Require(c, WriteIdMaps(c));
+  if (c.namespaces.uts) Require(c, ::sethostname(c.hostname, std::strlen(c.hostname)) == 0,
+                                Step::kHostname);
+  // 4. Loopback while init still holds CAP_NET_ADMIN over the new network namespace.
+  if (c.namespaces.net) Require(c, BringUpLoopback());
+  // 5. The mount view (needs the maps, and the new PID namespace for its /proc).
+  if (c.namespaces.mount) Require(c, BuildMountView(c));
+  // 6. init still holds the caller's full environment (in /proc/1/environ and memory) and
+  //    capabilities: make it non-dumpable so the command cannot read or ptrace it.
+  Require(c, ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0, Step::kNotDumpable);
+  // 7. The command runs as init's child: init must stay to reap orphans (it is PID 1) and to
+  //    report the command's status. Raw clone, not fork(): no atfork handlers or libc locks.
+  pid_t command = sys::CloneForkLike(0);
+  Require(c, command >= 0, Step::kForkCommand);
+  if (command == 0) RunCommand(c);
+  // Keep only the status pipe: the command holds the error pipe until its execve (the parent
+  // sees EOF only then), and init must not keep the caller's stdio pipes (or any other
+  // descriptor of the supervisor) open behind the command's back.
+  if (!CloseOtherFds(c.status_fd)) ::_exit(126);
+  for (;;) {
+    int status = 0;
+    pid_t pid = ::waitpid(-1, &status, 0);
+    if (pid == command) {
+      (void)!::write(c.status_fd, &status, sizeof status);
+      // Exiting kills every process still in the namespace (double-forked daemons included).
+      ::_exit(0);
+    }
+    if (pid < 0 && errno != EINTR) ::_exit(126);  // ECHILD: cannot happen while command lives
+  }
+}
+
+void RunCommand(const ChildContext& c) {
+  // 1. A new session: no controlling terminal of the caller, so no TIOCSTI into it and no
+  //    signals from its job control; also the process group the command's tree lives in.
+  Require(c, ::setsid() >= 0, Step::kSetsid);
+  Require(c, ResetSignals(), Step::kSignals);
+  // 2. Descriptors: the caller's stdio on 0..2, then nothing else but the error pipe.
+  Require(c, SetUpStdio(c), Step::kStdio);
+  Require(c, CloseOtherFds(c.error_fd), Step::kCloseFds);
+  Require(c, ::chdir(c.cwd) == 0, Step::kChdir);
+  // 3. Capabilities last among the steps that may need them (none after this do).
+  Require(c, DropCapabilities());
+  // 4. no_new_privs: execve can never grant privileges again (setuid, file capabilities); it
+  //    is also what lets an unprivileged process apply Landlock and seccomp.
+  Require(c, ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, Step::kNoNewPrivs);
+  // 5. Landlock after the mount view (its rules bind to the inodes the command will see, the
+  //    private tmpfs included) and after no_new_privs (required without CAP_SYS_ADMIN).
+  Require(c, ApplyLandlock(c));
+  // 6. seccomp last: it removes calls (mount, unshare, ...) that earlier steps need.
+  if (c.seccomp) Require(c, InstallSeccomp(c.seccomp_program));
+  ReportAndExit(c.error_fd, Exec(c));
+}
+
+}  // namespace cordon::linux_native

@@ -1,0 +1,199 @@
+// Probes by real attempts in throw-away children, so a feature counts as present only when it
+// works for this user on this machine (a sysctl, an AppArmor rule, a container's seccomp
+// profile or a missing kernel option all show up the same way: the attempt fails).
+#include "linux/kernel_features.h"
+
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "linux/system_headers/landlock.h"
+#include "linux/system_headers/syscalls.h"
+
+namespace cordon::linux_native {
+namespace {
+
+// What the namespace probe child reports: 0 = worked, an errno = failed, -1 = not reached.
+struct NamespaceReport {
+  int user = -1;
+  int mount = -1;
+  int pid = -1;
+  int net = -1;
+  int ipc = -1;
+  int uts = -1;
+  int proc = -1;
+};
+
+int WriteFile(const char* path, const char* text) {
+  int fd = ::open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  ssize_t n = ::write(fd, text, std::strlen(text));
+  int err = n < 0 ? errno : 0;
+  ::close(fd);
+  return err;
+}
+
+[[noreturn]] void SendAndExit(int report_fd, const NamespaceReport& r) {
+  (void)!::write(report_fd, &r, sizeof r);
+  ::_exit(0);
+}
+
+// Child half of the namespace probe. Only async-signal-safe calls: the caller may be threaded.
+[[noreturn]] void NamespaceProbeChild(int report_fd, const char* uid_map, const char* gid_map) {
+  NamespaceReport r;
+  auto send = [&] [[noreturn]] { SendAndExit(report_fd, r); };
+  r.user = ::unshare(CLONE_NEWUSER) == 0 ? 0 : errno;
+  if (r.user != 0) send();
+  if (int e = WriteFile("/proc/self/setgroups", "deny"); e != 0 && e != ENOENT) r.user = e;
+  if (int e = WriteFile("/proc/self/uid_map", uid_map); e != 0) r.user = e;
+  if (int e = WriteFile("/proc/self/gid_map", gid_map); e != 0) r.user = e;
+  if (r.user != 0) send();
+  r.mount = ::unshare(CLONE_NEWNS) == 0 ? 0 : errno;
+  r.ipc = ::unshare(CLONE_NEWIPC) == 0 ? 0 : errno;
+  r.uts = ::unshare(CLONE_NEWUTS) == 0 ? 0 : errno;
+  r.net = ::unshare(CLONE_NEWNET) == 0 ? 0 : errno;
+  r.pid = ::unshare(CLONE_NEWPID) == 0 ? 0 : errno;
+  if (r.mount != 0 || r.pid != 0) send();
+  // The first child after unshare(CLONE_NEWPID) is PID 1 of the new namespace: let it try the
+  // fresh /proc mount that the sandbox's init will do, on a private tmpfs scratch directory.
+  pid_t init = ::fork();
+  if (init < 0) {
+    r.pid = errno;
+    send();
+  }
+  if (init == 0) {
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) ::_exit(errno);
+    if (::mount("tmpfs", "/tmp", "tmpfs", 0, "mode=0700") != 0) ::_exit(errno);
+    if (::mkdir("/tmp/proc", 0700) != 0) ::_exit(errno);
+    if (::mount("proc", "/tmp/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
+      ::_exit(errno);
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  while (::waitpid(init, &status, 0) < 0 && errno == EINTR) {
+  }
+  r.proc = WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
+  SendAndExit(report_fd, r);
+}
+
+NamespaceReport ProbeNamespaces() {
+  NamespaceReport report;
+  // Prepared before fork: the child must not allocate.
+  std::string uid_map = fmt::format("{0} {0} 1\n", ::geteuid());
+  std::string gid_map = fmt::format("{0} {0} 1\n", ::getegid());
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return report;
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    NamespaceProbeChild(fds[1], uid_map.c_str(), gid_map.c_str());
+  }
+  ::close(fds[1]);
+  if (pid > 0) {
+    NamespaceReport got;
+    ssize_t n;
+    do {
+      n = ::read(fds[0], &got, sizeof got);
+    } while (n < 0 && errno == EINTR);
+    if (n == static_cast<ssize_t>(sizeof got)) report = got;
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  ::close(fds[0]);
+  return report;
+}
+
+// 0 when a process can install a seccomp filter (after no_new_privs), else the errno.
+int ProbeSeccomp() {
+  pid_t pid = ::fork();
+  if (pid < 0) return errno;
+  if (pid == 0) {
+    sock_filter allow_all[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+    sock_fprog program{1, allow_all};
+    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) ::_exit(errno);
+    if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0) != 0) ::_exit(errno);
+    ::_exit(0);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
+}
+
+void Note(std::string& notes, const char* what, int err) {
+  if (err == 0) return;
+  if (!notes.empty()) notes += "; ";
+  if (err < 0) {
+    notes += fmt::format("{}: not tried (an earlier step failed)", what);
+  } else {
+    notes += fmt::format("{}: {}", what, std::strerror(err));
+  }
+}
+
+}  // namespace
+
+KernelFeatures ProbeKernel() {
+  KernelFeatures f;
+  NamespaceReport ns = ProbeNamespaces();
+  f.user_namespace = ns.user == 0;
+  f.mount_namespace = ns.mount == 0;
+  f.pid_namespace = ns.pid == 0;
+  f.net_namespace = ns.net == 0;
+  f.ipc_namespace = ns.ipc == 0;
+  f.uts_namespace = ns.uts == 0;
+  f.proc_mount = ns.proc == 0;
+  Note(f.notes, "unshare(CLONE_NEWUSER) with own uid/gid map", ns.user);
+  if (ns.user == 0) {
+    Note(f.notes, "unshare(CLONE_NEWNS)", ns.mount);
+    Note(f.notes, "unshare(CLONE_NEWPID)", ns.pid);
+    Note(f.notes, "unshare(CLONE_NEWNET)", ns.net);
+    Note(f.notes, "unshare(CLONE_NEWIPC)", ns.ipc);
+    Note(f.notes, "unshare(CLONE_NEWUTS)", ns.uts);
+    if (ns.mount == 0 && ns.pid == 0) Note(f.notes, "mount(proc) in a new PID namespace", ns.proc);
+  }
+
+  // Called with an invalid fd so nothing is changed; only ENOSYS (or EPERM from a container's
+  // seccomp profile) means the call is not there.
+  // (An all-zero attribute set changes nothing even where the call succeeds.)
+  sys::MountAttr attr{};
+  if (sys::MountSetattr(-1, "", 0, &attr) == 0 || (errno != ENOSYS && errno != EPERM)) {
+    f.mount_setattr = true;
+  } else {
+    Note(f.notes, "mount_setattr", errno);
+  }
+
+  long abi = sys::LandlockCreateRuleset(nullptr, 0, sys::kLandlockCreateRulesetVersion);
+  if (abi > 0) {
+    f.landlock_abi = static_cast<int>(abi);
+  } else {
+    Note(f.notes, "landlock_create_ruleset(VERSION)", errno);
+  }
+
+  int seccomp_err = ProbeSeccomp();
+  f.seccomp = seccomp_err == 0;
+  Note(f.notes, "seccomp(SECCOMP_MODE_FILTER)", seccomp_err);
+
+  int pidfd = sys::PidfdOpen(::getpid(), 0);
+  if (pidfd >= 0) {
+    f.pidfd = true;
+    ::close(pidfd);
+  } else {
+    Note(f.notes, "pidfd_open", errno);
+  }
+  return f;
+}
+
+}  // namespace cordon::linux_native

@@ -1,0 +1,60 @@
+#include "linux/landlock.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "linux/system_headers/landlock.h"
+
+namespace cordon::linux_native {
+namespace {
+
+// Rights that make sense on a file (not a directory); the kernel refuses others on a file rule.
+constexpr std::uint64_t kFileRights = sys::kAccessFsExecute | sys::kAccessFsWriteFile |
+                                      sys::kAccessFsReadFile | sys::kAccessFsTruncate |
+                                      sys::kAccessFsIoctlDev;
+
+StepResult AddPathRule(int ruleset, const char* path, std::uint64_t handled, int index) {
+  int fd = ::open(path, O_PATH | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return StepOk();
+    return StepFailed(Step::kLandlockRule, index);
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    StepResult r = StepFailed(Step::kLandlockRule, index);
+    ::close(fd);
+    return r;
+  }
+  sys::LandlockPathBeneathAttr rule{S_ISDIR(st.st_mode) ? handled : (handled & kFileRights), fd};
+  StepResult result = StepOk();
+  if (sys::LandlockAddRule(ruleset, sys::kLandlockRulePathBeneath, &rule, 0) != 0) {
+    result = StepFailed(Step::kLandlockRule, index);
+  }
+  ::close(fd);
+  return result;
+}
+
+}  // namespace
+
+StepResult ApplyLandlock(const ChildContext& c) {
+  if (c.landlock_abi < 1) return StepOk();
+  sys::LandlockRulesetAttr attr{c.landlock_handled_fs, c.landlock_handled_net, c.landlock_scoped};
+  long ruleset = sys::LandlockCreateRuleset(&attr, sys::RulesetAttrSize(c.landlock_abi), 0);
+  if (ruleset < 0) return StepFailed(Step::kLandlockRuleset);
+  int fd = static_cast<int>(ruleset);
+  StepResult result = StepOk();
+  for (std::size_t i = 0; i < c.landlock_writable.size() && !result.failed(); ++i) {
+    result = AddPathRule(fd, c.landlock_writable[i], c.landlock_handled_fs, static_cast<int>(i));
+  }
+  // No TCP port rule: with handled_access_net set, every bind and connect is refused.
+  if (!result.failed() && sys::LandlockRestrictSelf(fd, 0) != 0) {
+    result = StepFailed(Step::kLandlockRestrict);
+  }
+  ::close(fd);
+  return result;
+}
+
+}  // namespace cordon::linux_native

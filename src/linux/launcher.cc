@@ -1,0 +1,176 @@
+// Parent half of the native backend: prepares the child context, creates the pipes, clones the
+// sandbox's init and waits until the command's execve succeeded or a step failed.
+#include "linux/launcher.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "core/syscall_error.h"
+#include "linux/child_context.h"
+#include "linux/child_steps.h"
+#include "linux/error_pipe.h"
+#include "linux/mount_view.h"
+#include "linux/system_headers/syscalls.h"
+
+namespace cordon::linux_native {
+namespace {
+
+using core::UniqueFd;
+
+struct Pipe {
+  UniqueFd read;
+  UniqueFd write;
+};
+
+// Close-on-exec pipe whose ends are >= 3, so the child's dup2 onto 0..2 never hits them.
+Result<Pipe> MakePipe(const char* what) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return core::FailSyscall("pipe2", what);
+  Pipe p{UniqueFd(fds[0]), UniqueFd(fds[1])};
+  for (UniqueFd* end : {&p.read, &p.write}) {
+    if (end->get() >= 3) continue;
+    int moved = ::fcntl(end->get(), F_DUPFD_CLOEXEC, 3);
+    if (moved < 0) return core::FailSyscall("fcntl", fmt::format("{}, F_DUPFD_CLOEXEC", what));
+    end->Reset(moved);
+  }
+  return p;
+}
+
+std::string CloneFlagNames(unsigned long flags) {
+  std::string names;
+  auto add = [&](unsigned long flag, const char* name) {
+    if ((flags & flag) == 0) return;
+    if (!names.empty()) names += '|';
+    names += name;
+  };
+  add(CLONE_NEWUSER, "CLONE_NEWUSER");
+  add(CLONE_NEWNS, "CLONE_NEWNS");
+  add(CLONE_NEWPID, "CLONE_NEWPID");
+  add(CLONE_NEWNET, "CLONE_NEWNET");
+  add(CLONE_NEWIPC, "CLONE_NEWIPC");
+  add(CLONE_NEWUTS, "CLONE_NEWUTS");
+  return names.empty() ? "0" : names;
+}
+
+const char* MountOpCall(plan::MountOpKind kind) {
+  switch (kind) {
+    case plan::MountOpKind::kBindWritable: return "mount(MS_BIND|MS_REC, read-write)";
+    case plan::MountOpKind::kBindReadOnly: return "mount(MS_BIND|MS_REC) + mount_setattr(RDONLY)";
+    case plan::MountOpKind::kTmpfs: return "mount(tmpfs)";
+    case plan::MountOpKind::kDirectory: return "mkdir";
+    case plan::MountOpKind::kMaskDirectory: return "mount(tmpfs, MS_RDONLY)";
+    case plan::MountOpKind::kMaskFile: return "mount(/dev/null, MS_BIND) + mount_setattr(RDONLY)";
+  }
+  return "mount";
+}
+
+// "mount(MS_BIND|MS_REC, read-write)(/work/ws)": the call and its argument, for the message.
+std::string DescribeCall(const plan::LaunchPlan& plan, const ChildContext& c,
+                         const StepReport& r) {
+  auto at = [](const auto& list, int i) -> const auto* {
+    return i >= 0 && static_cast<std::size_t>(i) < list.size() ? &list[i] : nullptr;
+  };
+  // if-chain, not switch: only a few steps carry detail worth naming.
+  if (r.step == Step::kMountOp || r.step == Step::kMountPoint) {
+    if (const auto* op = at(plan.mounts, r.detail)) {
+      return r.step == Step::kMountPoint
+                 ? fmt::format("mkdir(mount point {})", op->path.string())
+                 : fmt::format("{}({})", MountOpCall(op->kind), op->path.string());
+    }
+  } else if (r.step == Step::kProcReadOnly) {
+    if (const auto* p = at(kProcReadOnlyPaths, r.detail)) {
+      return fmt::format("mount(MS_BIND) + mount_setattr(RDONLY)({})", *p + 8);
+    }
+  } else if (r.step == Step::kDevNode) {
+    if (const auto* n = at(kDevNodes, r.detail)) {
+      return fmt::format("mount(/dev/{}, MS_BIND)", *n);
+    }
+  } else if (r.step == Step::kLandlockRule) {
+    if (const auto* p = at(c.landlock_writable, r.detail)) {
+      return fmt::format("landlock_add_rule({})", *p);
+    }
+  } else if (r.step == Step::kExecve) {
+    return fmt::format("execve({})", plan.argv.front());
+  } else if (r.step == Step::kChdir) {
+    return fmt::format("chdir({})", plan.cwd.string());
+  }
+  return StepName(r.step);
+}
+
+Error ReportError(const plan::LaunchPlan& plan, const ChildContext& c, const StepReport& r) {
+  ErrorCode code = r.step == Step::kExecve && (r.err == ENOENT || r.err == EACCES)
+                       ? ErrorCode::kNotFound
+                       : ErrorCode::kSystem;
+  return Error{code, r.err,
+               fmt::format("native sandbox: step {}: {}: {}", StepName(r.step),
+                           DescribeCall(plan, c, r), std::strerror(r.err))};
+}
+
+void KillAndReap(pid_t pid) {
+  ::kill(pid, SIGKILL);
+  while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+}
+
+}  // namespace
+
+Result<exec::LaunchedProcess> Launch(const plan::LaunchPlan& plan, const exec::StdioFds& stdio) {
+  if (!plan.sandboxed) {
+    return Fail(ErrorCode::kInvalidArgument, "native sandbox: plan is not sandboxed (mode off)");
+  }
+  if (!plan.namespaces.user || !plan.namespaces.mount || !plan.namespaces.pid) {
+    return Fail(ErrorCode::kUnavailable,
+                "native sandbox: running without user, mount and PID namespaces (Landlock-only "
+                "fallback) is not implemented yet");
+  }
+  CORDON_TRY(std::unique_ptr<ChildContext> context, PrepareChildContext(plan, stdio));
+  CORDON_TRY(Pipe error_pipe, MakePipe("sandbox error pipe"));
+  CORDON_TRY(Pipe alive_pipe, MakePipe("sandbox alive pipe"));
+  CORDON_TRY(Pipe status_pipe, MakePipe("sandbox status pipe"));
+  context->error_fd = error_pipe.write.get();
+  context->alive_fd = alive_pipe.read.get();
+  context->status_fd = status_pipe.write.get();
+
+  pid_t pid = sys::CloneForkLike(context->clone_flags);
+  if (pid < 0) return core::FailSyscall("clone", CloneFlagNames(context->clone_flags));
+  if (pid == 0) RunInit(*context);  // never returns
+
+  // The child's ends: closing them here is what lets EOF mean "the child is done with them".
+  error_pipe.write.Reset();
+  alive_pipe.read.Reset();
+  status_pipe.write.Reset();
+
+  auto report = ReadReport(error_pipe.read.get());
+  // Only now may the child see POLLHUP on the alive pipe: it has long passed its check.
+  alive_pipe.write.Reset();
+  if (!report) {
+    KillAndReap(pid);
+    return std::unexpected(std::move(report).error());
+  }
+  if (report->has_value()) {
+    KillAndReap(pid);
+    return std::unexpected(ReportError(plan, *context, **report));
+  }
+
+  UniqueFd pidfd(sys::PidfdOpen(pid, 0));
+  if (!pidfd) {
+    Error error = core::SyscallError("pidfd_open", std::to_string(pid));
+    KillAndReap(pid);
+    return std::unexpected(std::move(error));
+  }
+  exec::LaunchedProcess launched;
+  launched.pid = pid;
+  launched.pidfd = std::move(pidfd);
+  launched.status_fd = std::move(status_pipe.read);
+  return launched;
+}
+
+}  // namespace cordon::linux_native

@@ -1,0 +1,204 @@
+#include "linux/mount_view.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "linux/system_headers/syscalls.h"
+
+namespace cordon::linux_native {
+namespace {
+
+using plan::MountOpKind;
+
+int PivotRoot(const char* new_root, const char* put_old) {
+  return static_cast<int>(::syscall(SYS_pivot_root, new_root, put_old));
+}
+
+int SetAttr(const char* path, std::uint64_t attr_set, bool recursive) {
+  sys::MountAttr attr{};
+  attr.attr_set = attr_set;
+  return static_cast<int>(
+      sys::MountSetattr(AT_FDCWD, path, recursive ? sys::kAtRecursive : 0, &attr));
+}
+
+// mkdir -p, for mount points that do not exist yet (a writable root below the private /tmp).
+// Works on a stack copy of the path: no allocation.
+int MakeDirectories(const char* path) {
+  char buffer[PATH_MAX];
+  std::size_t len = std::strlen(path);
+  if (len >= sizeof buffer) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  std::memcpy(buffer, path, len + 1);
+  for (std::size_t i = 1; i <= len; ++i) {
+    if (buffer[i] != '/' && buffer[i] != '\0') continue;
+    char saved = buffer[i];
+    buffer[i] = '\0';
+    if (::mkdir(buffer, 0755) != 0 && errno != EEXIST) return -1;
+    buffer[i] = saved;
+  }
+  return 0;
+}
+
+// Creates the mount point `target` if missing: a directory, or an empty file when the bind
+// source is not a directory.
+int EnsureMountPoint(const char* target, const char* source) {
+  struct stat st;
+  if (::lstat(target, &st) == 0) return 0;
+  bool directory = true;
+  if (source != nullptr && ::stat(source, &st) == 0) directory = S_ISDIR(st.st_mode);
+  if (directory) return MakeDirectories(target);
+  const char* slash = std::strrchr(target, '/');
+  if (slash != nullptr && slash != target) {
+    char parent[PATH_MAX];
+    std::size_t n = static_cast<std::size_t>(slash - target);
+    if (n >= sizeof parent) {
+      errno = ENAMETOOLONG;
+      return -1;
+    }
+    std::memcpy(parent, target, n);
+    parent[n] = '\0';
+    if (MakeDirectories(parent) != 0) return -1;
+  }
+  int fd = ::open(target, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return -1;
+  ::close(fd);
+  return 0;
+}
+
+int ReplayOp(const ChildMount& m) {
+  constexpr unsigned long kTmpfsFlags = MS_NOSUID | MS_NODEV;
+  switch (m.kind) {
+    case MountOpKind::kTmpfs:
+      return ::mount("tmpfs", m.target, "tmpfs", kTmpfsFlags, "mode=1777");
+    case MountOpKind::kDirectory:
+      return ::mkdir(m.target, 0700) == 0 || errno == EEXIST ? 0 : -1;
+    case MountOpKind::kBindWritable:
+      // From /oldroot, which is still the host's read-write tree.
+      return ::mount(m.source, m.target, nullptr, MS_BIND | MS_REC, nullptr);
+    case MountOpKind::kBindReadOnly:
+      if (::mount(m.source, m.target, nullptr, MS_BIND | MS_REC, nullptr) != 0) return -1;
+      return SetAttr(m.target, sys::kMountAttrRdonly | sys::kMountAttrNosuid, true);
+    case MountOpKind::kMaskDirectory:
+      return ::mount("tmpfs", m.target, "tmpfs", kTmpfsFlags | MS_NOEXEC | MS_RDONLY,
+                     "mode=0555");
+    case MountOpKind::kMaskFile:
+      if (::mount(m.source, m.target, nullptr, MS_BIND, nullptr) != 0) return -1;
+      return SetAttr(m.target, sys::kMountAttrRdonly, false);
+  }
+  errno = EINVAL;
+  return -1;
+}
+
+StepResult MountProc() {
+  if (::mount("proc", "/newroot/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
+    return StepFailed(Step::kProc);
+  }
+  for (std::size_t i = 0; i < kProcReadOnlyPaths.size(); ++i) {
+    const char* path = kProcReadOnlyPaths[i];
+    if (::access(path, F_OK) != 0) continue;  // not on this kernel
+    if (::mount(path, path, nullptr, MS_BIND | MS_REC, nullptr) != 0 ||
+        SetAttr(path, sys::kMountAttrRdonly | sys::kMountAttrNosuid | sys::kMountAttrNodev |
+                          sys::kMountAttrNoexec,
+                true) != 0) {
+      return StepFailed(Step::kProcReadOnly, static_cast<int>(i));
+    }
+  }
+  return StepOk();
+}
+
+StepResult MountDev() {
+  if (::mount("tmpfs", "/newroot/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755") != 0) {
+    return StepFailed(Step::kDev);
+  }
+  char target[64];
+  char source[64];
+  for (std::size_t i = 0; i < kDevNodes.size(); ++i) {
+    // Bounded: the node names are short constants.
+    std::strcpy(target, "/newroot/dev/");
+    std::strcat(target, kDevNodes[i]);
+    std::strcpy(source, "/oldroot/dev/");
+    std::strcat(source, kDevNodes[i]);
+    int fd = ::open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) return StepFailed(Step::kDevNode, static_cast<int>(i));
+    ::close(fd);
+    if (::mount(source, target, nullptr, MS_BIND, nullptr) != 0) {
+      return StepFailed(Step::kDevNode, static_cast<int>(i));
+    }
+  }
+  if (::mkdir("/newroot/dev/pts", 0755) != 0 ||
+      ::mount("devpts", "/newroot/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+              "newinstance,ptmxmode=0666,mode=620") != 0 ||
+      ::symlink("pts/ptmx", "/newroot/dev/ptmx") != 0) {
+    return StepFailed(Step::kDevPts);
+  }
+  if (::mkdir("/newroot/dev/shm", 01777) != 0 ||
+      ::mount("tmpfs", "/newroot/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0) {
+    return StepFailed(Step::kDevShm);
+  }
+  if (::symlink("/proc/self/fd", "/newroot/dev/fd") != 0 ||
+      ::symlink("/proc/self/fd/0", "/newroot/dev/stdin") != 0 ||
+      ::symlink("/proc/self/fd/1", "/newroot/dev/stdout") != 0 ||
+      ::symlink("/proc/self/fd/2", "/newroot/dev/stderr") != 0) {
+    return StepFailed(Step::kDevLinks);
+  }
+  // Nothing new can be created in /dev itself; the nodes, pts and shm are their own mounts.
+  if (SetAttr("/newroot/dev", sys::kMountAttrRdonly, false) != 0) {
+    return StepFailed(Step::kDevReadOnly);
+  }
+  return StepOk();
+}
+
+}  // namespace
+
+StepResult BuildMountView(const ChildContext& c) {
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+    return StepFailed(Step::kMountPrivate);
+  }
+  if (::mount("tmpfs", kStagingMountPoint, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0) {
+    return StepFailed(Step::kStagingTmpfs);
+  }
+  // pivot_root moves the staging tmpfs off /tmp, so /oldroot/tmp is the host's /tmp again.
+  if (::chdir(kStagingMountPoint) != 0 || ::mkdir("newroot", 0755) != 0 ||
+      ::mkdir("oldroot", 0755) != 0 || PivotRoot(".", "oldroot") != 0 || ::chdir("/") != 0) {
+    return StepFailed(Step::kPivotToStaging);
+  }
+  if (::mount(kOldRoot, kNewRoot, nullptr, MS_BIND | MS_REC, nullptr) != 0) {
+    return StepFailed(Step::kBindHostRoot);
+  }
+  if (SetAttr(kNewRoot, sys::kMountAttrRdonly | sys::kMountAttrNosuid | sys::kMountAttrNodev,
+              true) != 0) {
+    return StepFailed(Step::kHostRootReadOnly);
+  }
+  for (std::size_t i = 0; i < c.mounts.size(); ++i) {
+    const ChildMount& m = c.mounts[i];
+    const bool needs_point = m.kind == MountOpKind::kBindWritable ||
+                             m.kind == MountOpKind::kBindReadOnly ||
+                             m.kind == MountOpKind::kTmpfs;
+    if (needs_point && EnsureMountPoint(m.target, m.source) != 0) {
+      return StepFailed(Step::kMountPoint, static_cast<int>(i));
+    }
+    if (ReplayOp(m) != 0) return StepFailed(Step::kMountOp, static_cast<int>(i));
+  }
+  if (auto r = MountProc(); r.failed()) return r;
+  if (auto r = MountDev(); r.failed()) return r;
+  // Every bind has been taken from the host tree; it is not needed any more.
+  if (::umount2(kOldRoot, MNT_DETACH) != 0) return StepFailed(Step::kDetachHost);
+  // pivot_root(".", ".") stacks the staging root on top of the new one; detaching "." then
+  // removes the staging root and leaves /newroot as "/".
+  if (::chdir(kNewRoot) != 0 || PivotRoot(".", ".") != 0) return StepFailed(Step::kPivotRoot);
+  if (::umount2(".", MNT_DETACH) != 0 || ::chdir("/") != 0) {
+    return StepFailed(Step::kDetachStaging);
+  }
+  return StepOk();
+}
+
+}  // namespace cordon::linux_native

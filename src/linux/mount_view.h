@@ -1,0 +1,38 @@
+// Child half of the mount view, run by the sandbox's init inside its new user and mount
+// namespaces (after the id maps, so the mounts are owned by the mapped ids):
+//
+//   1. "/" becomes recursively private: nothing propagates to or from the host.
+//   2. A staging tmpfs is mounted on /tmp and pivoted to, with the host's tree at /oldroot.
+//   3. The host tree is bound recursively at /newroot and made read-only (and nosuid, nodev)
+//      recursively with mount_setattr(AT_RECURSIVE) — every submount, not only the top one.
+//   4. The plan's MountOps are replayed on /newroot: private tmpfs, writable binds taken from
+//      /oldroot (still read-write), read-only binds on top of them.
+//   5. A fresh /proc for the new PID namespace, with /proc/sys and friends read-only.
+//   6. A minimal /dev: tmpfs with null, zero, full, random, urandom, tty bound from the host, a
+//      new devpts instance, /dev/shm, the fd links; then the /dev tmpfs itself read-only.
+//   7. /oldroot is detached, /newroot becomes "/" by pivot_root, the staging root is detached.
+//
+// After this the host's tree is unreachable except through what step 3-6 put into /newroot.
+#pragma once
+
+#include <array>
+
+#include "linux/child_context.h"
+#include "linux/error_pipe.h"
+
+namespace cordon::linux_native {
+
+// Kernel knobs under the fresh /proc that stay read-only (writes there act on the host: e.g.
+// /proc/sys/kernel/core_pattern runs a program as host root). Relative to the new root.
+inline constexpr std::array<const char*, 6> kProcReadOnlyPaths = {
+    "/newroot/proc/sys", "/newroot/proc/sysrq-trigger", "/newroot/proc/irq",
+    "/newroot/proc/bus", "/newroot/proc/fs",            "/newroot/proc/latency_stats"};
+
+// Device nodes bound from the host into the minimal /dev.
+inline constexpr std::array<const char*, 6> kDevNodes = {"null",   "zero",    "full",
+                                                         "random", "urandom", "tty"};
+
+// Ends with the new root as "/" and the working directory "/". Async-signal-safe.
+StepResult BuildMountView(const ChildContext& c);
+
+}  // namespace cordon::linux_native

@@ -1,0 +1,154 @@
+#include "linux/seccomp_filter.h"
+
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "core/syscall_error.h"
+#include "core/unique_fd.h"
+
+namespace cordon::linux_native {
+namespace {
+
+struct CtxDeleter {
+  void operator()(void* ctx) const { seccomp_release(ctx); }
+};
+using Ctx = std::unique_ptr<void, CtxDeleter>;
+
+// libseccomp returns -errno.
+Result<void> Check(int rc, std::string_view what) {
+  if (rc < 0) return core::FailSyscall("libseccomp", what, -rc);
+  return {};
+}
+
+// Namespace-creating clone/unshare flags: a nested user namespace would hand the command
+// capabilities again (over its own namespaces), the classic door to kernel attack surface.
+// CLONE_NEWTIME (0x80) is left out for clone(): there its bits are the exit signal.
+constexpr unsigned long kNewNamespaceFlags[] = {CLONE_NEWNS,  CLONE_NEWCGROUP, CLONE_NEWUTS,
+                                                CLONE_NEWIPC, CLONE_NEWUSER,   CLONE_NEWPID,
+                                                CLONE_NEWNET};
+constexpr unsigned long kCloneNewTime = 0x00000080;
+
+Result<void> DenyFlag(void* ctx, int nr, unsigned long flag) {
+  return Check(seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+                                SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag)),
+               "clone/unshare flag rule");
+}
+
+// Refuses socket(2) for every family outside `allowed` (sorted ascending). Comparisons use the
+// full 64-bit argument, so garbage in the upper half is refused too.
+Result<void> AllowOnlyFamilies(void* ctx, std::initializer_list<int> allowed) {
+  const int nr = SCMP_SYS(socket);
+  int next = 0;  // the lowest family not yet covered by a rule
+  for (int family : allowed) {
+    for (int f = next; f < family; ++f) {
+      CORDON_TRY_VOID(Check(seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), nr, 1,
+                                             SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(f))),
+                            "socket family rule"));
+    }
+    next = family + 1;
+  }
+  return Check(seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), nr, 1,
+                                SCMP_A0(SCMP_CMP_GE, static_cast<scmp_datum_t>(next))),
+               "socket family rule");
+}
+
+Result<std::vector<sock_filter>> Export(void* ctx) {
+  core::UniqueFd memfd(::memfd_create("cordon-seccomp", MFD_CLOEXEC));
+  if (!memfd) return core::FailSyscall("memfd_create", "cordon-seccomp");
+  CORDON_TRY_VOID(Check(seccomp_export_bpf(ctx, memfd.get()), "seccomp_export_bpf"));
+  off_t size = ::lseek(memfd.get(), 0, SEEK_END);
+  if (size <= 0 || size % sizeof(sock_filter) != 0) {
+    return Fail(ErrorCode::kInternal, fmt::format("seccomp_export_bpf wrote {} bytes", size));
+  }
+  std::vector<sock_filter> program(static_cast<std::size_t>(size) / sizeof(sock_filter));
+  if (::pread(memfd.get(), program.data(), static_cast<std::size_t>(size), 0) != size) {
+    return core::FailSyscall("pread", "cordon-seccomp memfd");
+  }
+  return program;
+}
+
+}  // namespace
+
+const std::vector<const char*>& DeniedSyscalls() {
+  static const std::vector<const char*> kDenied = {
+      // kernel keyring: shared across the user's sessions, holds credentials
+      "keyctl", "add_key", "request_key",
+      // large kernel attack surface no build needs
+      "bpf", "perf_event_open", "io_uring_setup", "io_uring_enter", "io_uring_register",
+      "userfaultfd",
+      // changing the mount view or entering other namespaces
+      "mount", "umount2", "pivot_root", "move_mount", "open_tree", "fsopen", "fsconfig",
+      "fsmount", "fspick", "mount_setattr", "setns", "chroot",
+      // the machine itself
+      "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load", "reboot",
+      "swapon", "swapoff", "acct", "quotactl", "quotactl_fd", "lookup_dcookie", "vhangup",
+      "syslog", "uselib",
+      // file handles bypass path-based confinement (the classic container escape)
+      "open_by_handle_at", "name_to_handle_at"};
+  return kDenied;
+}
+
+Result<std::vector<sock_filter>> BuildSeccompProgram(const plan::SeccompSettings& settings) {
+  Ctx ctx(seccomp_init(SCMP_ACT_ALLOW));
+  if (!ctx) return Fail(ErrorCode::kSystem, "seccomp_init failed");
+  // Foreign-architecture calls (int 0x80, x32) get numbers the rules below do not check.
+  CORDON_TRY_VOID(Check(seccomp_attr_set(ctx.get(), SCMP_FLTATR_ACT_BADARCH,
+                                         SCMP_ACT_KILL_PROCESS),
+                        "SCMP_FLTATR_ACT_BADARCH"));
+  for (const char* name : DeniedSyscalls()) {
+    int nr = seccomp_syscall_resolve_name(name);
+    if (nr == __NR_SCMP_ERROR) continue;  // not in this libseccomp's table: not on this arch
+    CORDON_TRY_VOID(Check(seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EPERM), nr, 0), name));
+  }
+  // clone3 passes its flags in memory, where seccomp cannot look: ENOSYS makes glibc fall back
+  // to clone(), whose flags are checked below.
+  CORDON_TRY_VOID(
+      Check(seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0), "clone3"));
+  for (unsigned long flag : kNewNamespaceFlags) {
+    CORDON_TRY_VOID(DenyFlag(ctx.get(), SCMP_SYS(clone), flag));
+    CORDON_TRY_VOID(DenyFlag(ctx.get(), SCMP_SYS(unshare), flag));
+  }
+  CORDON_TRY_VOID(DenyFlag(ctx.get(), SCMP_SYS(unshare), kCloneNewTime));
+  // Terminal injection (TIOCSTI pushes input into a terminal; TIOCLINUX can too on a VT) and
+  // line-discipline changes. The kernel compares the low 32 bits of the request.
+  for (unsigned long request : {TIOCSTI, TIOCLINUX, TIOCSETD}) {
+    CORDON_TRY_VOID(Check(seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
+                                           SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, request)),
+                          "ioctl rule"));
+  }
+  switch (settings.sockets) {
+    case plan::SocketPolicy::kAny:
+      break;
+    case plan::SocketPolicy::kLocalFamilies:
+      // INET/INET6 reach only the sandbox's own network namespace; everything else (AF_VSOCK
+      // to the hypervisor, AF_PACKET, Bluetooth, ...) is not namespaced or not needed.
+      CORDON_TRY_VOID(AllowOnlyFamilies(ctx.get(), {AF_UNIX, AF_INET, AF_INET6, AF_NETLINK}));
+      break;
+    case plan::SocketPolicy::kUnixAndNetlink:
+      CORDON_TRY_VOID(AllowOnlyFamilies(ctx.get(), {AF_UNIX, AF_NETLINK}));
+      break;
+  }
+  return Export(ctx.get());
+}
+
+StepResult InstallSeccomp(const std::vector<sock_filter>& program) {
+  sock_fprog fprog{static_cast<unsigned short>(program.size()),
+                   const_cast<sock_filter*>(program.data())};
+  if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog, 0, 0) != 0) {
+    return StepFailed(Step::kSeccomp);
+  }
+  return StepOk();
+}
+
+}  // namespace cordon::linux_native

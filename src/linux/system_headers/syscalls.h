@@ -1,0 +1,60 @@
+// Kernel interfaces newer than (or missing from) Debian 12's glibc 2.36 / linux-libc-dev 6.1
+// headers that cordon calls directly: mount_setattr, pidfd_open, close_range, clone. Numbers
+// and structs are from the kernel's uapi headers; only x86_64 and aarch64 share these numbers
+// (the unified syscall table, >= 424), which covers the architectures cordon builds for.
+//
+// <linux/mount.h> is not included on purpose: with glibc 2.36 it conflicts with <sys/mount.h>.
+#pragma once
+
+#include <sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <cstdint>
+
+namespace cordon::linux_native::sys {
+
+inline constexpr long kNrPidfdOpen = 434;
+inline constexpr long kNrClone3 = 435;
+inline constexpr long kNrCloseRange = 436;
+inline constexpr long kNrMountSetattr = 442;
+
+// mount_setattr(2)
+inline constexpr unsigned kAtRecursive = 0x8000;
+inline constexpr std::uint64_t kMountAttrRdonly = 0x00000001;
+inline constexpr std::uint64_t kMountAttrNosuid = 0x00000002;
+inline constexpr std::uint64_t kMountAttrNodev = 0x00000004;
+inline constexpr std::uint64_t kMountAttrNoexec = 0x00000008;
+
+struct MountAttr {
+  std::uint64_t attr_set;
+  std::uint64_t attr_clr;
+  std::uint64_t propagation;
+  std::uint64_t userns_fd;
+};
+
+inline long MountSetattr(int dirfd, const char* path, unsigned flags, MountAttr* attr) {
+  return ::syscall(kNrMountSetattr, dirfd, path, flags, attr, sizeof(MountAttr));
+}
+
+inline int PidfdOpen(pid_t pid, unsigned flags) {
+  return static_cast<int>(::syscall(kNrPidfdOpen, pid, flags));
+}
+
+inline int CloseRange(unsigned first, unsigned last, unsigned flags) {
+  return static_cast<int>(::syscall(kNrCloseRange, first, last, flags));
+}
+
+// fork()-like clone with namespace flags: no new stack, the child continues on a copy of the
+// caller's. Returns the child's pid in the parent, 0 in the child, -1 with errno on failure.
+// Unlike fork(), no atfork handlers run and glibc's state is not reset: the child may only make
+// async-signal-safe calls (which is all cordon's child code does).
+inline pid_t CloneForkLike(unsigned long flags) {
+  // x86_64 and aarch64 argument order: flags, stack, parent_tid, child_tid, tls.
+  return static_cast<pid_t>(::syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr,
+                                      nullptr));
+}
+
+}  // namespace cordon::linux_native::sys

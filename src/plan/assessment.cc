@@ -1,0 +1,121 @@
+#include "plan/assessment.h"
+
+#include <fmt/format.h>
+
+namespace cordon::plan {
+namespace {
+
+using linux_native::KernelFeatures;
+
+// Why the namespace layer is unusable, with the fix, in the words `cordon doctor` shows.
+std::string WhyNoNamespaces(const KernelFeatures& f) {
+  if (!f.user_namespace) {
+    return "user namespaces are unavailable to this user (fix: sysctl "
+           "kernel.unprivileged_userns_clone=1 on Debian, or "
+           "kernel.apparmor_restrict_unprivileged_userns=0 on Ubuntu, and "
+           "user.max_user_namespaces > 0; in Docker add --security-opt seccomp=unconfined "
+           "--security-opt apparmor=unconfined)";
+  }
+  if (!f.mount_namespace || !f.pid_namespace) {
+    return "mount or PID namespaces cannot be created inside a user namespace (fix: a kernel "
+           "with CONFIG_PID_NS and CONFIG_USER_NS, or allow unshare in the container's seccomp "
+           "profile)";
+  }
+  if (!f.proc_mount) {
+    return "a fresh /proc cannot be mounted in a new PID namespace (the container masks parts "
+           "of /proc; fix: run the container with an unmasked /proc, e.g. docker "
+           "--security-opt systempaths=unconfined)";
+  }
+  if (!f.mount_setattr) return "mount_setattr(2) is missing (fix: Linux >= 5.12)";
+  return "namespaces are usable";
+}
+
+std::string WhyNoLandlock(const KernelFeatures& f) {
+  if (f.landlock_abi >= 1) return fmt::format("Landlock ABI {} is available", f.landlock_abi);
+  return "Landlock is unavailable (fix: Linux >= 5.13 with CONFIG_SECURITY_LANDLOCK=y and "
+         "\"landlock\" in the lsm= boot parameter)";
+}
+
+}  // namespace
+
+Assessment Assess(const Config& config, const KernelFeatures& f) {
+  Assessment a;
+  const SandboxConfig& sandbox = config.sandbox;
+  if (sandbox.mode == SandboxMode::kOff) {
+    a.enforcement.backend = "none";
+    return a;  // nothing is asked for, nothing is missing; network_enforced stays false
+  }
+  a.enforcement.backend = "native";
+  const bool use_ns = f.namespaces_usable();
+  const bool network_deny = sandbox.network == NetworkPolicy::kDeny;
+
+  if (use_ns) {
+    a.namespaces = Namespaces{.user = true,
+                              .mount = true,
+                              .pid = true,
+                              .net = network_deny && f.net_namespace,
+                              .ipc = f.ipc_namespace,
+                              .uts = f.uts_namespace};
+  }
+  const bool landlock = f.landlock_abi >= 1;
+
+  // Filesystem: the mount view, or Landlock alone; with neither, refuse.
+  if (!use_ns && !landlock) {
+    a.missing.push_back(fmt::format(
+        "mode {} needs filesystem confinement, but neither namespaces nor Landlock is "
+        "available: {}; {}",
+        SandboxModeName(sandbox.mode), WhyNoNamespaces(f), WhyNoLandlock(f)));
+  } else if (!use_ns) {
+    a.missing.push_back(fmt::format(
+        "the Landlock-only fallback (no namespaces) is not implemented yet: {}",
+        WhyNoNamespaces(f)));
+  }
+  if (!f.seccomp) {
+    a.missing.push_back(
+        "seccomp filters are unavailable (fix: a kernel with CONFIG_SECCOMP_FILTER=y, or a "
+        "container runtime that allows seccomp(2))");
+  }
+
+  // Network deny: a private network namespace, or Landlock TCP rules plus a socket-family
+  // filter (which also refuses AF_INET/AF_INET6 so UDP cannot leave either).
+  if (network_deny) {
+    if (a.namespaces.net) {
+      a.sockets = SocketPolicy::kLocalFamilies;
+    } else if (f.landlock_abi >= 4 && f.seccomp) {
+      a.sockets = SocketPolicy::kUnixAndNetlink;
+      a.landlock_tcp = true;
+    } else {
+      a.missing.push_back(fmt::format(
+          "network deny needs a network namespace or Landlock ABI >= 4 with seccomp, and this "
+          "machine has neither: {}; this kernel's Landlock ABI is {}{}",
+          use_ns ? "unshare(CLONE_NEWNET) fails" : WhyNoNamespaces(f), f.landlock_abi,
+          f.landlock_abi < 4 ? " (fix: Linux >= 6.7 for Landlock TCP rules)" : ""));
+    }
+  }
+
+  Enforcement& e = a.enforcement;
+  e.user_namespace = a.namespaces.user;
+  e.mount_namespace = a.namespaces.mount;
+  e.pid_namespace = a.namespaces.pid;
+  e.net_namespace = a.namespaces.net;
+  e.ipc_namespace = a.namespaces.ipc;
+  e.landlock_abi = f.landlock_abi;
+  e.seccomp = f.seccomp;
+  e.capabilities_dropped = true;
+  e.no_new_privs = true;
+  a.filesystem_enforced = a.missing.empty();
+  a.network_enforced = network_deny && a.missing.empty();
+  e.filesystem = a.filesystem_enforced;
+  e.network = a.network_enforced;
+
+  a.unsupported = {
+      "host unix-socket isolation: pathname sockets of the host (ssh-agent, docker.sock, "
+      "D-Bus) stay connectable when network is denied",
+      "secret path hiding: credential files under the real home stay readable",
+      "git metadata protection for .git files (worktrees, submodules), for nested "
+      "repositories, and against creating a missing .git",
+  };
+  return a;
+}
+
+}  // namespace cordon::plan

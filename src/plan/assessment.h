@@ -1,0 +1,29 @@
+// Which layers the native backend can use for a config on a machine, and what is missing.
+// Shared by Plan and DescribeCapabilities so that `cordon status` and a run never disagree:
+// `missing` is non-empty exactly when Plan refuses.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cordon/config.h"
+#include "cordon/run.h"
+#include "linux/kernel_features.h"
+#include "plan/launch_plan.h"
+
+namespace cordon::plan {
+
+struct Assessment {
+  Enforcement enforcement;       // layers in force (backend "native" or "none")
+  Namespaces namespaces;
+  SocketPolicy sockets = SocketPolicy::kAny;
+  bool landlock_tcp = false;     // Landlock denies TCP (network deny without a net namespace)
+  bool filesystem_enforced = false;
+  bool network_enforced = false;
+  std::vector<std::string> missing;      // each: what is missing and how to fix it
+  std::vector<std::string> unsupported;  // features cordon does not implement (yet)
+};
+
+Assessment Assess(const Config& config, const linux_native::KernelFeatures& features);
+
+}  // namespace cordon::plan

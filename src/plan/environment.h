@@ -1,0 +1,35 @@
+// The sandboxed command's environment: an allow-list, never a deny-list. Secrets in the
+// caller's environment have arbitrary names (DATABASE_URL, INTERNAL_SERVICE_PASSWORD), so only
+// names known to be harmless, or named by the user, are copied.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cordon/config.h"
+
+namespace cordon::plan {
+
+// PATH used when the caller has none.
+inline constexpr std::string_view kDefaultPath =
+    "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+// True for the names copied from the caller without configuration: PATH, TERM, LANG, LANGUAGE,
+// LC_*, TZ, COLORTERM, NO_COLOR.
+bool IsDefaultPassedName(std::string_view name);
+
+// Builds "NAME=value" entries, sorted by name, each name once:
+//   1. allowed names (IsDefaultPassedName or config.pass) copied from `caller_env`
+//      (the first occurrence of a name wins, as getenv does); PATH defaults to kDefaultPath;
+//   2. config.set values (override 1);
+//   3. HOME=`home`, TMPDIR=`tmpdir` and CORDON_SANDBOX=1 (override everything: the private
+//      directories are part of the sandbox, and nested cordon reads CORDON_SANDBOX).
+// Entries of `caller_env` without '=' are ignored.
+std::vector<std::string> BuildEnvironment(const std::vector<std::string>& caller_env,
+                                          const EnvironmentConfig& config,
+                                          const std::filesystem::path& home,
+                                          const std::filesystem::path& tmpdir);
+
+}  // namespace cordon::plan

@@ -1,0 +1,32 @@
+// The mount view as data: which paths become writable, private or read-only again, in the order
+// the backend replays them. Pure apart from realpath/lstat of the configured paths.
+#pragma once
+
+#include <filesystem>
+#include <vector>
+
+#include "cordon/config.h"
+#include "cordon/error.h"
+#include "plan/launch_plan.h"
+
+namespace cordon::plan {
+
+// The private HOME, created inside the private /tmp (so it is gone with it).
+inline constexpr const char* kPrivateHome = "/tmp/.cordon-home";
+inline constexpr const char* kPrivateTmp = "/tmp";
+
+// The canonical writable roots of `config` for `workspace` (empty in read_only mode): the
+// workspace first, then the configured roots; roots inside another root are dropped (the outer
+// bind already covers them). Fails (kNotFound) when a configured root no longer exists.
+[[nodiscard]] Result<std::vector<std::filesystem::path>> WritableRoots(
+    const SandboxConfig& config, const std::filesystem::path& workspace);
+
+// Mount operations in replay order:
+//   private tmpfs /tmp (+ the private HOME inside it) and /var/tmp; writable binds (or, in
+//   read_only mode, a read-only bind of the workspace: it may lie below the private /tmp);
+//   read-only binds of <root>/.git (protect_git_metadata) on top of the writable binds.
+std::vector<MountOp> BuildMountOps(const SandboxConfig& config,
+                                   const std::filesystem::path& workspace,
+                                   const std::vector<std::filesystem::path>& writable_roots);
+
+}  // namespace cordon::plan

@@ -1,0 +1,256 @@
+// cordon_probe: a small program that the sandbox tests run *inside* the sandbox. Each
+// subcommand tries one thing and prints one line on stdout: "ok", "ok <detail>", or the errno
+// name of the failure ("EACCES", "EPERM", ...). Exit status 0 when the line is "ok...", 1 when
+// the attempt failed, 2 on bad usage. Tests assert on the line, never on timing.
+//
+//   write PATH               create/truncate PATH and write "cordon\n"
+//   read PATH                read PATH; "ok <bytes>"
+//   mkdir PATH
+//   connect-tcp HOST PORT    IPv4 TCP connect
+//   loopback-echo            bind+listen on 127.0.0.1:0 and connect to it (own loopback)
+//   connect-unix PATH        AF_UNIX stream connect to a pathname socket
+//   connect-abstract NAME    AF_UNIX stream connect to an abstract socket
+//   socket FAMILY            socket(2) for unix|inet|inet6|netlink|packet|vsock
+//   caps                     "ok CapInh=.. CapPrm=.. CapEff=.. CapBnd=.. CapAmb=.."
+//   status-field NAME        a field of /proc/self/status (NoNewPrivs, Seccomp, ...)
+//   env NAME                 "ok <value>" or "unset"
+//   ids                      "ok uid=U gid=G pid=P"
+//   fds                      "ok <n>": descriptors open besides 0, 1, 2
+//   daemonize FILE           double-fork + setsid; the daemon rewrites FILE every 20 ms
+//                            forever ("<pid-in-sandbox> <counter>"); prints "ok" at once
+//   kill PID                 kill(PID, SIGKILL)
+//   remount-rw PATH          mount(MS_REMOUNT|MS_BIND) without MS_RDONLY
+//   mount-tmpfs PATH
+//   unshare-user             unshare(CLONE_NEWUSER)
+//   tiocsti                  ioctl(/dev/tty or stdin, TIOCSTI)
+//   write-core-pattern       open /proc/sys/kernel/core_pattern for writing
+//   sleep SECONDS
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+int Result(bool ok, const std::string& detail = "") {
+  if (ok) {
+    std::printf("ok%s%s\n", detail.empty() ? "" : " ", detail.c_str());
+    return 0;
+  }
+  const char* name = strerrorname_np(errno);
+  std::printf("%s\n", name != nullptr ? name : "EUNKNOWN");
+  return 1;
+}
+
+int Write(const char* path) {
+  int fd = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Result(false);
+  bool ok = ::write(fd, "cordon\n", 7) == 7;
+  ::close(fd);
+  return Result(ok);
+}
+
+int Read(const char* path) {
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Result(false);
+  char buffer[4096];
+  long total = 0;
+  ssize_t n;
+  while ((n = ::read(fd, buffer, sizeof buffer)) > 0) total += n;
+  ::close(fd);
+  if (n < 0) return Result(false);
+  return Result(true, std::to_string(total));
+}
+
+int ConnectTcp(const char* host, const char* port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Result(false);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(std::atoi(port)));
+  if (::inet_pton(AF_INET, host, &addr.sin_addr) != 1) {
+    errno = EINVAL;
+    return Result(false);
+  }
+  return Result(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+}
+
+int LoopbackEcho() {
+  int server = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (server < 0) return Result(false);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (::bind(server, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::listen(server, 1) != 0 ||
+      ::getsockname(server, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    return Result(false);
+  }
+  int client = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (client < 0) return Result(false);
+  if (::connect(client, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    return Result(false);
+  }
+  int accepted = ::accept(server, nullptr, nullptr);
+  if (accepted < 0) return Result(false);
+  char byte = 'x';
+  bool ok = ::write(client, &byte, 1) == 1 && ::read(accepted, &byte, 1) == 1;
+  return Result(ok);
+}
+
+int ConnectUnix(const char* name, bool abstract) {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Result(false);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::size_t len = std::strlen(name);
+  if (len + 2 > sizeof addr.sun_path) {
+    errno = ENAMETOOLONG;
+    return Result(false);
+  }
+  std::memcpy(addr.sun_path + (abstract ? 1 : 0), name, len);
+  socklen_t size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + len + (abstract ? 1 : 0));
+  return Result(::connect(fd, reinterpret_cast<sockaddr*>(&addr), size) == 0);
+}
+
+int Socket(std::string_view family) {
+  static const std::map<std::string_view, int> kFamilies = {
+      {"unix", AF_UNIX},       {"inet", AF_INET},     {"inet6", AF_INET6},
+      {"netlink", AF_NETLINK}, {"packet", AF_PACKET}, {"vsock", AF_VSOCK}};
+  auto it = kFamilies.find(family);
+  if (it == kFamilies.end()) return 2;
+  int type = it->first == "netlink" || it->first == "packet" ? SOCK_RAW : SOCK_STREAM;
+  if (it->first == "packet") type = SOCK_DGRAM;
+  int fd = ::socket(it->second, type | SOCK_CLOEXEC, 0);
+  return Result(fd >= 0);
+}
+
+std::string StatusField(std::string_view name) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.starts_with(name) && line.size() > name.size() && line[name.size()] == ':') {
+      std::size_t start = line.find_first_not_of(" \t", name.size() + 1);
+      return start == std::string::npos ? "" : line.substr(start);
+    }
+  }
+  return "?";
+}
+
+int Caps() {
+  std::string out;
+  for (const char* name : {"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"}) {
+    if (!out.empty()) out += ' ';
+    out += std::string(name) + "=" + StatusField(name);
+  }
+  return Result(true, out);
+}
+
+int CountFds() {
+  int count = 0;
+  for (int fd = 3; fd < 1024; ++fd) {
+    if (::fcntl(fd, F_GETFD) >= 0) ++count;
+  }
+  return Result(true, std::to_string(count));
+}
+
+int Daemonize(const char* file) {
+  pid_t first = ::fork();
+  if (first < 0) return Result(false);
+  if (first > 0) return Result(true);  // the command itself exits at once
+  ::setsid();
+  if (::fork() != 0) ::_exit(0);
+  // The daemon: detached from everything, ignoring the usual stop signals.
+  ::signal(SIGTERM, SIG_IGN);
+  ::signal(SIGHUP, SIG_IGN);
+  ::signal(SIGINT, SIG_IGN);
+  for (int fd = 0; fd < 3; ++fd) ::close(fd);
+  for (long counter = 0;; ++counter) {
+    char line[64];
+    int n = std::snprintf(line, sizeof line, "%d %ld\n", ::getpid(), counter);
+    int fd = ::open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      (void)!::write(fd, line, static_cast<std::size_t>(n));
+      ::close(fd);
+    }
+    ::usleep(20 * 1000);
+  }
+}
+
+int Tiocsti() {
+  int fd = ::open("/dev/tty", O_RDWR | O_CLOEXEC);
+  if (fd < 0) fd = 0;
+  char c = ' ';
+  return Result(::ioctl(fd, TIOCSTI, &c) == 0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string_view> args(argv + 1, argv + argc);
+  if (args.empty()) return 2;
+  std::string_view cmd = args[0];
+  auto arg = [&](std::size_t i) { return i < args.size() ? argv[i + 1] : nullptr; };
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  if (cmd == "write" && arg(1)) return Write(arg(1));
+  if (cmd == "read" && arg(1)) return Read(arg(1));
+  if (cmd == "mkdir" && arg(1)) return Result(::mkdir(arg(1), 0755) == 0);
+  if (cmd == "connect-tcp" && arg(2)) return ConnectTcp(arg(1), arg(2));
+  if (cmd == "loopback-echo") return LoopbackEcho();
+  if (cmd == "connect-unix" && arg(1)) return ConnectUnix(arg(1), false);
+  if (cmd == "connect-abstract" && arg(1)) return ConnectUnix(arg(1), true);
+  if (cmd == "socket" && arg(1)) return Socket(arg(1));
+  if (cmd == "caps") return Caps();
+  if (cmd == "status-field" && arg(1)) return Result(true, StatusField(arg(1)));
+  if (cmd == "env" && arg(1)) {
+    const char* value = std::getenv(arg(1));
+    if (value == nullptr) {
+      std::printf("unset\n");
+      return 1;
+    }
+    return Result(true, value);
+  }
+  if (cmd == "ids") {
+    return Result(true, "uid=" + std::to_string(::getuid()) + " gid=" +
+                            std::to_string(::getgid()) + " pid=" + std::to_string(::getpid()));
+  }
+  if (cmd == "fds") return CountFds();
+  if (cmd == "daemonize" && arg(1)) return Daemonize(arg(1));
+  if (cmd == "kill" && arg(1)) return Result(::kill(std::atoi(arg(1)), SIGKILL) == 0);
+  if (cmd == "remount-rw" && arg(1)) {
+    return Result(::mount(nullptr, arg(1), nullptr, MS_REMOUNT | MS_BIND, nullptr) == 0);
+  }
+  if (cmd == "mount-tmpfs" && arg(1)) {
+    return Result(::mount("tmpfs", arg(1), "tmpfs", 0, nullptr) == 0);
+  }
+  if (cmd == "unshare-user") return Result(::unshare(CLONE_NEWUSER) == 0);
+  if (cmd == "tiocsti") return Tiocsti();
+  if (cmd == "write-core-pattern") {
+    int fd = ::open("/proc/sys/kernel/core_pattern", O_WRONLY | O_CLOEXEC);
+    return Result(fd >= 0);
+  }
+  if (cmd == "sleep" && arg(1)) {
+    ::sleep(static_cast<unsigned>(std::atoi(arg(1))));
+    return Result(true);
+  }
+  std::fprintf(stderr, "cordon_probe: unknown or incomplete subcommand\n");
+  return 2;
+}

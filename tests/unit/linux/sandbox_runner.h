@@ -1,0 +1,56 @@
+// Test helper: runs cordon_probe inside the native sandbox through plan::Plan and
+// linux_native::Launch directly (the supervisor is the exec helper's; this is a minimal one:
+// stdout through a pipe, stderr inherited, wait for the status from init).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cordon/config.h"
+#include "cordon/error.h"
+#include "linux/kernel_features.h"
+
+namespace cordon::testing {
+
+struct ProbeRun {
+  int wait_status = -1;   // the command's wait status, as reported by the sandbox's init
+  std::string stdout_text;
+  std::string line() const;  // first line of stdout, without the newline
+};
+
+// The probe once per test binary.
+const linux_native::KernelFeatures& Features();
+
+// True when the namespaced native backend works here. When it does not and
+// CORDON_TEST_MUST_WORK=1 is set, also records a test failure.
+bool NativeSandboxAvailable();
+
+#define CORDON_REQUIRE_NATIVE_SANDBOX()                                         \
+  do {                                                                          \
+    if (!::cordon::testing::NativeSandboxAvailable()) {                         \
+      GTEST_SKIP() << "native sandbox unavailable: " << ::cordon::testing::Features().notes; \
+    }                                                                           \
+  } while (0)
+
+std::string ProbePath();
+
+// Runs `command` (argv; "probe" as argv[0] is replaced by the probe binary) in `workspace`.
+Result<ProbeRun> RunInSandbox(const Config& config, const std::filesystem::path& workspace,
+                              std::vector<std::string> command,
+                              std::vector<std::string> caller_env = {});
+
+// A fresh directory (canonical) below `parent`, removed by the destructor.
+class TempDir {
+ public:
+  explicit TempDir(const std::filesystem::path& parent = "/tmp");
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace cordon::testing
