@@ -1,0 +1,105 @@
+// Session::Run: policy, plan, launch, supervise. Every exit path returns a RunResult; nothing is
+// started unless the policy allowed it and the plan gives every guarantee the config asks for.
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "cordon/session.h"
+#include "exec/command_pipes.h"
+#include "exec/spawn_unsandboxed.h"
+#include "exec/supervisor.h"
+#include "linux/launcher.h"
+#include "plan/launch_plan.h"
+#include "session/request.h"
+#include "session/session_state.h"
+
+namespace cordon {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Nothing ran, so no layer was in force: the planned enforcement is not reported.
+RunResult SetupFailed(RunResult result, std::string message) {
+  result.status = RunStatus::kSetupFailed;
+  result.enforcement = Enforcement{};
+  result.error = std::move(message);
+  return result;
+}
+
+// Everything that needs a plan: descriptors, launch, supervision.
+RunResult LaunchAndSupervise(const plan::LaunchPlan& plan, const CommandRequest& request,
+                             std::chrono::milliseconds timeout, std::uint64_t output_cap,
+                             const OutputCallback& on_output, RunResult result) {
+  Result<exec::CommandPipes> pipes = exec::CreateCommandPipes();
+  if (!pipes) return SetupFailed(std::move(result), pipes.error().message);
+  // stdin: the caller's descriptor (it keeps owning it) or /dev/null, never inherited by default.
+  core::UniqueFd dev_null;
+  int stdin_fd = request.stdin_fd;
+  if (stdin_fd < 0) {
+    Result<core::UniqueFd> opened = exec::OpenDevNull();
+    if (!opened) return SetupFailed(std::move(result), opened.error().message);
+    dev_null = std::move(*opened);
+    stdin_fd = dev_null.get();
+  }
+  const exec::StdioFds stdio = exec::MakeStdio(*pipes, stdin_fd);
+  Result<exec::LaunchedProcess> launched =
+      plan.sandboxed ? linux_native::Launch(plan, stdio) : exec::SpawnUnsandboxed(plan, stdio);
+  // Our copies of the write ends must go now, or the supervisor would never see EOF.
+  pipes->CloseWriteEnds();
+  dev_null.Reset();
+  if (!launched) return SetupFailed(std::move(result), launched.error().message);
+
+  exec::SuperviseOptions options;
+  options.timeout = timeout;
+  options.output_cap = output_cap;
+  options.on_output = on_output;
+  RunResult supervised = exec::Supervise(
+      std::move(*launched),
+      exec::OutputReaders{std::move(pipes->stdout_read), std::move(pipes->stderr_read)},
+      options);
+  supervised.decision = std::move(result.decision);
+  supervised.enforcement = std::move(result.enforcement);
+  return supervised;
+}
+
+}  // namespace
+
+RunResult Session::Run(const CommandRequest& request, const OutputCallback& on_output) const {
+  const Clock::time_point start = Clock::now();
+  const State& state = *state_;
+  RunResult result = [&]() -> RunResult {
+    RunResult r;
+    Result<std::string> text = session::PolicyText(request);
+    if (!text) return SetupFailed(std::move(r), text.error().message);
+
+    r.decision = state.policy.Evaluate(*text);
+    if (!r.decision.allowed()) {
+      r.status = RunStatus::kDenied;
+      return r;
+    }
+
+    Result<std::filesystem::path> cwd = session::ResolveCwd(request.cwd, state.workspace);
+    if (!cwd) return SetupFailed(std::move(r), cwd.error().message);
+    Result<std::chrono::milliseconds> timeout =
+        session::EffectiveTimeout(request, state.config.limits.timeout);
+    if (!timeout) return SetupFailed(std::move(r), timeout.error().message);
+
+    plan::PlanRequest plan_request;
+    plan_request.argv = session::CommandArgv(request);
+    plan_request.workspace = state.workspace;
+    plan_request.cwd = *cwd;
+    plan_request.caller_env = session::CallerEnvironment();
+    plan_request.caller_home = session::CallerHome();
+    // Fail closed: a plan that cannot give every requested guarantee runs nothing.
+    Result<plan::LaunchPlan> plan = plan::Plan(state.config, state.features, plan_request);
+    if (!plan) return SetupFailed(std::move(r), plan.error().message);
+    r.enforcement = plan->enforcement;
+
+    return LaunchAndSupervise(*plan, request, *timeout, state.config.limits.output_bytes,
+                              on_output, std::move(r));
+  }();
+  result.duration = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
+  return result;
+}
+
+}  // namespace cordon

@@ -1,0 +1,62 @@
+// Session::Create and the read-only accessors. Create does everything that can fail once, so
+// that Run only fails for reasons that belong to one command.
+#include <sys/stat.h>
+
+#include <fmt/format.h>
+
+#include "core/paths.h"
+#include "core/syscall_error.h"
+#include "cordon/session.h"
+#include "plan/launch_plan.h"
+#include "session/session_state.h"
+
+namespace cordon {
+namespace {
+
+Result<std::filesystem::path> CanonicalWorkspace(const std::filesystem::path& workspace) {
+  if (workspace.empty()) return Fail(ErrorCode::kInvalidArgument, "the workspace path is empty");
+  Result<std::filesystem::path> canonical = core::Canonical(workspace);
+  if (!canonical) {
+    return Fail(canonical.error().code,
+                fmt::format("workspace {}: {}", workspace.string(), canonical.error().message),
+                canonical.error().errno_value);
+  }
+  struct stat info {};
+  if (::stat(canonical->c_str(), &info) != 0) {
+    return core::FailSyscall("stat", fmt::format("workspace {}", canonical->string()));
+  }
+  if (!S_ISDIR(info.st_mode)) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("workspace {} is not a directory", canonical->string()));
+  }
+  // "/" as the writable root would make workspace_write mean "write anywhere".
+  if (*canonical == "/") {
+    return Fail(ErrorCode::kInvalidArgument,
+                "the workspace cannot be / (it would make the whole filesystem writable)");
+  }
+  return canonical;
+}
+
+}  // namespace
+
+Result<Session> Session::Create(Config config, std::filesystem::path workspace) {
+  CORDON_TRY(std::filesystem::path canonical, CanonicalWorkspace(workspace));
+  CORDON_TRY(Policy policy, Policy::Create(config.command_policy));
+  auto state = std::make_shared<State>(State{std::move(config), std::move(canonical),
+                                             std::move(policy), linux_native::ProbeKernel()});
+  return Session(std::move(state));
+}
+
+Decision Session::Check(std::string_view command_text) const {
+  return state_->policy.Evaluate(command_text);
+}
+
+Capabilities Session::GetCapabilities() const {
+  return plan::DescribeCapabilities(state_->config, state_->features);
+}
+
+const Config& Session::config() const { return state_->config; }
+
+const std::filesystem::path& Session::workspace() const { return state_->workspace; }
+
+}  // namespace cordon

@@ -1,0 +1,143 @@
+// Where a sandboxed command can write, checked on the host filesystem after the run. Every
+// denied write has an allowed twin (the workspace, the private TMPDIR, or mode off).
+//
+// The test tree lives under the host's /tmp, which the sandbox replaces with a private tmpfs:
+// inside, a write next to the workspace may "succeed" into that tmpfs. What counts is the host
+// side, so those cases assert only that nothing landed on the host.
+#include <fmt/format.h>
+
+#include "kernel_support.h"
+
+namespace cordon::kernel_test {
+namespace {
+
+using FilesystemTest = KernelTest;
+
+// `echo x > PATH`, reporting "wrote" or "refused" so a failure shows what happened inside.
+std::string WriteShell(const std::filesystem::path& path) {
+  return fmt::format("if echo cordon > '{0}' 2>/dev/null; then echo wrote; else echo refused; fi",
+                     path.string());
+}
+
+TEST_F(FilesystemTest, WriteInTheWorkspaceLands) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const RunResult result = Shell(*session, WriteShell(workspace_ / "made-inside"));
+  EXPECT_EQ(result.status, RunStatus::kExited) << Describe(result);
+  EXPECT_EQ(result.stdout_data.data, "wrote\n") << Describe(result);
+  EXPECT_EQ(ReadFile(workspace_ / "made-inside"), "cordon\n");
+  EXPECT_TRUE(result.enforcement.filesystem);
+}
+
+TEST_F(FilesystemTest, WriteInTheWorkspacesParentDoesNotLand) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const RunResult result = Shell(*session, WriteShell(root_ / "parent-file"));
+  EXPECT_EQ(result.status, RunStatus::kExited) << Describe(result);
+  EXPECT_FALSE(Exists(root_ / "parent-file")) << Describe(result);
+}
+
+TEST_F(FilesystemTest, WriteInTheCallersHomeDoesNotLand) {
+  // Both the absolute path of the caller's home and $HOME inside (a private directory).
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const RunResult absolute = Shell(*session, WriteShell(home_ / ".bashrc"));
+  EXPECT_EQ(absolute.status, RunStatus::kExited) << Describe(absolute);
+  const RunResult via_env = Shell(*session, "echo cordon > \"$HOME/.profile\" && echo \"$HOME\"");
+  EXPECT_EQ(via_env.status, RunStatus::kExited) << Describe(via_env);
+  EXPECT_NE(via_env.stdout_data.data, home_.string() + "\n") << "HOME is the caller's";
+  EXPECT_FALSE(Exists(home_ / ".bashrc"));
+  EXPECT_FALSE(Exists(home_ / ".profile"));
+}
+
+TEST_F(FilesystemTest, WriteInEtcDoesNotLand) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const std::filesystem::path target = "/etc/" + unique_;
+  cleanup_.push_back(target);  // only ever there if the sandbox failed and we are root
+  const RunResult result = Shell(*session, WriteShell(target));
+  EXPECT_EQ(result.stdout_data.data, "refused\n") << Describe(result);
+  EXPECT_FALSE(Exists(target));
+}
+
+TEST_F(FilesystemTest, WriteInTheHostsTmpDoesNotLandButPrivateTmpWorks) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const std::filesystem::path target = "/tmp/" + unique_ + "-from-sandbox";
+  cleanup_.push_back(target);
+  // The write into /tmp succeeds inside (a private tmpfs) and is gone after the run.
+  const RunResult result = Shell(*session, WriteShell(target) + fmt::format("; cat '{}'", target.string()));
+  EXPECT_EQ(result.stdout_data.data, "wrote\ncordon\n") << Describe(result);
+  EXPECT_FALSE(Exists(target));
+}
+
+TEST_F(FilesystemTest, ModeOffIsUnconfinedSoTheSameWritesLand) {
+  // The twin of the denials above: without a sandbox the parent and the host's /tmp are
+  // writable (as the caller), so the denials are the sandbox's doing.
+  auto session = SessionOrSkip(MakeConfig(SandboxMode::kOff));
+  if (!session) return;
+  const std::filesystem::path host_tmp = "/tmp/" + unique_ + "-from-off";
+  cleanup_.push_back(host_tmp);
+  const RunResult result =
+      Shell(*session, WriteShell(root_ / "parent-file") + "; " + WriteShell(host_tmp));
+  EXPECT_EQ(result.stdout_data.data, "wrote\nwrote\n") << Describe(result);
+  EXPECT_TRUE(Exists(root_ / "parent-file"));
+  EXPECT_TRUE(Exists(host_tmp));
+  EXPECT_FALSE(result.enforcement.filesystem);
+}
+
+TEST_F(FilesystemTest, ReadOnlyModeRefusesTheWorkspaceButAllowsThePrivateTmpdir) {
+  auto session = SessionOrSkip(MakeConfig(SandboxMode::kReadOnly));
+  if (!session) return;
+  const RunResult result = Shell(
+      *session, WriteShell(workspace_ / "made-inside") +
+                    "; echo scratch > \"$TMPDIR/f\" && cat \"$TMPDIR/f\"");
+  EXPECT_EQ(result.stdout_data.data, "refused\nscratch\n") << Describe(result);
+  EXPECT_FALSE(Exists(workspace_ / "made-inside"));
+}
+
+TEST_F(FilesystemTest, ConfiguredWritableRootIsWritableAndItsSiblingIsNot) {
+  const std::filesystem::path extra = root_ / "cache";
+  const std::filesystem::path sibling = root_ / "other";
+  std::filesystem::create_directory(extra);
+  std::filesystem::create_directory(sibling);
+  Config config = MakeConfig();
+  config.sandbox.writable_roots = {extra};
+  auto session = SessionOrSkip(config);
+  if (!session) return;
+  const RunResult result =
+      Shell(*session, WriteShell(extra / "f") + "; " + WriteShell(sibling / "f"));
+  EXPECT_TRUE(result.stdout_data.data.starts_with("wrote\n")) << Describe(result);
+  EXPECT_TRUE(Exists(extra / "f"));
+  EXPECT_FALSE(Exists(sibling / "f")) << Describe(result);
+}
+
+TEST_F(FilesystemTest, SymlinkInTheWorkspaceDoesNotCarryAWriteOutside) {
+  std::filesystem::create_directory_symlink(root_, workspace_ / "escape");
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const RunResult result = Shell(*session, WriteShell(workspace_ / "escape" / "via-link"));
+  EXPECT_EQ(result.status, RunStatus::kExited) << Describe(result);
+  EXPECT_FALSE(Exists(root_ / "via-link")) << Describe(result);
+}
+
+TEST_F(FilesystemTest, WorkingDirectoryInsideTheWorkspaceIsUsedAndOneOutsideIsRefused) {
+  std::filesystem::create_directory(workspace_ / "sub");
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  CommandRequest inside;
+  inside.argv = {"pwd"};
+  inside.cwd = workspace_ / "sub";
+  const RunResult ok = session->Run(inside);
+  EXPECT_EQ(ok.stdout_data.data, (workspace_ / "sub").string() + "\n") << Describe(ok);
+
+  CommandRequest outside;
+  outside.argv = {"pwd"};
+  outside.cwd = root_;
+  const RunResult refused = session->Run(outside);
+  EXPECT_EQ(refused.status, RunStatus::kSetupFailed);
+  EXPECT_NE(refused.error.find("outside the workspace"), std::string::npos) << refused.error;
+}
+
+}  // namespace
+}  // namespace cordon::kernel_test

@@ -1,0 +1,171 @@
+#include "kernel_support.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+namespace cordon::kernel_test {
+
+std::string ProbePath() {
+  // scripts/run_unprivileged.sh copies the binaries elsewhere and names the probe's new place.
+  if (const char* staged = ::getenv("CORDON_PROBE"); staged != nullptr && staged[0] != '\0') {
+    return staged;
+  }
+#ifdef CORDON_PROBE_PATH
+  return CORDON_PROBE_PATH;
+#else
+  return {};
+#endif
+}
+
+bool MustWork() {
+  const char* value = ::getenv("CORDON_TEST_MUST_WORK");
+  return value != nullptr && std::string(value) == "1";
+}
+
+void KernelTest::SetUp() {
+  std::string templ = "/tmp/cordon-kernel-XXXXXX";
+  ASSERT_NE(::mkdtemp(templ.data()), nullptr) << "mkdtemp: " << std::strerror(errno);
+  root_ = templ;
+  workspace_ = root_ / "ws";
+  home_ = root_ / "home";
+  std::filesystem::create_directory(workspace_);
+  std::filesystem::create_directory(home_);
+  unique_ = root_.filename().string();
+  // The caller's HOME is the fake one, so "the real home" of the tests is a directory we can
+  // inspect and throw away.
+  if (const char* home = ::getenv("HOME")) saved_home_ = home;
+  ::setenv("HOME", home_.c_str(), 1);
+}
+
+void KernelTest::TearDown() {
+  if (saved_home_) {
+    ::setenv("HOME", saved_home_->c_str(), 1);
+  } else {
+    ::unsetenv("HOME");
+  }
+  std::error_code ec;
+  for (const auto& path : cleanup_) std::filesystem::remove(path, ec);
+  if (!root_.empty()) std::filesystem::remove_all(root_, ec);
+}
+
+Config KernelTest::MakeConfig(SandboxMode mode, NetworkPolicy network) const {
+  Config config;
+  config.sandbox.mode = mode;
+  config.sandbox.network = network;
+  config.limits.timeout = std::chrono::seconds(30);
+  return config;
+}
+
+std::optional<Session> KernelTest::SessionOrSkip(const Config& config) {
+  Result<Session> session = Session::Create(config, workspace_);
+  if (!session) {
+    ADD_FAILURE() << "Session::Create: " << session.error().message;
+    return std::nullopt;
+  }
+  Capabilities caps = session->GetCapabilities();
+  if (!caps.can_run()) {
+    std::string reason;
+    for (const auto& missing : caps.missing) reason += missing + "; ";
+    if (MustWork()) {
+      ADD_FAILURE() << "CORDON_TEST_MUST_WORK=1 but the sandbox is unavailable: " << reason;
+    } else {
+      // GTEST_SKIP() returns from the function; the caller returns on nullopt instead.
+      GTEST_MESSAGE_(("sandbox unavailable on this machine: " + reason).c_str(),
+                     ::testing::TestPartResult::kSkip);
+    }
+    return std::nullopt;
+  }
+  return std::move(*session);
+}
+
+RunResult KernelTest::Shell(const Session& session, const std::string& text,
+                            std::optional<std::chrono::milliseconds> timeout) {
+  CommandRequest request;
+  request.shell_text = text;
+  request.timeout = timeout;
+  return session.Run(request);
+}
+
+std::string Describe(const RunResult& result) {
+  return fmt::format("status={} exit={} signal={} error='{}' stdout='{}' stderr='{}'",
+                     RunStatusName(result.status), result.exit_code, result.signal, result.error,
+                     result.stdout_data.data, result.stderr_data.data);
+}
+
+bool Exists(const std::filesystem::path& path) {
+  std::error_code ec;
+  return std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found;
+}
+
+std::string ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
+
+namespace {
+
+bool IsZombie(pid_t pid) {
+  const std::string stat = ReadFile(fmt::format("/proc/{}/stat", pid));
+  const std::size_t paren = stat.rfind(')');
+  return paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] == 'Z';
+}
+
+}  // namespace
+
+std::vector<pid_t> HostPidsWithMarker(const std::string& marker) {
+  std::vector<pid_t> pids;
+  DIR* proc = ::opendir("/proc");
+  if (proc == nullptr) return pids;
+  while (dirent* entry = ::readdir(proc)) {
+    char* end = nullptr;
+    const long pid = std::strtol(entry->d_name, &end, 10);
+    if (pid <= 0 || *end != '\0' || pid == ::getpid()) continue;
+    std::string cmdline = ReadFile(fmt::format("/proc/{}/cmdline", pid));
+    for (char& c : cmdline) {
+      if (c == '\0') c = ' ';
+    }
+    if (cmdline.find(marker) != std::string::npos && !IsZombie(static_cast<pid_t>(pid))) {
+      pids.push_back(static_cast<pid_t>(pid));
+    }
+  }
+  ::closedir(proc);
+  return pids;
+}
+
+bool NoProcessWithMarker(const std::string& marker, std::chrono::milliseconds wait) {
+  const auto until = std::chrono::steady_clock::now() + wait;
+  while (!HostPidsWithMarker(marker).empty()) {
+    if (std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+bool FileStopsChanging(const std::filesystem::path& file, std::chrono::milliseconds quiet) {
+  const std::string before = ReadFile(file);
+  std::this_thread::sleep_for(quiet);
+  return ReadFile(file) == before;
+}
+
+std::string StartDaemonShell(const std::filesystem::path& heartbeat) {
+  // ( ... & ) forks twice: the daemon's parent exits at once, and setsid leaves the command's
+  // session and process group. Only a PID namespace (or nothing) catches it.
+  return fmt::format(
+      "( setsid sh -c 'while :; do echo beat >> {0}; sleep 0.05; done' "
+      "</dev/null >/dev/null 2>&1 & ); "
+      "while [ ! -s {0} ]; do sleep 0.01; done",
+      heartbeat.string());
+}
+
+}  // namespace cordon::kernel_test

@@ -1,0 +1,83 @@
+// Shared fixture of the kernel tests: real sandboxes through the library (Session::Run), with
+// every verdict checked from outside the sandbox (the host filesystem, a host listener, the
+// host's /proc).
+//
+// Each test gets a fresh directory tree from mkdtemp under /tmp (reachable by any user, so the
+// suite runs as root and as an unprivileged user):
+//   root/            the workspace's parent (must stay unwritten)
+//   root/ws/         the workspace
+//   root/home/       a fake $HOME of the caller (must stay unwritten)
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "cordon/config.h"
+#include "cordon/run.h"
+#include "cordon/session.h"
+
+namespace cordon::kernel_test {
+
+// The probe binary (tests/probe): $CORDON_PROBE when set, else the one built with the tests;
+// empty when neither exists.
+std::string ProbePath();
+
+// True when CORDON_TEST_MUST_WORK=1: a missing kernel feature is then a failure, not a skip.
+bool MustWork();
+
+class KernelTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+
+  // A config for `mode` and `network` with the test-friendly limits.
+  Config MakeConfig(SandboxMode mode = SandboxMode::kWorkspaceWrite,
+                    NetworkPolicy network = NetworkPolicy::kDeny) const;
+
+  // Creates a session on the workspace. When the machine cannot enforce `config`, skips the
+  // test with the reason (fails under CORDON_TEST_MUST_WORK=1) and returns nullopt.
+  std::optional<Session> SessionOrSkip(const Config& config);
+
+  // Runs shell text in `session` (in the workspace).
+  RunResult Shell(const Session& session, const std::string& text,
+                  std::optional<std::chrono::milliseconds> timeout = std::nullopt);
+
+  std::filesystem::path root_;
+  std::filesystem::path workspace_;
+  std::filesystem::path home_;
+  std::string unique_;  // a per-test token for paths outside the tree (/etc, /tmp)
+  std::vector<std::filesystem::path> cleanup_;  // outside paths to remove if a test made them
+
+ private:
+  std::optional<std::string> saved_home_;
+};
+
+// Describes a RunResult for assertion messages.
+std::string Describe(const RunResult& result);
+
+bool Exists(const std::filesystem::path& path);
+std::string ReadFile(const std::filesystem::path& path);
+
+// Host pids of processes whose command line contains `marker`.
+std::vector<pid_t> HostPidsWithMarker(const std::string& marker);
+
+// True when no process with `marker` in its command line remains (zombies count as gone),
+// waiting up to `wait`.
+bool NoProcessWithMarker(const std::string& marker,
+                         std::chrono::milliseconds wait = std::chrono::milliseconds(0));
+
+// True when `file` does not change for `quiet` (a stopped heartbeat).
+bool FileStopsChanging(const std::filesystem::path& file, std::chrono::milliseconds quiet);
+
+// Shell text that starts a daemon (double fork + setsid) appending to `heartbeat` every 50 ms
+// and waits until the first beat landed, so the daemon really runs before the command goes on.
+std::string StartDaemonShell(const std::filesystem::path& heartbeat);
+
+}  // namespace cordon::kernel_test

@@ -1,0 +1,127 @@
+// Network deny: nothing the command does reaches a listener the test opens on the host (TCP on
+// 127.0.0.1, an abstract unix socket); the sandbox's own loopback still works. Network allow is
+// the twin. Connections are checked on the host side (accept), not only by what the probe says.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/unique_fd.h"
+#include "kernel_support.h"
+
+namespace cordon::kernel_test {
+namespace {
+
+// A non-blocking listening socket of the test, on the host.
+class HostListener {
+ public:
+  static HostListener Tcp() {
+    HostListener l(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    EXPECT_EQ(::bind(l.fd_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    EXPECT_EQ(::listen(l.fd_.get(), 8), 0);
+    EXPECT_EQ(::getsockname(l.fd_.get(), reinterpret_cast<sockaddr*>(&addr), &len), 0);
+    l.address_ = std::to_string(ntohs(addr.sin_port));
+    return l;
+  }
+
+  static HostListener Abstract(const std::string& name) {
+    HostListener l(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::memcpy(addr.sun_path + 1, name.data(), name.size());
+    const auto size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+    EXPECT_EQ(::bind(l.fd_.get(), reinterpret_cast<sockaddr*>(&addr), size), 0);
+    EXPECT_EQ(::listen(l.fd_.get(), 8), 0);
+    l.address_ = name;
+    return l;
+  }
+
+  const std::string& address() const { return address_; }
+
+  // True when a connection is waiting (the command reached the host).
+  bool Accepted() const {
+    core::UniqueFd conn(::accept4(fd_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+    return conn.valid();
+  }
+
+ private:
+  explicit HostListener(int fd) : fd_(fd) { EXPECT_TRUE(fd_.valid()); }
+  core::UniqueFd fd_;
+  std::string address_;
+};
+
+class NetworkTest : public KernelTest {
+ protected:
+  void SetUp() override {
+    KernelTest::SetUp();
+    probe_ = ProbePath();
+    if (probe_.empty()) GTEST_FAIL() << "tests/probe/cordon_probe was not built";
+  }
+
+  RunResult Probe(const Session& session, const std::string& args) {
+    return Shell(session, fmt::format("'{}' {}", probe_, args));
+  }
+
+  std::string probe_;
+};
+
+TEST_F(NetworkTest, HostLoopbackListenerSeesNoConnectionWithNetworkDeny) {
+  auto session = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite, NetworkPolicy::kDeny));
+  if (!session) return;
+  HostListener listener = HostListener::Tcp();
+  const RunResult result = Probe(*session, "connect-tcp 127.0.0.1 " + listener.address());
+  EXPECT_EQ(result.status, RunStatus::kExited) << Describe(result);
+  EXPECT_FALSE(result.stdout_data.data.starts_with("ok")) << Describe(result);
+  EXPECT_FALSE(listener.Accepted());
+  EXPECT_TRUE(result.enforcement.network);
+}
+
+TEST_F(NetworkTest, HostLoopbackListenerSeesTheConnectionWithNetworkAllow) {
+  auto session = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite, NetworkPolicy::kAllow));
+  if (!session) return;
+  HostListener listener = HostListener::Tcp();
+  const RunResult result = Probe(*session, "connect-tcp 127.0.0.1 " + listener.address());
+  EXPECT_EQ(result.stdout_data.data, "ok\n") << Describe(result);
+  EXPECT_TRUE(listener.Accepted());
+  EXPECT_FALSE(result.enforcement.network);
+}
+
+TEST_F(NetworkTest, SandboxsOwnLoopbackWorksWithNetworkDeny) {
+  auto session = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite, NetworkPolicy::kDeny));
+  if (!session) return;
+  const RunResult result = Probe(*session, "loopback-echo");
+  EXPECT_EQ(result.stdout_data.data, "ok\n") << Describe(result);
+}
+
+TEST_F(NetworkTest, HostAbstractSocketIsUnreachableWithNetworkDeny) {
+  auto session = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite, NetworkPolicy::kDeny));
+  if (!session) return;
+  HostListener listener = HostListener::Abstract("cordon-kernel-" + unique_);
+  const RunResult result = Probe(*session, "connect-abstract " + listener.address());
+  EXPECT_EQ(result.status, RunStatus::kExited) << Describe(result);
+  EXPECT_FALSE(result.stdout_data.data.starts_with("ok")) << Describe(result);
+  EXPECT_FALSE(listener.Accepted());
+}
+
+TEST_F(NetworkTest, HostAbstractSocketIsReachableWithNetworkAllow) {
+  auto session = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite, NetworkPolicy::kAllow));
+  if (!session) return;
+  HostListener listener = HostListener::Abstract("cordon-kernel-" + unique_);
+  const RunResult result = Probe(*session, "connect-abstract " + listener.address());
+  EXPECT_EQ(result.stdout_data.data, "ok\n") << Describe(result);
+  EXPECT_TRUE(listener.Accepted());
+}
+
+}  // namespace
+}  // namespace cordon::kernel_test

@@ -1,0 +1,171 @@
+// The process tree: what a command can signal, and what is left running when a run ends
+// (normal exit, timeout, the supervisor itself killed with SIGKILL). Checked on the host's
+// /proc and on a heartbeat file the daemon keeps appending to.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "kernel_support.h"
+
+namespace cordon::kernel_test {
+namespace {
+
+using namespace std::chrono_literals;
+using ProcessTreeTest = KernelTest;
+
+// A process of the caller, outside any sandbox, for the command to try to kill.
+class OutsideProcess {
+ public:
+  OutsideProcess() {
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::execl("/bin/sleep", "sleep", "60", static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+  }
+  ~OutsideProcess() {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  pid_t pid() const { return pid_; }
+  // Alive: not yet exited (WNOHANG; not reaped, so the pid cannot be reused meanwhile).
+  bool Alive() const {
+    siginfo_t info{};
+    return ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+           info.si_pid == 0;
+  }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+TEST_F(ProcessTreeTest, OutsideProcessSurvivesAKillAttemptFromInside) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  OutsideProcess outside;
+  const RunResult result = Shell(*session, fmt::format("kill -9 {}; echo $?", outside.pid()));
+  EXPECT_EQ(result.status, RunStatus::kExited) << Describe(result);
+  std::this_thread::sleep_for(50ms);
+  EXPECT_TRUE(outside.Alive()) << Describe(result);
+}
+
+TEST_F(ProcessTreeTest, ModeOffCanKillTheSameOutsideProcess) {
+  // The twin: without a sandbox the same command does kill it.
+  auto session = SessionOrSkip(MakeConfig(SandboxMode::kOff));
+  if (!session) return;
+  OutsideProcess outside;
+  const RunResult result = Shell(*session, fmt::format("kill -9 {}", outside.pid()));
+  EXPECT_EQ(result.status, RunStatus::kExited) << Describe(result);
+  bool alive = true;
+  for (int i = 0; i < 100 && alive; ++i, std::this_thread::sleep_for(10ms)) alive = outside.Alive();
+  EXPECT_FALSE(alive);
+}
+
+// Every command line visible in the command's /proc, as one line.
+constexpr const char* kListProcesses = "cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' '";
+
+TEST_F(ProcessTreeTest, CommandSeesNoProcessOutsideTheSandbox) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  OutsideProcess outside;
+  const RunResult listing = Shell(*session, kListProcesses);
+  EXPECT_EQ(listing.status, RunStatus::kExited) << Describe(listing);
+  EXPECT_EQ(listing.stdout_data.data.find("sleep 60"), std::string::npos) << Describe(listing);
+}
+
+TEST_F(ProcessTreeTest, ModeOffSeesTheOutsideProcess) {
+  auto session = SessionOrSkip(MakeConfig(SandboxMode::kOff));
+  if (!session) return;
+  OutsideProcess outside;
+  std::this_thread::sleep_for(50ms);  // let it exec sleep
+  const RunResult listing = Shell(*session, kListProcesses);
+  EXPECT_NE(listing.stdout_data.data.find("sleep 60"), std::string::npos) << Describe(listing);
+}
+
+TEST_F(ProcessTreeTest, DaemonIsDeadWhenTheCommandExits) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const std::filesystem::path heartbeat = workspace_ / "heartbeat";
+  const RunResult result = Shell(*session, StartDaemonShell(heartbeat));
+  EXPECT_EQ(result.status, RunStatus::kExited) << Describe(result);
+  ASSERT_TRUE(Exists(heartbeat)) << "the daemon never started: " << Describe(result);
+  // The PID namespace died with its init before Run returned: no wait needed.
+  EXPECT_TRUE(NoProcessWithMarker(heartbeat.string()));
+  EXPECT_TRUE(FileStopsChanging(heartbeat, 300ms));
+}
+
+TEST_F(ProcessTreeTest, DaemonOutlivesTheCommandInModeOff) {
+  // The twin, and the documented limit of mode off: a setsid daemon escapes the group kill.
+  auto session = SessionOrSkip(MakeConfig(SandboxMode::kOff));
+  if (!session) return;
+  const std::filesystem::path heartbeat = workspace_ / "heartbeat";
+  const RunResult result = Shell(*session, StartDaemonShell(heartbeat));
+  EXPECT_EQ(result.status, RunStatus::kExited) << Describe(result);
+  const std::vector<pid_t> survivors = HostPidsWithMarker(heartbeat.string());
+  EXPECT_FALSE(survivors.empty());
+  EXPECT_FALSE(FileStopsChanging(heartbeat, 300ms));
+  for (pid_t pid : survivors) ::kill(pid, SIGKILL);
+}
+
+TEST_F(ProcessTreeTest, DaemonIsDeadAfterATimeout) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const std::filesystem::path heartbeat = workspace_ / "heartbeat";
+  const RunResult result = Shell(*session, StartDaemonShell(heartbeat) + "; sleep 60", 1500ms);
+  EXPECT_EQ(result.status, RunStatus::kTimedOut) << Describe(result);
+  EXPECT_EQ(result.CliExitCode(), 124);
+  ASSERT_TRUE(Exists(heartbeat)) << "the daemon never started: " << Describe(result);
+  EXPECT_TRUE(NoProcessWithMarker(heartbeat.string()));
+  EXPECT_TRUE(FileStopsChanging(heartbeat, 300ms));
+}
+
+TEST_F(ProcessTreeTest, TimeoutEndsTheRunAsTimedOut) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const auto start = std::chrono::steady_clock::now();
+  const RunResult result = Shell(*session, "sleep 60", 300ms);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+  EXPECT_EQ(result.status, RunStatus::kTimedOut) << Describe(result);
+  EXPECT_EQ(result.signal, SIGKILL);
+  EXPECT_EQ(result.CliExitCode(), 124);
+}
+
+TEST_F(ProcessTreeTest, CommandFinishingBeforeTheTimeoutExitsNormally) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const RunResult result = Shell(*session, "sleep 0.1; exit 4", 10s);
+  EXPECT_EQ(result.status, RunStatus::kExited) << Describe(result);
+  EXPECT_EQ(result.exit_code, 4);
+}
+
+TEST_F(ProcessTreeTest, DaemonIsDeadAfterTheSupervisorIsKilled) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const std::filesystem::path heartbeat = workspace_ / "heartbeat";
+  // The supervisor runs in a forked child of the test, which the test then SIGKILLs.
+  const pid_t supervisor = ::fork();
+  ASSERT_GE(supervisor, 0);
+  if (supervisor == 0) {
+    (void)Shell(*session, StartDaemonShell(heartbeat) + "; sleep 60");
+    ::_exit(0);
+  }
+  bool started = false;
+  for (int i = 0; i < 500 && !started; ++i, std::this_thread::sleep_for(10ms)) {
+    started = Exists(heartbeat) && !ReadFile(heartbeat).empty();
+  }
+  ASSERT_TRUE(started) << "the daemon never started";
+  EXPECT_FALSE(HostPidsWithMarker(heartbeat.string()).empty());
+  ASSERT_EQ(::kill(supervisor, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(supervisor, &status, 0), supervisor);
+  // The sandbox's init gets SIGKILL when its parent dies; it then takes the namespace down.
+  EXPECT_TRUE(NoProcessWithMarker(heartbeat.string(), 3s));
+  EXPECT_TRUE(FileStopsChanging(heartbeat, 300ms));
+}
+
+}  // namespace
+}  // namespace cordon::kernel_test
