@@ -25,6 +25,17 @@ constexpr ScriptSpec kNode{"ep", "", "r", "", " --eval --print "};
 constexpr ScriptSpec kPhp{"r", "f", "cdz", "", ""};
 constexpr ScriptSpec kLua{"e", "", "l", "", ""};
 
+// Whether `item` is one of the words of " a b c ".
+bool InSpaceList(std::string_view list, std::string_view item) {
+  for (std::size_t at = list.find(item); at != std::string_view::npos;
+       at = list.find(item, at + 1)) {
+    bool starts = at > 0 && list[at - 1] == ' ';
+    bool ends = at + item.size() < list.size() && list[at + item.size()] == ' ';
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
 const ScriptSpec* FindScriptSpec(std::string_view name) {
   if (name.starts_with("python") || name.starts_with("pypy")) return &kPython;
   if (name == "perl" || name.starts_with("perl5")) return &kPerl;
@@ -85,8 +96,7 @@ Program ScriptProgram(const ScriptSpec& spec, const std::vector<Word>& argv) {
     if (a.size() < 2 || a[0] != '-') break;
     if (a.starts_with("--")) {
       std::string_view opt = std::string_view(a).substr(0, a.find('='));
-      bool is_string = spec.long_string.find(std::string(" ") + std::string(opt) + " ") !=
-                       std::string_view::npos;
+      bool is_string = InSpaceList(spec.long_string, opt);
       if (is_string) {
         if (a.find('=') != std::string::npos) return Program{ProgramFrom::kString, &argv[i]};
         if (i + 1 < argv.size()) return Program{ProgramFrom::kString, &argv[i + 1]};

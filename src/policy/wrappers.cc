@@ -69,11 +69,16 @@ const WrapperSpec* FindWrapper(std::string_view name) {
   return nullptr;
 }
 
+// Whether `item` is one of the words of " a b c ".
 bool Contains(std::string_view list, std::string_view item) {
-  std::string key = " ";
-  key.append(item);
-  key += ' ';
-  return list.find(key) != std::string_view::npos;
+  if (item.empty()) return false;
+  for (std::size_t at = list.find(item); at != std::string_view::npos;
+       at = list.find(item, at + 1)) {
+    bool starts = at > 0 && list[at - 1] == ' ';
+    bool ends = at + item.size() < list.size() && list[at + item.size()] == ' ';
+    if (starts && ends) return true;
+  }
+  return false;
 }
 
 // Returns the index of the first word after the wrapper's options and operands.
