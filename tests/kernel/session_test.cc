@@ -1,0 +1,170 @@
+// Session::Create and Session::Run's handling of the request itself: what is refused before
+// anything starts, stdin, concurrent runs. Each refusal has an accepted twin.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "kernel_support.h"
+
+namespace cordon::kernel_test {
+namespace {
+
+using namespace std::chrono_literals;
+using SessionTest = KernelTest;
+
+TEST_F(SessionTest, CreateCanonicalisesTheWorkspace) {
+  std::filesystem::create_directory_symlink(workspace_, root_ / "link");
+  Result<Session> session = Session::Create(MakeConfig(), root_ / "link" / ".");
+  ASSERT_TRUE(session.has_value()) << session.error().message;
+  EXPECT_EQ(session->workspace(), workspace_);
+}
+
+TEST_F(SessionTest, CreateRefusesAMissingWorkspaceNamingIt) {
+  Result<Session> session = Session::Create(MakeConfig(), root_ / "missing");
+  ASSERT_FALSE(session.has_value());
+  EXPECT_EQ(session.error().code, ErrorCode::kNotFound);
+  EXPECT_NE(session.error().message.find((root_ / "missing").string()), std::string::npos)
+      << session.error().message;
+}
+
+TEST_F(SessionTest, CreateRefusesAWorkspaceThatIsAFile) {
+  const std::filesystem::path file = root_ / "file";
+  { std::ofstream(file) << "x"; }
+  Result<Session> session = Session::Create(MakeConfig(), file);
+  ASSERT_FALSE(session.has_value());
+  EXPECT_NE(session.error().message.find("is not a directory"), std::string::npos)
+      << session.error().message;
+}
+
+TEST_F(SessionTest, CreateRefusesTheRootDirectoryAsWorkspace) {
+  Result<Session> session = Session::Create(MakeConfig(), "/");
+  ASSERT_FALSE(session.has_value());
+  EXPECT_EQ(session.error().code, ErrorCode::kInvalidArgument);
+}
+
+TEST_F(SessionTest, CreateRefusesAnInvalidPolicyPattern) {
+  Config config = MakeConfig();
+  config.command_policy.deny = {"("};
+  Result<Session> session = Session::Create(config, workspace_);
+  ASSERT_FALSE(session.has_value());
+  EXPECT_EQ(session.error().code, ErrorCode::kConfig) << session.error().message;
+}
+
+TEST_F(SessionTest, RequestNeedsExactlyOneOfArgvAndShellText) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  CommandRequest neither;
+  EXPECT_EQ(session->Run(neither).status, RunStatus::kSetupFailed);
+  CommandRequest both;
+  both.argv = {"true"};
+  both.shell_text = "true";
+  const RunResult refused = session->Run(both);
+  EXPECT_EQ(refused.status, RunStatus::kSetupFailed);
+  EXPECT_NE(refused.error.find("exactly one"), std::string::npos) << refused.error;
+  CommandRequest empty_text;
+  empty_text.shell_text = "  ";
+  EXPECT_EQ(session->Run(empty_text).status, RunStatus::kSetupFailed);
+  // The twins: each form alone runs.
+  CommandRequest argv_only;
+  argv_only.argv = {"echo", "a b", "$HOME"};
+  const RunResult argv_run = session->Run(argv_only);
+  EXPECT_EQ(argv_run.stdout_data.data, "a b $HOME\n") << Describe(argv_run);
+  CommandRequest text_only;
+  text_only.shell_text = "echo a  b";
+  EXPECT_EQ(session->Run(text_only).stdout_data.data, "a b\n");
+}
+
+TEST_F(SessionTest, ArgvIsJudgedByThePolicyAsTheWordsThatRun) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  CommandRequest request;
+  request.argv = {"sudo", "true"};
+  const RunResult denied = session->Run(request);
+  EXPECT_EQ(denied.status, RunStatus::kDenied) << Describe(denied);
+  // An argv word that merely contains the text is data, not a command.
+  request.argv = {"echo", "sudo true"};
+  const RunResult allowed = session->Run(request);
+  EXPECT_EQ(allowed.status, RunStatus::kExited) << Describe(allowed);
+}
+
+TEST_F(SessionTest, NonPositiveTimeoutIsRefusedAndAPositiveOneApplies) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  CommandRequest request;
+  request.shell_text = "true";
+  request.timeout = 0ms;
+  EXPECT_EQ(session->Run(request).status, RunStatus::kSetupFailed);
+  request.timeout = 5s;
+  EXPECT_EQ(session->Run(request).status, RunStatus::kExited);
+}
+
+TEST_F(SessionTest, RelativeWorkingDirectoryIsTakenInsideTheWorkspace) {
+  std::filesystem::create_directory(workspace_ / "sub");
+  std::filesystem::create_directory_symlink(root_, workspace_ / "up");
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  CommandRequest request;
+  request.argv = {"pwd"};
+  request.cwd = "sub";
+  EXPECT_EQ(session->Run(request).stdout_data.data, (workspace_ / "sub").string() + "\n");
+  // A link inside the workspace that resolves outside it is refused.
+  request.cwd = "up";
+  const RunResult refused = session->Run(request);
+  EXPECT_EQ(refused.status, RunStatus::kSetupFailed);
+  EXPECT_NE(refused.error.find("outside the workspace"), std::string::npos) << refused.error;
+}
+
+TEST_F(SessionTest, StdinIsDevNullUnlessTheCallerPassesADescriptor) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  CommandRequest request;
+  request.shell_text = "cat";
+  request.timeout = 10s;
+  const RunResult closed = session->Run(request);
+  EXPECT_EQ(closed.status, RunStatus::kExited) << Describe(closed);
+  EXPECT_EQ(closed.stdout_data.data, "");
+
+  int fds[2];
+  ASSERT_EQ(::pipe2(fds, O_CLOEXEC), 0);
+  ASSERT_EQ(::write(fds[1], "from caller\n", 12), 12);
+  ::close(fds[1]);
+  request.stdin_fd = fds[0];
+  const RunResult fed = session->Run(request);
+  ::close(fds[0]);
+  EXPECT_EQ(fed.stdout_data.data, "from caller\n") << Describe(fed);
+}
+
+TEST_F(SessionTest, ConcurrentRunsEachGetTheirOwnOutputPromptly) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  // Run may be called from several threads: a long run does not hold up a short one started
+  // while it runs, and neither sees the other's output.
+  RunResult slow, fast;
+  std::thread slow_thread([&] { slow = Shell(*session, "sleep 2; echo slow"); });
+  std::this_thread::sleep_for(200ms);
+  const auto start = std::chrono::steady_clock::now();
+  fast = Shell(*session, "echo fast");
+  const auto fast_took = std::chrono::steady_clock::now() - start;
+  slow_thread.join();
+  EXPECT_EQ(fast.stdout_data.data, "fast\n") << Describe(fast);
+  EXPECT_EQ(slow.stdout_data.data, "slow\n") << Describe(slow);
+  EXPECT_LT(fast_took, 1500ms);
+}
+
+TEST_F(SessionTest, CapabilitiesMatchWhatARunEnforces) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const Capabilities caps = session->GetCapabilities();
+  const RunResult result = Shell(*session, "true");
+  EXPECT_EQ(caps.enforcement.backend, result.enforcement.backend);
+  EXPECT_EQ(caps.filesystem_enforced, result.enforcement.filesystem);
+  EXPECT_EQ(caps.network_enforced, result.enforcement.network);
+  EXPECT_GT(result.duration.count(), 0);
+}
+
+}  // namespace
+}  // namespace cordon::kernel_test
