@@ -37,6 +37,14 @@ Result<std::optional<std::string>> ReadConfigFileText(const std::filesystem::pat
   if (!S_ISREG(info.st_mode)) {
     return FailConfig(path.native(), "", "the config must be a regular file");
   }
+  // Anyone who can write the file can widen the sandbox; a world-writable config is not the
+  // user's own. (Group-writable is left alone: umask 002 with per-user groups is common.)
+  if ((info.st_mode & S_IWOTH) != 0) {
+    return FailConfig(path.native(), "",
+                      fmt::format("the config is writable by every user (mode {:04o}), so anyone "
+                                  "could widen the sandbox; run chmod o-w on it",
+                                  info.st_mode & 07777));
+  }
   if (static_cast<std::uint64_t>(info.st_size) > kMaxConfigBytes) {
     return FailConfig(path.native(), "",
                       fmt::format("the file is {} bytes; a config larger than {} bytes is refused",

@@ -34,7 +34,7 @@ namespace cordon::config {
     const std::optional<std::filesystem::path>& explicit_path, const Env& env);
 
 // The text of a config file, or nullopt when it does not exist. Refuses non-regular files (a
-// FIFO would block) and files larger than kMaxConfigBytes.
+// FIFO would block), world-writable files and files larger than kMaxConfigBytes.
 [[nodiscard]] Result<std::optional<std::string>> ReadConfigFileText(
     const std::filesystem::path& path);
 

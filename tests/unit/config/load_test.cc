@@ -379,6 +379,20 @@ TEST(LoadUserConfig, ConfigThatIsNotARegularFileIsRefusedWithoutBlocking) {
   EXPECT_THAT(directory.error().message, HasSubstr("must be a regular file"));
 }
 
+TEST(LoadUserConfig, WorldWritableConfigIsRefused) {
+  TempDir dir;
+  std::filesystem::path path = dir.Write("config.json", "{}");
+  ASSERT_EQ(::chmod(path.c_str(), 0666), 0);
+  Result<Config> open_to_all = LoadUserConfig(path, Env{});
+  ASSERT_FALSE(open_to_all.has_value());
+  EXPECT_EQ(open_to_all.error().message,
+            path.native() +
+                ": the config is writable by every user (mode 0666), so anyone could "
+                "widen the sandbox; run chmod o-w on it");
+  ASSERT_EQ(::chmod(path.c_str(), 0664), 0);
+  EXPECT_TRUE(LoadUserConfig(path, Env{}).has_value());
+}
+
 // A repository must not be able to widen its own sandbox: config files in the working
 // directory (or above it) are never read.
 TEST(LoadUserConfig, NeverReadsAConfigFromTheWorkingDirectory) {

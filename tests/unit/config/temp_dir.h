@@ -41,6 +41,8 @@ class TempDir {
     std::filesystem::path file = path_ / name;
     std::filesystem::create_directories(file.parent_path());
     std::ofstream(file, std::ios::binary | std::ios::trunc) << content;
+    // Independent of the umask the tests run under (the loader refuses world-writable files).
+    std::filesystem::permissions(file, std::filesystem::perms(0644));
     return file;
   }
 
