@@ -15,6 +15,12 @@ void HeadTailBuffer::Append(std::string_view data) {
   if (head_.size() < head_cap_) {
     const std::size_t take =
         static_cast<std::size_t>(std::min<std::uint64_t>(head_cap_ - head_.size(), data.size()));
+    // Grow by doubling as usual, but never past the head's size (plain doubling could
+    // overshoot the cap; reserving the whole head up front would cost a huge cap at once).
+    if (head_.size() + take > head_.capacity()) {
+      const std::size_t wanted = std::max(head_.capacity() * 2, head_.size() + take);
+      head_.reserve(std::min<std::size_t>(wanted, static_cast<std::size_t>(head_cap_)));
+    }
     head_.append(data.substr(0, take));
     data.remove_prefix(take);
   }
