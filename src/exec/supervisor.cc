@@ -165,8 +165,15 @@ void Supervisor::FailInternal(std::string message) {
 // One poll round. Returns false when supervision is over.
 bool Supervisor::PollOnce(Clock::time_point now) {
   if (!exited_ && !timed_out_ && now >= deadline_) {
-    KillTree(process_);
-    timed_out_ = true;
+    // A process that finished just before the deadline (its exit not yet seen) did not time
+    // out; anything still running is killed, tree and all.
+    Result<bool> gone = HasExited(process_);
+    if (gone && *gone) {
+      OnExit();
+    } else {
+      KillTree(process_);
+      timed_out_ = true;
+    }
   }
   if (exited_ && (!StreamsOpen() || now >= drain_deadline_)) return false;
 

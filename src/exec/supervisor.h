@@ -10,7 +10,9 @@
 //                supervisor SIGKILLs the group.
 //
 // Thread-safety: no globals and no signal handlers; several threads may supervise their own
-// commands at once. The caller must not reap `process.pid` itself (nor waitpid(-1) elsewhere).
+// commands at once. The caller must not reap `process.pid` itself (nor waitpid(-1) elsewhere),
+// and SIGCHLD must not be set to SIG_IGN (the kernel would then reap the child before the
+// supervisor can read its status).
 #pragma once
 
 #include <chrono>
