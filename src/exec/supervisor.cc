@@ -175,7 +175,10 @@ bool Supervisor::PollOnce(Clock::time_point now) {
       timed_out_ = true;
     }
   }
-  if (exited_ && (!StreamsOpen() || now >= drain_deadline_)) return false;
+  // Done once everything was read, or at the drain deadline with whatever arrived by then.
+  if (exited_ && ((!StreamsOpen() && !status_.pending()) || now >= drain_deadline_)) {
+    return false;
+  }
 
   std::array<pollfd, 4> fds{};
   std::array<int, 4> role{};  // 0, 1: streams; 2: status channel; 3: pidfd
