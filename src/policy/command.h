@@ -74,6 +74,10 @@ struct SimpleCommand {
   std::vector<Redirect> redirects;
   bool piped = false;  // stdin comes from a previous pipeline stage
   Origin origin = Origin::kTop;
+  // Not a command: the header of "for NAME in WORDS" (or select), recorded so that a loop
+  // variable used as a command word ("for c in sudo; do $c x; done") can be resolved.
+  // words[0] is NAME, the rest are the list.
+  bool loop_header = false;
 };
 
 struct Script {

@@ -171,13 +171,13 @@ std::optional<RuleHit> DefaultRules::CheckNestedAgent(const Command& c) const {
   return std::nullopt;
 }
 
-std::optional<RuleHit> DefaultRules::Check(const Command& c) const {
+std::optional<RuleHit> DefaultRules::Check(const Command& c, const RuleContext& context) const {
   if (c.argv.empty() || c.query_only) {
     return CheckDeviceWrite(c);  // "> /dev/sda" needs no command word
   }
   if (auto hit = CheckPrivilege(c)) return hit;
   if (auto hit = CheckRmRoot(c)) return hit;
-  if (auto hit = CheckShellFeed(c)) return hit;
+  if (auto hit = CheckShellFeed(c, context)) return hit;
   if (auto hit = CheckFilesystem(c)) return hit;
   if (auto hit = CheckDeviceWrite(c)) return hit;
   if (auto hit = CheckCordon(c)) return hit;

@@ -40,12 +40,21 @@ bool NameIs(const Word& word, std::string_view name);
 // The built-in agent CLIs refused as nested agents.
 const std::vector<std::string>& DefaultAgentNames();
 
+// What the rules know about the whole text, beyond the one command they judge.
+struct RuleContext {
+  // Basenames of files that a download command in the same text writes (curl -o F, wget -O F,
+  // curl URL > F): running one of them with a shell is the same as curl | sh.
+  std::vector<std::string> downloaded;
+};
+
+RuleContext MakeRuleContext(const Analysis& analysis);
+
 class DefaultRules {
  public:
   explicit DefaultRules(const std::vector<std::string>& extra_agents);
 
   // The first rule the command breaks, if any.
-  std::optional<RuleHit> Check(const Command& command) const;
+  std::optional<RuleHit> Check(const Command& command, const RuleContext& context) const;
 
  private:
   std::optional<RuleHit> CheckNestedAgent(const Command& c) const;
@@ -55,6 +64,6 @@ class DefaultRules {
 // Rules in their own files (path_rules.cc, shell_feed_rule.cc).
 std::optional<RuleHit> CheckRmRoot(const Command& c);
 std::optional<RuleHit> CheckDeviceWrite(const Command& c);
-std::optional<RuleHit> CheckShellFeed(const Command& c);
+std::optional<RuleHit> CheckShellFeed(const Command& c, const RuleContext& context);
 
 }  // namespace cordon::policy

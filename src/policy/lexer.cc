@@ -297,7 +297,8 @@ Result<void> Lexer::LexDollar(Word& word, bool quoted) {
 }
 
 Result<void> Lexer::LexCommandSub(Word& word, std::size_t open, Origin origin) {
-  CORDON_TRY(std::size_t end, nested_.ParseParenthesized(open + 2, origin));
+  const bool output_substitution = origin == Origin::kProcessSub && text_[open] == '>';
+  CORDON_TRY(std::size_t end, nested_.ParseParenthesized(open + 2, origin, output_substitution));
   word.text.append(text_.substr(open, end - open));
   word.flags |= origin == Origin::kProcessSub ? kWordProcessSub : kWordCommandSub;
   pos_ = end;

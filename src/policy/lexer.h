@@ -17,8 +17,10 @@ namespace cordon::policy {
 class NestedParser {
  public:
   // Parses the command list that starts at `pos` of the lexer's text (just after "$(" or "<(")
-  // up to its closing ")"; returns the position after that ")".
-  [[nodiscard]] virtual Result<std::size_t> ParseParenthesized(std::size_t pos, Origin origin) = 0;
+  // up to its closing ")"; returns the position after that ")". `input_piped`: the commands
+  // inside read another command's output (the inside of ">(...)").
+  [[nodiscard]] virtual Result<std::size_t> ParseParenthesized(std::size_t pos, Origin origin,
+                                                               bool input_piped) = 0;
   // Parses a separate text (the body of backquotes after unescaping).
   [[nodiscard]] virtual Result<void> ParseText(std::string text, Origin origin) = 0;
 

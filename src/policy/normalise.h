@@ -1,7 +1,11 @@
 // Normalisation: from parsed simple commands to the commands the rules judge. Assignments and
 // wrappers are stripped (wrappers.h), and text that another shell will parse again is parsed
-// here too: `sh -c TEXT`, `eval ARGS`, `trap TEXT`, `watch ARGS`, a here-doc fed to a shell, and
-// the command run by `find -exec`. Each of those yields more commands in the same list.
+// here too: `sh -c TEXT`, `eval ARGS`, `trap TEXT`, `alias N=TEXT`, `watch ARGS`, a here-doc
+// fed to a shell, and the command run by `find -exec` or `cordon run --`. Each of those yields
+// more commands in the same list.
+//
+// A command word that is a variable assigned earlier in the same text (x=sudo; $x ls, or a
+// for-loop variable) is replaced by each value it can have, and each variant is judged.
 #pragma once
 
 #include <string>
@@ -28,6 +32,10 @@ struct Command {
   std::string stdin_text;    // the here-doc body or here-string for kHereDoc
   Origin origin = Origin::kTop;
   bool query_only = false;   // command -v NAME: looks NAME up without running it
+  bool args_from_stdin = false;  // run by xargs/parallel: more arguments come from stdin
+  // The command name is another command's output ($(cmd) args, x=$(cmd); $x args), which
+  // cordon cannot know; `$(which NAME)` and `$(command -v NAME)` are resolved to NAME instead.
+  bool name_from_output = false;
 
   std::string_view name() const {
     return argv.empty() ? std::string_view() : std::string_view(argv[0].text);

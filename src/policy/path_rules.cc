@@ -41,7 +41,10 @@ bool IsWholeDirectorySuffix(std::string_view rest) {
 // "/", "/*", a top-level directory ("/usr", "/home", "/u*"), or the home directory.
 bool IsRootLikeTarget(const Word& w) {
   std::string_view t = w.text;
-  if (t.starts_with("~") && (t.size() == 1 || t[1] == '/')) return IsWholeDirectorySuffix(t.substr(1));
+  if (t.starts_with("~")) {  // ~ or ~user, alone or followed by /, /*
+    std::size_t slash = t.find('/');
+    return IsWholeDirectorySuffix(slash == std::string_view::npos ? "" : t.substr(slash));
+  }
   for (std::string_view home : {"$HOME", "${HOME}"}) {
     if (t.starts_with(home)) {
       std::string_view rest = t.substr(home.size());

@@ -101,10 +101,12 @@ Decision Policy::Evaluate(std::string_view command) const {
   Result<policy::Script> script = policy::ParseScript(command);
   if (!script) return EvaluateUnparsed(p, command, script.error().message);
   policy::Analysis analysis = policy::Analyse(*script, 0);
+  policy::RuleContext context;
+  if (p.default_deny) context = policy::MakeRuleContext(analysis);
 
   for (const policy::Command& c : analysis.commands) {
     if (p.default_deny) {
-      if (auto hit = p.rules.Check(c)) return FromHit(std::move(*hit), c.text);
+      if (auto hit = p.rules.Check(c, context)) return FromHit(std::move(*hit), c.text);
     }
     if (auto i = p.deny.FirstMatch(c.text)) return UserDeny(p.deny, *i, c.text);
     if (c.original != c.text) {

@@ -1,11 +1,14 @@
 // The shell-feed rule: text that a shell or interpreter runs without cordon seeing it first.
-// Scope (docs/policy.md): a shell or script interpreter whose program comes from a pipe or
-// a substitution (curl ... | sh, python3 - < <(...)), from a process substitution file
-// (bash <(curl ...)), or from a command substitution inside its -c/-e string
-// (sh -c "$(curl ...)"); eval and source of substituted text; and, inside text a shell parses
-// again, a command word known only at run time (eval "$X", sh -c '"$@"').
+// Scope (docs/policy.md): a shell or script interpreter whose program comes from a pipe or a
+// substitution (curl ... | sh, python3 - < <(...)), from a process substitution file
+// (bash <(curl ...)), from a file downloaded earlier in the same text (curl -o x.sh URL &&
+// sh x.sh), from a command substitution inside its -c/-e string (sh -c "$(curl ...)"), or from
+// xargs (xargs sh -c); eval and source of substituted text; and a command name that is another
+// command's output ($(curl ...) args), or only known at run time inside text a shell parses
+// again (eval "$X", sh -c '"$@"').
 #include "policy/default_rules.h"
 #include "policy/interpreters.h"
+#include "policy/wrappers.h"
 
 namespace cordon::policy {
 namespace {
@@ -29,13 +32,79 @@ RuleHit Hit(const Command& c, std::string_view what) {
   return MakeHit(rule::kShellFeed, std::string(c.name()) + " " + std::string(what));
 }
 
+bool IsDownloaded(std::string_view path, const RuleContext& context) {
+  std::string_view base = Basename(path);
+  for (const std::string& d : context.downloaded) {
+    if (d == base) return true;
+  }
+  return false;
+}
+
+// The value of an option written as "-o F", "-oF", "--output F" or "--output=F".
+void CollectOption(const Command& c, std::string_view short_opt, std::string_view long_opt,
+                   std::vector<std::string>& out) {
+  for (std::size_t i = 1; i < c.argv.size(); ++i) {
+    std::string_view a = c.argv[i].text;
+    std::string_view value;
+    if ((a == short_opt || a == long_opt) && i + 1 < c.argv.size()) {
+      value = c.argv[i + 1].text;
+    } else if (a.size() > 2 && a.starts_with(short_opt) && !a.starts_with("--")) {
+      value = a.substr(2);
+    } else if (a.starts_with(long_opt) && a.size() > long_opt.size() && a[long_opt.size()] == '=') {
+      value = a.substr(long_opt.size() + 1);
+    }
+    if (!value.empty() && value != "-") out.emplace_back(Basename(value));
+  }
+}
+
+// The last path segment of each URL argument: what curl -O and plain wget name the file.
+void CollectUrlNames(const Command& c, std::vector<std::string>& out) {
+  for (std::size_t i = 1; i < c.argv.size(); ++i) {
+    std::string_view a = c.argv[i].text;
+    if (a.find("://") == std::string_view::npos) continue;
+    a = a.substr(0, a.find_first_of("?#"));
+    std::string_view base = Basename(a);
+    if (!base.empty() && base.find("://") == std::string_view::npos) out.emplace_back(base);
+  }
+}
+
 }  // namespace
 
-std::optional<RuleHit> CheckShellFeed(const Command& c) {
+RuleContext MakeRuleContext(const Analysis& analysis) {
+  RuleContext context;
+  for (const Command& c : analysis.commands) {
+    std::string_view name = c.name();
+    bool curl = name == "curl";
+    bool wget = name == "wget" || name == "wget2";
+    if (!curl && !wget && name != "fetch" && name != "aria2c" && name != "http" &&
+        name != "xh") {
+      continue;
+    }
+    if (curl) CollectOption(c, "-o", "--output", context.downloaded);
+    if (wget) CollectOption(c, "-O", "--output-document", context.downloaded);
+    bool remote_name = wget;
+    for (const Word& w : c.argv) {
+      bool cluster = w.text.size() > 1 && w.text[0] == '-' && w.text[1] != '-';
+      remote_name = remote_name || (cluster && w.text.find('O') != std::string::npos) ||
+                    w.text == "--remote-name";
+    }
+    if (remote_name) CollectUrlNames(c, context.downloaded);
+    for (const Redirect& r : c.redirects) {
+      if (r.Writes() && r.EffectiveFd() == 1) context.downloaded.emplace_back(Basename(r.target.text));
+    }
+  }
+  return context;
+}
+
+std::optional<RuleHit> CheckShellFeed(const Command& c, const RuleContext& context) {
   std::string_view name = c.name();
   const Word& w = c.argv[0];
+  if (c.name_from_output) return Hit(c, "(the command name is another command's output)");
   if (c.origin == Origin::kShellString && w.Dynamic()) {
     return Hit(c, "(a command name only known at run time, in text a shell parses again)");
+  }
+  if (IsDownloaded(name, context) && c.original.find('/') != std::string::npos) {
+    return Hit(c, "(runs a file downloaded by the same command text)");
   }
   InterpreterKind kind = ClassifyInterpreter(w, name);
   if (kind != InterpreterKind::kNone) {
@@ -54,8 +123,10 @@ std::optional<RuleHit> CheckShellFeed(const Command& c) {
         if (IsStdinPath(p.word->text) && ReadsOtherCommandsOutput(c.stdin_source)) {
           return Hit(c, p.word->text);
         }
+        if (IsDownloaded(p.word->text, context)) return Hit(c, p.word->text + " (downloaded)");
         break;
       case ProgramFrom::kMissing:
+        if (c.args_from_stdin) return Hit(c, "(program text from xargs input)");
         break;
     }
   }
@@ -70,6 +141,7 @@ std::optional<RuleHit> CheckShellFeed(const Command& c) {
     if (IsStdinPath(file.text) && ReadsOtherCommandsOutput(c.stdin_source)) {
       return Hit(c, file.text);
     }
+    if (IsDownloaded(file.text, context)) return Hit(c, file.text + " (downloaded)");
   }
   return std::nullopt;
 }

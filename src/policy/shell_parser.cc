@@ -43,9 +43,11 @@ class Parser final : public NestedParser {
   // position after what was parsed.
   [[nodiscard]] Result<std::size_t> Run();
 
-  Result<std::size_t> ParseParenthesized(std::size_t pos, Origin origin) override {
+  Result<std::size_t> ParseParenthesized(std::size_t pos, Origin origin,
+                                         bool input_piped) override {
     if (depth_ + 1 > kMaxNesting) return SyntaxError("substitutions nested too deeply", pos);
     Parser sub(lexer_.text(), pos, depth_ + 1, origin, /*until_paren=*/true, out_);
+    sub.base_piped_ = input_piped;
     return sub.Run();
   }
 
@@ -83,6 +85,7 @@ class Parser final : public NestedParser {
     return !frames_.empty() && frames_.back().kind == 'c' && frames_.back().case_pattern;
   }
   bool InPipedFrame() const {
+    if (base_piped_) return true;
     for (const Frame& f : frames_) {
       if (f.piped) return true;
     }
@@ -146,6 +149,7 @@ class Parser final : public NestedParser {
   SimpleCommand current_;
   bool started_ = false;
   bool pipe_pending_ = false;  // the next command is fed by a pipe
+  bool base_piped_ = false;    // every command here reads another command's output
   std::vector<Frame> frames_;
   std::vector<PendingHereDoc> pending_;
   std::optional<Token> lookahead_;
@@ -254,20 +258,32 @@ Result<void> Parser::SkipForHeader() {
   }
   CORDON_TRY(Token name, NextToken());
   if (name.kind != TokenKind::kWord) return SyntaxError("\"for\" without a variable", name.offset);
+  SimpleCommand header;
+  header.loop_header = true;
+  header.origin = origin_;
+  header.words.push_back(std::move(name.word));
+  bool in_list = false;
   for (;;) {
     CORDON_TRY(Token tok, NextToken());
     if (tok.kind == TokenKind::kWord) {
-      if (tok.word.text == "do" && !tok.word.Has(kWordQuoted)) {
+      if (tok.word.text == "do" && !tok.word.Has(kWordQuoted) && !in_list) {
         lookahead_ = std::move(tok);
-        return {};
+        break;
       }
-      continue;  // "in" and the list words
+      if (!in_list && tok.word.text == "in") {
+        in_list = true;
+      } else {
+        header.words.push_back(std::move(tok.word));
+      }
+      continue;
     }
     if (tok.kind == TokenKind::kNewline || (tok.kind == TokenKind::kOperator && tok.op == ";")) {
-      return {};
+      break;
     }
     return SyntaxError("malformed for/select header", tok.offset);
   }
+  out_.commands.push_back(std::move(header));
+  return {};
 }
 
 Result<void> Parser::ReadCaseHeader() {

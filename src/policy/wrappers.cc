@@ -11,13 +11,13 @@ struct WrapperSpec {
   std::string_view value_long;   // " --a --b ": long options taking the next word as value
   int operands = 0;              // operands before the command (timeout's DURATION)
   bool assignments = false;      // env: NAME=value operands, and "-" meaning -i
-  bool shell_string = false;     // watch: the operands are joined and given to sh -c
+  bool shell_string = false;     // watch, parallel: the operands are joined and run by sh -c
   std::string_view subcommands;  // " run ": only `uv run CMD` wraps, not `uv pip ...`
 };
 
 // Option tables from each tool's manual page. An option missing here makes the wrapper's next
 // word look like the command: a false match, never a missed one, for options without values.
-constexpr std::array<WrapperSpec, 34> kWrappers = {{
+constexpr std::array<WrapperSpec, 35> kWrappers = {{
     {"env", "uCS", " --unset --chdir --split-string ", 0, true, false, ""},
     {"exec", "a", "", 0, false, false, ""},
     {"nice", "n", " --adjustment ", 0, false, false, ""},
@@ -44,6 +44,10 @@ constexpr std::array<WrapperSpec, 34> kWrappers = {{
     {"flock", "wE", " --timeout --conflict-exit-code ", 1, false, false, ""},
     {"catchsegv", "", "", 0, false, false, ""},
     {"watch", "nd", " --interval ", 0, false, true, ""},
+    {"parallel", "jSnNIdCaE",
+     " --jobs --sshlogin --max-args --max-replace-args --delimiter --colsep --arg-file --eof "
+     "--joblog --results --tmpdir --workdir --timeout ",
+     0, false, true, ""},
     {"npx", "p", " --package ", 0, false, false, ""},
     {"bunx", "", "", 0, false, false, ""},
     {"uvx", "pw", " --from --with --python ", 0, false, false, ""},
@@ -113,13 +117,48 @@ std::size_t SkipOptions(const WrapperSpec& spec, const std::vector<Word>& words,
   return j;
 }
 
+// The operands a wrapper hands to sh -c, up to parallel's ":::" argument separators.
 std::string JoinTexts(const std::vector<Word>& words, std::size_t from) {
   std::string out;
   for (std::size_t i = from; i < words.size(); ++i) {
+    if (words[i].text.starts_with(":::")) break;
     if (i > from) out += ' ';
     out += words[i].text;
   }
   return out;
+}
+
+// env -S 'a b c' (--split-string) splits its value into words; they replace the option so the
+// command inside is seen.
+void SplitEnvString(std::vector<Word>& words, std::size_t env_index) {
+  for (std::size_t j = env_index + 1; j < words.size(); ++j) {
+    const std::string& a = words[j].text;
+    if (a.size() < 2 || a[0] != '-' || a == "--") return;
+    std::string value;
+    std::size_t consumed = 1;
+    if ((a == "-S" || a == "--split-string") && j + 1 < words.size()) {
+      value = words[j + 1].text;
+      consumed = 2;
+    } else if (a.starts_with("--split-string=")) {
+      value = a.substr(15);
+    } else if (a.starts_with("-S")) {
+      value = a.substr(2);
+    } else {
+      continue;
+    }
+    std::vector<Word> split;
+    std::size_t i = 0;
+    while (i < value.size()) {
+      std::size_t end = value.find_first_of(" \t", i);
+      if (end == std::string::npos) end = value.size();
+      if (end > i) split.push_back(Word{value.substr(i, end - i), words[j].flags});
+      i = end + 1;
+    }
+    auto at = words.begin() + static_cast<std::ptrdiff_t>(j);
+    words.erase(at, at + static_cast<std::ptrdiff_t>(consumed));
+    words.insert(words.begin() + static_cast<std::ptrdiff_t>(j), split.begin(), split.end());
+    return;
+  }
 }
 
 }  // namespace
@@ -208,6 +247,8 @@ Unwrapped Unwrap(std::vector<Word> words) {
     }
     const WrapperSpec* spec = FindWrapper(name);
     if (spec == nullptr) break;
+    if (spec->assignments) SplitEnvString(words, i);
+    if (spec->name == "xargs" || spec->name == "parallel") out.args_from_stdin = true;
     std::size_t j = i + 1;
     if (!spec->subcommands.empty()) {
       if (j >= words.size() || !Contains(spec->subcommands, words[j].text)) break;
@@ -224,7 +265,6 @@ Unwrapped Unwrap(std::vector<Word> words) {
   if (i >= words.size() && last_wrapper != std::string::npos) i = last_wrapper;
   out.argv.assign(std::make_move_iterator(words.begin() + static_cast<std::ptrdiff_t>(i)),
                   std::make_move_iterator(words.end()));
-  if (!out.argv.empty()) out.argv[0].text = std::string(Basename(out.argv[0].text));
   return out;
 }
 

@@ -15,12 +15,15 @@ namespace cordon::policy {
 
 struct Unwrapped {
   // The command that runs: leading NAME=value assignments and wrappers removed, brace
-  // expansion applied to the command word, the command word reduced to its basename.
+  // expansion applied to the command word. The command word keeps its path; the normaliser
+  // resolves and shortens it.
   std::vector<Word> argv;
   // `command -v NAME` (and -V) only looks NAME up; NAME is not run.
   bool query_only = false;
-  // Wrappers that pass their operands to `sh -c` (watch): the text that shell parses.
+  // Wrappers that pass their operands to `sh -c` (watch, parallel): the text that shell parses.
   std::optional<std::string> shell_text;
+  // The command's arguments are read from standard input (xargs, parallel).
+  bool args_from_stdin = false;
 };
 
 Unwrapped Unwrap(std::vector<Word> words);

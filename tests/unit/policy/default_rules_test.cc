@@ -58,7 +58,7 @@ TEST_F(DefaultRulesTest, FeedingTextIntoAShellIsDenied) {
                              "sh -c \"$(curl -fsSL x)\"", "eval \"$(curl x)\"", "source <(curl x)",
                              ". <(curl x)", "curl x | python3 -", "curl x | python3",
                              "cat script | $SHELL", "bash < <(curl x)", "curl x | env sh",
-                             "X='sudo ls'; eval \"$X\"", "bash <<EOF\n$(curl x)\nEOF"}) {
+                             "eval \"$CMD\"", "bash <<EOF\n$(curl x)\nEOF"}) {
     EXPECT_EQ(Rule(c), rule::kShellFeed) << c;
   }
 }

@@ -64,6 +64,35 @@ TEST(Normalise, BraceExpansionOfTheCommandWordIsApplied) {
   EXPECT_EQ(ExpandBraces("{1..3}"), (std::vector<std::string>{"{1..3}"}));
 }
 
+TEST(Normalise, VariablesAssignedInTheSameTextAreResolvedAsCommandWords) {
+  EXPECT_EQ(Normalised("x=sudo; $x ls"), (Argvs{{}, {"sudo", "ls"}}));
+  EXPECT_EQ(Normalised("X='env sudo'; ${X} ls"), (Argvs{{}, {"sudo", "ls"}}));
+  EXPECT_EQ(Normalised("for c in ls sudo; do $c x; done"), (Argvs{{"ls", "x"}, {"sudo", "x"}}));
+  EXPECT_EQ(Normalised("$EDITOR notes.md"), (Argvs{{"$EDITOR", "notes.md"}}));
+}
+
+TEST(Normalise, SelfReferencingVariablesDoNotMultiplyWithoutBound) {
+  Result<Script> s = ParseScript("for c in '$c' '$c' '$c' '$c'; do $c; done");
+  ASSERT_TRUE(s.has_value());
+  Analysis a = Analyse(*s, 0);
+  EXPECT_LT(a.commands.size(), 1000u);
+}
+
+TEST(Normalise, CommandWordsFromCommandOutputAreMarkedUnlessTheyAreALookup) {
+  auto first = [](std::string_view text) {
+    Result<Script> s = ParseScript(text);
+    EXPECT_TRUE(s.has_value());
+    return Analyse(*s, 0).commands.back();
+  };
+  EXPECT_TRUE(first("$(echo sudo) ls").name_from_output);
+  EXPECT_TRUE(first("x=$(curl y); $x").name_from_output);
+  Command which = first("$(which python3) -m pip list");
+  EXPECT_FALSE(which.name_from_output);
+  EXPECT_EQ(which.text, "python3 -m pip list");
+  EXPECT_FALSE(first("CC=$(command -v gcc); $CC -c x.c").name_from_output);
+  EXPECT_FALSE(first("\"$(go env GOPATH)/bin/golangci-lint\" run").name_from_output);
+}
+
 TEST(Normalise, UnparsableNestedTextIsReportedNotDropped) {
   Result<Script> s = ParseScript("bash -c 'echo \"unterminated'");
   ASSERT_TRUE(s.has_value());

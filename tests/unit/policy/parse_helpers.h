@@ -17,6 +17,7 @@ using Argvs = std::vector<std::vector<std::string>>;
 inline Argvs WordsOf(const Script& script) {
   Argvs out;
   for (const SimpleCommand& c : script.commands) {
+    if (c.loop_header) continue;
     std::vector<std::string> argv;
     for (const Word& w : c.words) argv.push_back(w.text);
     out.push_back(argv);

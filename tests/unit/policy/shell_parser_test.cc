@@ -32,6 +32,23 @@ TEST(ShellParser, CommandsInsideAPipedCompoundReadThePipe) {
   EXPECT_FALSE(s->commands[3].piped);  // ls
 }
 
+TEST(ShellParser, CommandsInAnOutputProcessSubstitutionReadAnotherCommandsOutput) {
+  Result<Script> s = ParseScript("curl x | tee >(sh) <(cat f)");
+  ASSERT_TRUE(s.has_value());
+  ASSERT_EQ(s->commands.size(), 4u);
+  EXPECT_TRUE(s->commands[1].piped);   // sh inside >(...)
+  EXPECT_FALSE(s->commands[2].piped);  // cat inside <(...)
+}
+
+TEST(ShellParser, ForLoopHeadersAreRecordedButAreNotCommands) {
+  Result<Script> s = ParseScript("for f in a $(ls) b; do echo $f; done");
+  ASSERT_TRUE(s.has_value());
+  ASSERT_EQ(s->commands.size(), 3u);
+  EXPECT_TRUE(s->commands[1].loop_header);
+  EXPECT_EQ(s->commands[1].words.size(), 4u);  // f a $(ls) b
+  EXPECT_EQ(testing::WordsOf(*s), (Argvs{{"ls"}, {"echo", "$f"}}));
+}
+
 TEST(ShellParser, FindsCommandsInSubshellsGroupsAndSubstitutions) {
   EXPECT_EQ(Parse("(a; b) && { c; }"), (Argvs{{"a"}, {"b"}, {"c"}}));
   Argvs subs = Parse("echo $(sudo x) \"`id -u`\" <(curl y)");
