@@ -1,0 +1,82 @@
+// `cordon mcp [sandbox flags] [--workspace DIR]`: an MCP server on stdin/stdout whose tool
+// run_command runs commands through one pinned Session (docs/mcp.md). stdout carries only the
+// protocol; everything cordon says goes to stderr. Exit 0 at EOF on stdin; 125 when the
+// configuration or the workspace is invalid (nothing is served then).
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cli/subcommands.h"
+#include "cordon/session.h"
+#include "mcp/session_runner.h"
+#include "mcp/stdio_server.h"
+
+namespace cordon::cli {
+namespace {
+
+struct McpOptions {
+  SandboxFlags flags;
+  std::string workspace;
+  double approval_timeout_seconds = 300;
+};
+
+int RunMcp(const GlobalOptions& global, const McpOptions& options) {
+  auto config = LoadConfig(global, options.flags);
+  if (!config) return ReportSetupError(config.error());
+  if (config->sandbox.mode == SandboxMode::kOff) {
+    fmt::print(stderr,
+               "cordon: WARNING: serving without a sandbox (mode off): every command the model "
+               "runs can write, read and connect anywhere your user can\n");
+  }
+  std::filesystem::path workspace = options.workspace;
+  if (workspace.empty()) {
+    std::error_code ec;
+    workspace = std::filesystem::current_path(ec);
+    if (ec) {
+      fmt::print(stderr, "cordon: cannot read the current directory: {}\n", ec.message());
+      return kExitSetupFailed;
+    }
+  }
+  auto session = Session::Create(*std::move(config), workspace);
+  if (!session) return ReportSetupError(session.error());
+  if (!(options.approval_timeout_seconds > 0)) {
+    fmt::print(stderr, "cordon: --approval-timeout: expected seconds > 0\n");
+    return kExitSetupFailed;
+  }
+
+  mcp::SessionRunner runner(*std::move(session));
+  mcp::ServerOptions server_options;
+  server_options.server_version = CORDON_VERSION;
+  server_options.elicitation_timeout = std::chrono::milliseconds(
+      static_cast<std::int64_t>(options.approval_timeout_seconds * 1000.0));
+  fmt::print(stderr, "cordon mcp: serving on stdio, workspace {}\n", runner.Workspace().string());
+  const mcp::StdioResult result =
+      mcp::ServeStdio(runner, server_options, STDIN_FILENO, STDOUT_FILENO);
+  if (!result.clean) {
+    // A worker still uses the server: leave without running destructors.
+    std::fflush(stderr);
+    std::_Exit(0);
+  }
+  return 0;
+}
+
+}  // namespace
+
+Subcommand AddMcpCommand(CLI::App& root, const GlobalOptions& global) {
+  CLI::App* app = root.add_subcommand(
+      "mcp", "Serve the run_command tool to an MCP client over stdio (JSON-RPC 2.0)");
+  auto options = std::make_shared<McpOptions>();
+  AddSandboxFlags(*app, options->flags);
+  app->add_option("--workspace,-w", options->workspace,
+                  "The writable workspace (default: the current directory)");
+  app->add_option("--approval-timeout", options->approval_timeout_seconds,
+                  "Seconds to wait for a person to approve an outside_sandbox request "
+                  "(default 300)");
+  return {app, [&global, options] { return RunMcp(global, *options); }};
+}
+
+}  // namespace cordon::cli

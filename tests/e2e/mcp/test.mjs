@@ -1,0 +1,309 @@
+// End-to-end tests of `cordon mcp` driven by the official MCP TypeScript SDK, as an MCP client
+// (Claude Code, editors, ...) would drive it, plus raw JSON-RPC for hostile input.
+//
+//   node test.mjs /path/to/cordon        (run ./setup.sh once first: it installs the SDK)
+//
+// Exit 77 (ctest SKIP_RETURN_CODE) when the SDK is not installed.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const cordon = process.argv[2] ?? process.env.CORDON_BIN;
+if (!fs.existsSync(path.join(here, 'node_modules', '@modelcontextprotocol', 'sdk'))) {
+  console.log('SKIP: @modelcontextprotocol/sdk is not installed; run tests/e2e/mcp/setup.sh');
+  process.exit(77);
+}
+if (!cordon || !fs.existsSync(cordon)) {
+  console.error(`usage: node test.mjs /path/to/cordon (got ${cordon})`);
+  process.exit(2);
+}
+
+const { test, after } = await import('node:test');
+const assert = (await import('node:assert/strict')).default;
+const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+const { ElicitRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+
+// A private workspace and config home: the test never reads the user's own cordon config.
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'cordon-mcp-e2e-'));
+const workspace = path.join(scratch, 'workspace');
+const configHome = path.join(scratch, 'config');
+fs.mkdirSync(workspace);
+fs.mkdirSync(configHome);
+const env = { ...process.env, XDG_CONFIG_HOME: configHome };
+const clients = [];
+after(async () => {
+  for (const c of clients) await c.close().catch(() => {});
+  fs.rmSync(scratch, { recursive: true, force: true });
+});
+
+// The person in the loop: approves when the justification says APPROVE, declines otherwise.
+async function connect({ elicitation = true } = {}) {
+  const transport = new StdioClientTransport({
+    command: cordon,
+    args: ['mcp', '--workspace', workspace],
+    env,
+    stderr: 'ignore',
+  });
+  const client = new Client(
+    { name: 'cordon-e2e', version: '1.0.0' },
+    { capabilities: elicitation ? { elicitation: {} } : {} },
+  );
+  if (elicitation) {
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const approve = request.params.message.includes('APPROVE');
+      return approve ? { action: 'accept', content: { approve: true } } : { action: 'decline' };
+    });
+  }
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+function run(client, args, options) {
+  return client.callTool({ name: 'run_command', arguments: args }, undefined, options);
+}
+
+// Processes on this machine whose command line contains `needle` (the sandbox's PID namespace
+// is nested in ours, so its processes are visible here).
+function processesMatching(needle) {
+  const found = [];
+  for (const pid of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+    try {
+      const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      if (cmdline.includes(needle)) found.push(pid);
+    } catch {}
+  }
+  return found;
+}
+
+async function waitUntil(predicate, ms) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await predicate()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return predicate();
+}
+
+const shared = await connect();
+
+// Killing a running command on notifications/cancelled or EOF needs Session::Run to accept a
+// cancellation descriptor (CommandRequest::cancel_fd, docs/mcp.md). Until the session has it
+// these two tests are reported as todo; CORDON_MCP_EXPECT_CANCEL=1 makes them count.
+const cancelTodo = process.env.CORDON_MCP_EXPECT_CANCEL === '1'
+  ? false
+  : 'Session::Run cannot be cancelled yet (needs CommandRequest::cancel_fd)';
+
+test('initialize reports the server and the sandbox capabilities', () => {
+  assert.equal(shared.getServerVersion().name, 'cordon');
+  const caps = shared.getServerCapabilities();
+  assert.ok(caps.tools);
+  const sandbox = caps.experimental['cordon/sandbox'];
+  assert.equal(sandbox.mode, 'workspace_write');
+  assert.equal(sandbox.network, 'deny');
+  assert.equal(sandbox.can_run, true, `this machine cannot run the sandbox: ${sandbox.missing}`);
+  assert.match(shared.getInstructions(), /run_command/);
+});
+
+test('tools/list offers run_command with input and output schemas', async () => {
+  const { tools } = await shared.listTools();
+  assert.equal(tools.length, 1);
+  assert.equal(tools[0].name, 'run_command');
+  assert.deepEqual(tools[0].inputSchema.required, ['command']);
+  assert.ok(tools[0].outputSchema.properties.exit_code);
+  assert.match(tools[0].description, /network deny/);
+});
+
+test('a command runs and returns text and structured content', async () => {
+  const result = await run(shared, { command: 'echo hi' });
+  assert.equal(result.isError, false);
+  assert.equal(result.structuredContent.stdout, 'hi\n');
+  assert.equal(result.structuredContent.exit_code, 0);
+  assert.match(result.content[0].text, /hi/);
+});
+
+test('a denied command is a tool result explaining itself, and did not run', async () => {
+  const result = await run(shared, { command: 'sudo true' });
+  assert.equal(result.isError, true);
+  assert.equal(result.structuredContent.denied, true);
+  assert.equal(result.structuredContent.exit_code, 126);
+  assert.ok(result.structuredContent.reason.length > 0);
+  assert.match(result.content[0].text, /NOT RUN: denied/);
+});
+
+test('a cwd outside the workspace is refused as a tool error', async () => {
+  const result = await run(shared, { command: 'pwd', cwd: '/etc' });
+  assert.equal(result.isError, true);
+  assert.match(result.content[0].text, /outside the workspace/);
+});
+
+test('output streams as progress notifications while the command runs', async () => {
+  const progress = [];
+  const result = await run(
+    shared,
+    { command: 'for i in 1 2 3; do echo tick $i; sleep 0.3; done' },
+    { onprogress: (p) => progress.push(p) },
+  );
+  assert.equal(result.isError, false);
+  assert.ok(progress.length >= 2, `expected several progress notifications, got ${progress.length}`);
+  for (let i = 1; i < progress.length; ++i) assert.ok(progress[i].progress > progress[i - 1].progress);
+  const streamed = progress.map((p) => p.message ?? '').join('');
+  assert.match(streamed, /tick 1/);
+  assert.match(streamed, /tick 3/);
+});
+
+test('cancelling a call kills its whole process tree promptly', { todo: cancelTodo }, async () => {
+  const controller = new AbortController();
+  const call = run(shared, { command: 'sleep 3017 & sleep 3017; wait' }, { signal: controller.signal });
+  assert.ok(await waitUntil(() => processesMatching('sleep 3017').length >= 2, 5000), 'never started');
+  const started = Date.now();
+  controller.abort('test cancels');
+  await assert.rejects(call);
+  assert.ok(Date.now() - started < 1000);
+  assert.ok(await waitUntil(() => processesMatching('sleep 3017').length === 0, 3000),
+            'the cancelled command is still running');
+  // The server still serves afterwards.
+  assert.equal((await run(shared, { command: 'echo after' })).structuredContent.stdout, 'after\n');
+});
+
+test('concurrent calls run together and a slow one does not hold up a fast one', async () => {
+  const order = [];
+  const slow = run(shared, { command: 'sleep 1; echo slow' }).then((r) => (order.push('slow'), r));
+  const fast = run(shared, { command: 'echo fast' }).then((r) => (order.push('fast'), r));
+  const [s, f] = await Promise.all([slow, fast]);
+  assert.equal(s.structuredContent.stdout, 'slow\n');
+  assert.equal(f.structuredContent.stdout, 'fast\n');
+  assert.deepEqual(order, ['fast', 'slow']);
+});
+
+test('an approved outside_sandbox request runs that one command outside the sandbox', async () => {
+  const marker = path.join(os.tmpdir(), `cordon-e2e-outside-${process.pid}`);
+  fs.rmSync(marker, { force: true });
+  // Inside the sandbox /tmp is private: the host never sees the file.
+  const inside = await run(shared, { command: `echo in > ${marker}` });
+  assert.equal(inside.isError, false);
+  assert.equal(fs.existsSync(marker), false);
+  const outside = await run(shared, {
+    command: `echo out > ${marker}`,
+    outside_sandbox: true,
+    justification: 'APPROVE: the test needs to write to the host /tmp',
+  });
+  assert.equal(outside.isError, false, outside.content[0].text);
+  assert.equal(outside.structuredContent.outside_sandbox, true);
+  assert.equal(fs.readFileSync(marker, 'utf8'), 'out\n');
+  fs.rmSync(marker, { force: true });
+});
+
+test('a declined outside_sandbox request runs nothing and says why', async () => {
+  const marker = path.join(os.tmpdir(), `cordon-e2e-declined-${process.pid}`);
+  const result = await run(shared, {
+    command: `echo out > ${marker}`,
+    outside_sandbox: true,
+    justification: 'DECLINE me',
+  });
+  assert.equal(result.isError, true);
+  assert.equal(result.structuredContent.denied, true);
+  assert.equal(result.structuredContent.decision.rule_id, 'outside_sandbox.declined');
+  assert.match(result.content[0].text, /declined/);
+  assert.equal(fs.existsSync(marker), false);
+});
+
+test('a client without elicitation cannot get a command out of the sandbox', async () => {
+  const client = await connect({ elicitation: false });
+  const result = await run(client, {
+    command: 'true',
+    outside_sandbox: true,
+    justification: 'APPROVE',
+  });
+  assert.equal(result.structuredContent.decision.rule_id, 'outside_sandbox.unsupported');
+});
+
+// Raw JSON-RPC over the child's stdio, for what no SDK would send.
+function rawServer() {
+  const child = spawn(cordon, ['mcp', '--workspace', workspace], {
+    env,
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  let buffer = '';
+  const messages = [];
+  const waiters = [];
+  child.stdout.on('data', (chunk) => {
+    buffer += chunk;
+    let nl;
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      messages.push(JSON.parse(buffer.slice(0, nl)));
+      buffer = buffer.slice(nl + 1);
+      for (const w of waiters.splice(0)) w();
+    }
+  });
+  child.stdin.on('error', () => {});
+  const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    child,
+    exited,
+    send: (line) => child.stdin.write(line + '\n'),
+    async next(predicate, ms = 10000) {
+      const deadline = Date.now() + ms;
+      for (;;) {
+        const i = messages.findIndex(predicate);
+        if (i >= 0) return messages.splice(i, 1)[0];
+        if (Date.now() > deadline) throw new Error('no matching message');
+        await new Promise((r) => { waiters.push(r); setTimeout(r, 100); });
+      }
+    },
+  };
+}
+const init = JSON.stringify({
+  jsonrpc: '2.0', id: 0, method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
+
+test('hostile input gets JSON-RPC errors and a 100 MB line costs bounded memory', async () => {
+  const s = rawServer();
+  s.send(init);
+  await s.next((m) => m.id === 0);
+  s.send('{"jsonrpc":"2.0","id":1,');
+  assert.equal((await s.next((m) => m.error?.code === -32700)).id, null);
+  s.send('[{"jsonrpc":"2.0","id":2,"method":"ping"}]');
+  assert.equal((await s.next((m) => m.error?.code === -32600)).id, null);
+  s.send('{"jsonrpc":"2.0","id":3,"method":"no/such/method"}');
+  assert.equal((await s.next((m) => m.id === 3)).error.code, -32601);
+  s.send('{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":7}}');
+  assert.equal((await s.next((m) => m.id === 4)).error.code, -32602);
+
+  const chunk = Buffer.alloc(1 << 20, 'a');
+  for (let i = 0; i < 100; ++i) {
+    if (!s.child.stdin.write(chunk)) await new Promise((r) => s.child.stdin.once('drain', r));
+  }
+  s.send('');
+  const oversized = await s.next((m) => m.error?.code === -32600 && /longer than/.test(m.error.message));
+  assert.equal(oversized.id, null);
+  s.send('{"jsonrpc":"2.0","id":5,"method":"ping"}');
+  assert.deepEqual((await s.next((m) => m.id === 5)).result, {});
+  const status = fs.readFileSync(`/proc/${s.child.pid}/status`, 'utf8');
+  const peakKb = Number(/VmHWM:\s+(\d+)/.exec(status)[1]);
+  assert.ok(peakKb < 64 * 1024, `peak resident memory ${peakKb} kB after a 100 MB line`);
+  s.child.stdin.end();
+  assert.equal(await s.exited, 0);
+});
+
+test('EOF on stdin kills running commands and exits 0', { todo: cancelTodo }, async () => {
+  const s = rawServer();
+  s.send(init);
+  await s.next((m) => m.id === 0);
+  s.send(JSON.stringify({
+    jsonrpc: '2.0', id: 1, method: 'tools/call',
+    params: { name: 'run_command', arguments: { command: 'sleep 3018' } },
+  }));
+  assert.ok(await waitUntil(() => processesMatching('sleep 3018').length > 0, 5000), 'never started');
+  const started = Date.now();
+  s.child.stdin.end();
+  assert.equal(await s.exited, 0);
+  assert.ok(Date.now() - started < 5000, 'the server took too long to exit');
+  assert.equal(processesMatching('sleep 3018').length, 0);
+});
