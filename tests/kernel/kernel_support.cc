@@ -87,6 +87,24 @@ std::optional<Session> KernelTest::SessionOrSkip(const Config& config) {
   return std::move(*session);
 }
 
+std::string KernelTest::StageProbe() {
+  const std::string source = ProbePath();
+  if (source.empty()) {
+    ADD_FAILURE() << "tests/probe/cordon_probe was not built";
+    return {};
+  }
+  const std::filesystem::path staged = workspace_ / ".cordon_probe";
+  std::error_code ec;
+  std::filesystem::copy_file(source, staged, std::filesystem::copy_options::overwrite_existing,
+                             ec);
+  if (ec) {
+    ADD_FAILURE() << "copy " << source << " to " << staged << ": " << ec.message();
+    return {};
+  }
+  std::filesystem::permissions(staged, std::filesystem::perms::owner_all, ec);
+  return staged.string();
+}
+
 RunResult KernelTest::Shell(const Session& session, const std::string& text,
                             std::optional<std::chrono::milliseconds> timeout) {
   CommandRequest request;

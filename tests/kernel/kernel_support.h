@@ -45,6 +45,11 @@ class KernelTest : public ::testing::Test {
   // test with the reason (fails under CORDON_TEST_MUST_WORK=1) and returns nullopt.
   std::optional<Session> SessionOrSkip(const Config& config);
 
+  // Copies the probe into the workspace and returns its path there: the sandbox sees the host
+  // read-only but has a private /tmp, so a probe staged under the host's /tmp (as
+  // scripts/run_unprivileged.sh does) would be invisible inside. Fails the test without one.
+  std::string StageProbe();
+
   // Runs shell text in `session` (in the workspace).
   RunResult Shell(const Session& session, const std::string& text,
                   std::optional<std::chrono::milliseconds> timeout = std::nullopt);

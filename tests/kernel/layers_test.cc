@@ -19,8 +19,8 @@ class LayersTest : public KernelTest {
  protected:
   void SetUp() override {
     KernelTest::SetUp();
-    probe_ = ProbePath();
-    if (probe_.empty()) GTEST_FAIL() << "tests/probe/cordon_probe was not built";
+    probe_ = StageProbe();
+    if (probe_.empty()) GTEST_FAIL() << "no probe to run inside the sandbox";
   }
 
   RunResult Probe(const Session& session, const std::string& args) {
