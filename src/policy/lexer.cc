@@ -141,6 +141,10 @@ Result<void> Lexer::LexWord(Word& word) {
   int brace_depth = 0;
   while (pos_ < text_.size()) {
     char c = text_[pos_];
+    if (c == '(' && IsArrayAssignmentStart(word)) {
+      CORDON_TRY_VOID(LexArrayValue(word));
+      continue;
+    }
     if (IsMeta(c)) return {};
     switch (c) {
       case '\\':
@@ -197,6 +201,59 @@ Result<void> Lexer::LexWord(Word& word) {
     ++pos_;
   }
   return {};
+}
+
+// NAME=( or NAME+=( written without quotes: a bash array assignment.
+bool Lexer::IsArrayAssignmentStart(const Word& word) const {
+  if (word.Has(kWordQuoted)) return false;
+  std::string_view t = word.text;
+  if (!t.ends_with("=")) return false;
+  t.remove_suffix(1);
+  if (t.ends_with("+")) t.remove_suffix(1);
+  if (t.empty() || !IsNameStart(t[0])) return false;
+  for (char c : t) {
+    if (!IsNameChar(c)) return false;
+  }
+  return true;
+}
+
+// The elements of NAME=(a "b c" $(d)) are words (their substitutions run); the whole value is
+// kept as "(a b c $(d))" in the assignment word.
+Result<void> Lexer::LexArrayValue(Word& word) {
+  CORDON_TRY_VOID(Enter());
+  RecursionGuard guard{recursion_};
+  const std::size_t start = pos_;
+  ++pos_;
+  word.text += '(';
+  bool first = true;
+  for (;;) {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
+                                   text_[pos_] == '\n' || text_[pos_] == '\r')) {
+      ++pos_;
+    }
+    if (pos_ >= text_.size()) return Unterminated("array assignment", start);
+    if (text_[pos_] == ')') {
+      ++pos_;
+      word.text += ')';
+      return {};
+    }
+    if (text_[pos_] == '#') {  // a comment inside a multi-line array
+      while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
+      continue;
+    }
+    Word element;
+    std::size_t before = pos_;
+    CORDON_TRY_VOID(LexWord(element));
+    if (pos_ == before) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("unexpected \"{}\" in array assignment at offset {}", text_[pos_],
+                              pos_));
+    }
+    if (!first) word.text += ' ';
+    first = false;
+    word.text += element.text;
+    word.flags |= element.flags & (kWordDynamic | kWordQuoted);
+  }
 }
 
 Result<void> Lexer::LexSingleQuoted(Word& word) {

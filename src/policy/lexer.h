@@ -64,6 +64,8 @@ class Lexer {
 
  private:
   [[nodiscard]] Result<void> LexWord(Word& word);
+  bool IsArrayAssignmentStart(const Word& word) const;
+  [[nodiscard]] Result<void> LexArrayValue(Word& word);
   [[nodiscard]] Result<void> LexSingleQuoted(Word& word);
   [[nodiscard]] Result<void> LexAnsiC(Word& word);
   // Double-quoted text; with `end` set, here-doc mode: runs to `end` and '"' is ordinary.

@@ -1,5 +1,7 @@
 #include "policy/normalise.h"
 
+#include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 
@@ -61,13 +63,20 @@ void SetStdin(Command& c, bool piped) {
   }
 }
 
-// "$NAME" or "${NAME}" as the whole word: the variable's name.
+// "$NAME", "${NAME}" or "${NAME[@]}" as the whole word: the variable's name.
 std::optional<std::string> WholeParameter(const Word& w) {
   if (!w.Has(kWordParam) || w.Has(kWordCommandSub | kWordProcessSub)) return std::nullopt;
   std::string_view t = w.text;
-  if (t.starts_with("${") && t.ends_with("}")) t = t.substr(2, t.size() - 3);
-  else if (t.starts_with("$")) t = t.substr(1);
-  else return std::nullopt;
+  if (t.starts_with("${") && t.ends_with("}")) {
+    t = t.substr(2, t.size() - 3);
+    if (std::size_t bracket = t.find('['); bracket != std::string_view::npos && t.ends_with("]")) {
+      t = t.substr(0, bracket);
+    }
+  } else if (t.starts_with("$")) {
+    t = t.substr(1);
+  } else {
+    return std::nullopt;
+  }
   if (t.empty()) return std::nullopt;
   for (char c : t) {
     if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) {
@@ -153,6 +162,9 @@ class Analyser {
     std::string name = w.text.substr(0, append ? eq - 1 : eq);
     if (std::size_t bracket = name.find('['); bracket != std::string::npos) name.resize(bracket);
     std::string value = w.text.substr(eq + 1);
+    if (value.size() >= 2 && value.front() == '(' && value.back() == ')') {
+      value = value.substr(1, value.size() - 2);  // an array: its elements, word-split below
+    }
     bool from_output = w.Has(kWordCommandSub | kWordProcessSub);
     if (auto inner = WholeSubstitution(value); inner && from_output) {
       if (auto looked_up = LookedUpName(*inner, 0)) {  // CC=$(which gcc)
@@ -186,7 +198,76 @@ class Analyser {
     }
   }
 
-  void Add(const SimpleCommand& sc, int depth) {
+  // $IFS in a word is word splitting in disguise: mkfs$IFS/dev/sda runs "mkfs /dev/sda".
+  static std::vector<Word> SplitOnIfs(const std::vector<Word>& words) {
+    std::vector<Word> out;
+    for (const Word& w : words) {
+      if (!w.Has(kWordParam) || w.text.find("IFS") == std::string::npos) {
+        out.push_back(w);
+        continue;
+      }
+      std::string t = w.text;
+      for (std::string_view ifs : {"${IFS}", "$IFS"}) {
+        for (std::size_t at = t.find(ifs); at != std::string::npos; at = t.find(ifs, at)) {
+          t.replace(at, ifs.size(), " ");
+        }
+      }
+      for (Word& part : SplitValue(t)) {
+        part.flags |= w.flags & ~kWordParam;
+        out.push_back(std::move(part));
+      }
+    }
+    return out;
+  }
+
+  // The command word with every expansion replaced by its known value or, when unknown, by
+  // nothing: su${x}do runs sudo when x is empty, which cordon cannot rule out.
+  std::optional<std::string> WithUnknownExpansionsEmpty(const std::string& t) const {
+    std::string out;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      if (t[i] != '$' || i + 1 >= t.size()) {
+        out += t[i];
+        continue;
+      }
+      std::string name;
+      char n = t[i + 1];
+      if (n == '{') {
+        std::size_t close = t.find('}', i + 2);
+        if (close == std::string::npos) return std::nullopt;
+        name = t.substr(i + 2, close - i - 2);
+        i = close;
+      } else if (n == '_' || std::isalpha(static_cast<unsigned char>(n))) {
+        std::size_t end = i + 1;
+        while (end < t.size() && (t[end] == '_' || std::isalnum(static_cast<unsigned char>(t[end])))) {
+          ++end;
+        }
+        name = t.substr(i + 1, end - i - 1);
+        i = end - 1;
+      } else if (n == '@' || n == '*' || std::isdigit(static_cast<unsigned char>(n))) {
+        ++i;
+        continue;
+      } else {
+        out += t[i];
+        continue;
+      }
+      auto it = vars_.find(name);
+      if (it != vars_.end() && !it->second.from_output && it->second.values.size() == 1) {
+        out += it->second.values[0];
+      }
+    }
+    return out;
+  }
+
+  void Add(const SimpleCommand& original, int depth) {
+    SimpleCommand split_ifs;
+    const bool has_ifs = std::any_of(original.words.begin(), original.words.end(), [](const Word& w) {
+      return w.Has(kWordParam) && w.text.find("IFS") != std::string::npos;
+    });
+    if (has_ifs) {
+      split_ifs = original;
+      split_ifs.words = SplitOnIfs(original.words);
+    }
+    const SimpleCommand& sc = has_ifs ? split_ifs : original;
     Unwrapped u = Unwrap(sc.words);
     RecordAssignments(sc.words, u);
     if (!u.argv.empty()) {
@@ -208,6 +289,17 @@ class Analyser {
         }
         AddResolved(sc, std::move(u), depth, it != vars_.end() && it->second.from_output);
         return;
+      }
+      const Word& w = u.argv[0];
+      if (w.Has(kWordParam) && !w.Has(kWordCommandSub) && variants_ < kMaxVariants) {
+        std::optional<std::string> shown = WithUnknownExpansionsEmpty(w.text);
+        if (shown && !shown->empty() && *shown != w.text) {
+          ++variants_;
+          SimpleCommand variant = sc;
+          variant.words = SplitValue(*shown);
+          for (std::size_t i = 1; i < u.argv.size(); ++i) variant.words.push_back(u.argv[i]);
+          AddResolved(variant, Unwrap(variant.words), depth, false);
+        }
       }
     }
     AddResolved(sc, std::move(u), depth, false);

@@ -61,6 +61,13 @@ TEST(Lexer, GlobBraceAndTildeAreMarkedOnlyWhenUnquoted) {
   EXPECT_FALSE(FirstWord("'~'/x").Has(kWordTilde));
 }
 
+TEST(Lexer, ArrayAssignmentsAreOneWordAndTheirSubstitutionsAreParsed) {
+  EXPECT_EQ(Parse("a=(x 'y z' $(id)) && ls"), (Argvs{{"id"}, {"a=(x y z $(id))"}, {"ls"}}));
+  EXPECT_EQ(Parse("a=(\n  x # comment\n  y\n)"), (Argvs{{"a=(x y)"}}));
+  EXPECT_FALSE(ParseScript("a=(x y").has_value());
+  EXPECT_FALSE(ParseScript("echo (x)").has_value());  // not an assignment: a syntax error
+}
+
 TEST(Lexer, CommentsAreSkippedButHashInsideAWordIsNot) {
   EXPECT_EQ(Parse("echo a#b # sudo x\nls"), (Argvs{{"echo", "a#b"}, {"ls"}}));
 }

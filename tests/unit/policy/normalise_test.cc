@@ -71,6 +71,17 @@ TEST(Normalise, VariablesAssignedInTheSameTextAreResolvedAsCommandWords) {
   EXPECT_EQ(Normalised("$EDITOR notes.md"), (Argvs{{"$EDITOR", "notes.md"}}));
 }
 
+TEST(Normalise, IfsInAWordIsTreatedAsWordSplitting) {
+  EXPECT_EQ(Normalised("mkfs$IFS/dev/sda"), (Argvs{{"mkfs", "/dev/sda"}}));
+  EXPECT_EQ(Normalised("cat${IFS}f"), (Argvs{{"cat", "f"}}));
+}
+
+TEST(Normalise, ACommandWordWithUnknownExpansionsIsAlsoJudgedWithThemEmpty) {
+  EXPECT_EQ(Normalised("su${z}do ls"), (Argvs{{"sudo", "ls"}, {"su${z}do", "ls"}}));
+  EXPECT_EQ(Normalised("a=x; b${a}c"), (Argvs{{}, {"bxc"}, {"b${a}c"}}));
+  EXPECT_EQ(Normalised("$EDITOR f"), (Argvs{{"$EDITOR", "f"}}));
+}
+
 TEST(Normalise, SelfReferencingVariablesDoNotMultiplyWithoutBound) {
   Result<Script> s = ParseScript("for c in '$c' '$c' '$c' '$c'; do $c; done");
   ASSERT_TRUE(s.has_value());
