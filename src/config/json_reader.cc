@@ -104,8 +104,6 @@ class Reader {
                       fmt::format("expected {}, found {}", expected, DescribeJson(found)));
   }
 
-  std::string_view source() const { return source_; }
-
  private:
   std::string_view source_;
 };
