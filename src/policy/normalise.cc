@@ -206,10 +206,19 @@ class Analyser {
         out.push_back(w);
         continue;
       }
-      std::string t = w.text;
-      for (std::string_view ifs : {"${IFS}", "$IFS"}) {
-        for (std::size_t at = t.find(ifs); at != std::string::npos; at = t.find(ifs, at)) {
-          t.replace(at, ifs.size(), " ");
+      const std::string& in = w.text;
+      std::string t;
+      for (std::size_t i = 0; i < in.size();) {
+        if (in.compare(i, 6, "${IFS}") == 0) {
+          t += ' ';
+          i += 6;
+        } else if (in.compare(i, 4, "$IFS") == 0 &&
+                   (i + 4 == in.size() || !(std::isalnum(static_cast<unsigned char>(in[i + 4])) ||
+                                            in[i + 4] == '_'))) {
+          t += ' ';
+          i += 4;
+        } else {
+          t += in[i++];
         }
       }
       for (Word& part : SplitValue(t)) {
