@@ -21,7 +21,7 @@ struct LaunchedProcess {
   // The process the supervisor waits for and kills. For the native backend this is PID 1 of the
   // sandbox's PID namespace: SIGKILL to it kills every process in the sandbox.
   pid_t pid = -1;
-  core::UniqueFd pidfd;      // pidfd_open(pid): pollable, immune to pid reuse
+  core::UniqueFd pidfd;  // pidfd_open(pid): pollable, immune to pid reuse
   // When valid, the sandbox's init writes the command's wait status (one int, as from waitpid)
   // here when the command exits, then exits itself. Invalid when `pid` is the command itself.
   core::UniqueFd status_fd;

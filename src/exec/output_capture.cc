@@ -1,13 +1,12 @@
 #include "exec/output_capture.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace cordon::exec {
 
-HeadTailBuffer::HeadTailBuffer(std::uint64_t cap)
-    : head_cap_(cap - cap / 2), tail_cap_(cap / 2) {}
+HeadTailBuffer::HeadTailBuffer(std::uint64_t cap) : head_cap_(cap - cap / 2), tail_cap_(cap / 2) {}
 
 void HeadTailBuffer::Append(std::string_view data) {
   total_ += data.size();

@@ -1,6 +1,7 @@
 #include "exec/spawn_unsandboxed.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -11,8 +12,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "core/syscall_error.h"
 #include "exec/process_control.h"
@@ -43,12 +42,18 @@ struct ChildArgs {
 
 const char* StepName(Step step) {
   switch (step) {
-    case Step::kSetsid: return "setsid";
-    case Step::kDeathSignal: return "prctl(PR_SET_PDEATHSIG)";
-    case Step::kStdio: return "dup2(stdio)";
-    case Step::kCloseFds: return "close_range(3..)";
-    case Step::kChdir: return "chdir";
-    case Step::kExec: return "execve";
+    case Step::kSetsid:
+      return "setsid";
+    case Step::kDeathSignal:
+      return "prctl(PR_SET_PDEATHSIG)";
+    case Step::kStdio:
+      return "dup2(stdio)";
+    case Step::kCloseFds:
+      return "close_range(3..)";
+    case Step::kChdir:
+      return "chdir";
+    case Step::kExec:
+      return "execve";
   }
   return "unknown step";
 }
@@ -117,7 +122,8 @@ std::vector<std::string> ExecCandidates(const std::string& file,
   // Mark (not close) everything above 2 close-on-exec: the error pipe must stay open until
   // execve succeeds. Nothing the caller holds may reach the command.
   if (::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
-    for (rlim_t fd = 3; fd < args.max_fd; ++fd) (void)::fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
+    for (rlim_t fd = 3; fd < args.max_fd; ++fd)
+      (void)::fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
   }
 
   if (::chdir(args.cwd) != 0) ReportAndExit(error_fd, Step::kChdir, errno);
@@ -204,7 +210,8 @@ Result<LaunchedProcess> SpawnUnsandboxed(const plan::LaunchPlan& plan, const Std
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    if (n == static_cast<ssize_t>(sizeof failure)) return std::unexpected(ChildError(failure, plan));
+    if (n == static_cast<ssize_t>(sizeof failure))
+      return std::unexpected(ChildError(failure, plan));
     return Fail(ErrorCode::kInternal, "spawn: short read on the child's error pipe");
   }
 

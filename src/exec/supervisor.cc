@@ -1,6 +1,7 @@
 #include "exec/supervisor.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
@@ -11,8 +12,6 @@
 #include <limits>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "exec/output_capture.h"
 #include "exec/process_control.h"
@@ -258,9 +257,10 @@ RunResult Supervisor::Finish() {
   } else if (sandboxed_init_ && !exit_.signaled) {
     // init is meant to report before it exits; without a report the command's status is
     // unknown, and init's own code is the best evidence left.
-    result.error = fmt::format("sandbox init exited with code {} without reporting the "
-                               "command's status",
-                               exit_.code);
+    result.error = fmt::format(
+        "sandbox init exited with code {} without reporting the "
+        "command's status",
+        exit_.code);
   }
   result.status = command.signaled ? RunStatus::kSignaled : RunStatus::kExited;
   result.signal = command.signaled ? command.signal : 0;

@@ -48,7 +48,6 @@ struct OutputReaders {
 // Runs `process` to completion. Fills status, exit_code, signal, error, stdout_data and
 // stderr_data; the caller fills decision, duration and enforcement. Never returns while the
 // launched process is unreaped: on any internal failure it kills the tree first.
-RunResult Supervise(LaunchedProcess process, OutputReaders output,
-                    const SuperviseOptions& options);
+RunResult Supervise(LaunchedProcess process, OutputReaders output, const SuperviseOptions& options);
 
 }  // namespace cordon::exec

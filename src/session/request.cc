@@ -1,9 +1,8 @@
 #include "session/request.h"
 
+#include <fmt/format.h>
 #include <pwd.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include "core/paths.h"
 #include "policy/shell_quote.h"
@@ -44,8 +43,7 @@ Result<std::filesystem::path> ResolveCwd(const std::filesystem::path& cwd,
   Result<std::filesystem::path> canonical = core::Canonical(joined);
   if (!canonical) {
     return Fail(canonical.error().code,
-                fmt::format("working directory {}: {}", joined.string(),
-                            canonical.error().message),
+                fmt::format("working directory {}: {}", joined.string(), canonical.error().message),
                 canonical.error().errno_value);
   }
   // Checked after symlinks are resolved: a link inside the workspace may point anywhere.

@@ -1,8 +1,8 @@
 // Session::Run: policy, plan, launch, supervise. Every exit path returns a RunResult; nothing is
 // started unless the policy allowed it and the plan gives every guarantee the config asks for.
-#include <chrono>
-
 #include <fmt/format.h>
+
+#include <chrono>
 
 #include "cordon/session.h"
 #include "exec/command_pipes.h"
@@ -55,8 +55,7 @@ RunResult LaunchAndSupervise(const plan::LaunchPlan& plan, const CommandRequest&
   options.on_output = on_output;
   RunResult supervised = exec::Supervise(
       std::move(*launched),
-      exec::OutputReaders{std::move(pipes->stdout_read), std::move(pipes->stderr_read)},
-      options);
+      exec::OutputReaders{std::move(pipes->stdout_read), std::move(pipes->stderr_read)}, options);
   supervised.decision = std::move(result.decision);
   supervised.enforcement = std::move(result.enforcement);
   return supervised;
@@ -95,8 +94,8 @@ RunResult Session::Run(const CommandRequest& request, const OutputCallback& on_o
     if (!plan) return SetupFailed(std::move(r), plan.error().message);
     r.enforcement = plan->enforcement;
 
-    return LaunchAndSupervise(*plan, request, *timeout, state.config.limits.output_bytes,
-                              on_output, std::move(r));
+    return LaunchAndSupervise(*plan, request, *timeout, state.config.limits.output_bytes, on_output,
+                              std::move(r));
   }();
   result.duration = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
   return result;

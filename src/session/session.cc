@@ -1,12 +1,12 @@
 // Session::Create and the read-only accessors. Create does everything that can fail once, so
 // that Run only fails for reasons that belong to one command.
-#include <sys/stat.h>
+#include "cordon/session.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include "core/paths.h"
 #include "core/syscall_error.h"
-#include "cordon/session.h"
 #include "plan/launch_plan.h"
 #include "session/session_state.h"
 

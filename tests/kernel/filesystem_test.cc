@@ -66,7 +66,8 @@ TEST_F(FilesystemTest, WriteInTheHostsTmpDoesNotLandButPrivateTmpWorks) {
   const std::filesystem::path target = "/tmp/" + unique_ + "-from-sandbox";
   cleanup_.push_back(target);
   // The write into /tmp succeeds inside (a private tmpfs) and is gone after the run.
-  const RunResult result = Shell(*session, WriteShell(target) + fmt::format("; cat '{}'", target.string()));
+  const RunResult result =
+      Shell(*session, WriteShell(target) + fmt::format("; cat '{}'", target.string()));
   EXPECT_EQ(result.stdout_data.data, "wrote\ncordon\n") << Describe(result);
   EXPECT_FALSE(Exists(target));
 }
@@ -89,9 +90,9 @@ TEST_F(FilesystemTest, ModeOffIsUnconfinedSoTheSameWritesLand) {
 TEST_F(FilesystemTest, ReadOnlyModeRefusesTheWorkspaceButAllowsThePrivateTmpdir) {
   auto session = SessionOrSkip(MakeConfig(SandboxMode::kReadOnly));
   if (!session) return;
-  const RunResult result = Shell(
-      *session, WriteShell(workspace_ / "made-inside") +
-                    "; echo scratch > \"$TMPDIR/f\" && cat \"$TMPDIR/f\"");
+  const RunResult result =
+      Shell(*session, WriteShell(workspace_ / "made-inside") +
+                          "; echo scratch > \"$TMPDIR/f\" && cat \"$TMPDIR/f\"");
   EXPECT_EQ(result.stdout_data.data, "refused\nscratch\n") << Describe(result);
   EXPECT_FALSE(Exists(workspace_ / "made-inside"));
 }

@@ -1,12 +1,11 @@
 // What the command inherits: environment, capabilities, the right to remount. And the run
 // result's own guarantees: policy denials start nothing, output is capped with head and tail.
+#include <fmt/format.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "kernel_support.h"
 
@@ -87,7 +86,8 @@ TEST_F(HardeningTest, RemountingTheRootReadWriteFails) {
   const std::filesystem::path target = "/" + unique_;
   cleanup_.push_back(target);
   const RunResult write = Shell(*session, fmt::format("mount -o remount,rw / 2>/dev/null; "
-                                                      "echo x > '{}'", target.string()));
+                                                      "echo x > '{}'",
+                                                      target.string()));
   EXPECT_FALSE(Exists(target)) << Describe(write);
 }
 
@@ -95,8 +95,7 @@ TEST_F(HardeningTest, PolicyDenialStartsNothing) {
   auto session = SessionOrSkip(MakeConfig());
   if (!session) return;
   const std::filesystem::path marker = workspace_ / "ran";
-  const RunResult denied =
-      Shell(*session, fmt::format("touch '{}'; sudo true", marker.string()));
+  const RunResult denied = Shell(*session, fmt::format("touch '{}'; sudo true", marker.string()));
   EXPECT_EQ(denied.status, RunStatus::kDenied) << Describe(denied);
   EXPECT_EQ(denied.CliExitCode(), 126);
   EXPECT_FALSE(denied.decision.allowed());

@@ -1,6 +1,7 @@
 #include "kernel_support.h"
 
 #include <dirent.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -9,8 +10,6 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
-
-#include <fmt/format.h>
 
 namespace cordon::kernel_test {
 
@@ -95,8 +94,7 @@ std::string KernelTest::StageProbe() {
   }
   const std::filesystem::path staged = workspace_ / ".cordon_probe";
   std::error_code ec;
-  std::filesystem::copy_file(source, staged, std::filesystem::copy_options::overwrite_existing,
-                             ec);
+  std::filesystem::copy_file(source, staged, std::filesystem::copy_options::overwrite_existing, ec);
   if (ec) {
     ADD_FAILURE() << "copy " << source << " to " << staged << ": " << ec.message();
     return {};

@@ -9,6 +9,7 @@
 //   root/home/       a fake $HOME of the caller (must stay unwritten)
 #pragma once
 
+#include <gtest/gtest.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -16,8 +17,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "cordon/config.h"
 #include "cordon/run.h"

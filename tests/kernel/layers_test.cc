@@ -2,12 +2,11 @@
 // twin showing the same attempt succeeds where it is not blocked — in mode off or from the
 // test itself — so the denial is the sandbox's doing and not the machine's.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <termios.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include "core/unique_fd.h"
 #include "kernel_support.h"

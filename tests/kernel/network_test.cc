@@ -3,6 +3,7 @@
 // the twin. Connections are checked on the host side (accept), not only by what the probe says.
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -10,8 +11,6 @@
 
 #include <cstddef>
 #include <cstring>
-
-#include <fmt/format.h>
 
 #include "core/unique_fd.h"
 #include "kernel_support.h"

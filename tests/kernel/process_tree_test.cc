@@ -1,13 +1,12 @@
 // The process tree: what a command can signal, and what is left running when a run ends
 // (normal exit, timeout, the supervisor itself killed with SIGKILL). Checked on the host's
 // /proc and on a heartbeat file the daemon keeps appending to.
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "kernel_support.h"
 

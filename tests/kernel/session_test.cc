@@ -1,12 +1,11 @@
 // Session::Create and Session::Run's handling of the request itself: what is refused before
 // anything starts, stdin, concurrent runs. Each refusal has an accepted twin.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <fstream>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "kernel_support.h"
 

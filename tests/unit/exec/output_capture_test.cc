@@ -1,8 +1,8 @@
 #include "exec/output_capture.h"
 
-#include <string>
-
 #include <gtest/gtest.h>
+
+#include <string>
 
 namespace cordon::exec {
 namespace {

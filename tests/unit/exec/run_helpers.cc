@@ -21,8 +21,7 @@ plan::LaunchPlan MakePlan(std::vector<std::string> argv, std::vector<std::string
   return plan;
 }
 
-Result<RunResult> SpawnAndSupervise(const plan::LaunchPlan& plan,
-                                    const SuperviseOptions& options) {
+Result<RunResult> SpawnAndSupervise(const plan::LaunchPlan& plan, const SuperviseOptions& options) {
   CORDON_TRY(CommandPipes pipes, CreateCommandPipes());
   CORDON_TRY(core::UniqueFd dev_null, OpenDevNull());
   CORDON_TRY(LaunchedProcess process, SpawnUnsandboxed(plan, MakeStdio(pipes, dev_null.get())));

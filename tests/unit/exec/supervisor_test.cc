@@ -2,6 +2,7 @@
 #include "exec/supervisor.h"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -9,8 +10,6 @@
 #include <chrono>
 #include <stdexcept>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "exec/command_pipes.h"
 #include "exec/output_capture.h"
