@@ -1,0 +1,86 @@
+// `cordon sandbox status | off | read_only | workspace_write | network deny|allow`: inspect or
+// change the sandbox section of the user config. Writes are atomic; a change applies to new
+// sessions only — a session that is running keeps the configuration it pinned at start.
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cli/subcommands.h"
+#include "config/load.h"
+#include "config/update.h"
+#include "config/enums.h"
+#include "config/overrides.h"
+
+namespace cordon::cli {
+namespace {
+
+struct SandboxOptions {
+  std::vector<std::string> words;
+};
+
+void PrintSandbox(const std::filesystem::path& path, const Config& config, bool exists) {
+  fmt::print("config:                {}{}\n", path.string(), exists ? "" : " (not present: defaults)");
+  fmt::print("mode:                  {}\n", SandboxModeName(config.sandbox.mode));
+  fmt::print("network:               {}\n", NetworkPolicyName(config.sandbox.network));
+  fmt::print("protect_git_metadata:  {}\n", config.sandbox.protect_git_metadata);
+  fmt::print("allow_outside_sandbox: {}\n", config.sandbox.allow_outside_sandbox);
+  fmt::print("backend:               {}\n", BackendChoiceName(config.sandbox.backend));
+  for (const auto& root : config.sandbox.writable_roots) {
+    fmt::print("writable_root:         {}\n", root.string());
+  }
+}
+
+int RunSandbox(const GlobalOptions& global, const SandboxOptions& options) {
+  auto path = ConfigFilePath(global);
+  if (!path) return ReportSetupError(path.error());
+  const config::Env env = config::FromProcessEnvironment();
+  const std::vector<std::string>& w = options.words;
+
+  std::function<void(Config&)> edit;
+  if (w.empty() || (w.size() == 1 && w[0] == "status")) {
+    std::error_code ec;
+    const bool exists = std::filesystem::exists(*path, ec);
+    auto config = config::LoadUserConfig(std::optional<std::filesystem::path>(
+                                             exists ? std::optional(*path) : std::nullopt),
+                                         env);
+    if (!config) return ReportSetupError(config.error());
+    PrintSandbox(*path, *config, exists);
+    return 0;
+  }
+  if (w.size() == 1) {
+    auto mode = config::ParseSandboxMode(w[0]);
+    if (!mode) return ReportSetupError(mode.error());
+    edit = [m = *mode](Config& c) { c.sandbox.mode = m; };
+  } else if (w.size() == 2 && w[0] == "network") {
+    auto network = config::ParseNetworkPolicy(w[1]);
+    if (!network) return ReportSetupError(network.error());
+    edit = [n = *network](Config& c) { c.sandbox.network = n; };
+  } else {
+    std::string joined;
+    for (const auto& word : w) joined += (joined.empty() ? "" : " ") + word;
+    fmt::print(stderr,
+               "cordon: sandbox: unknown request \"{}\"; expected status, off, read_only, "
+               "workspace_write, network deny, or network allow\n",
+               joined);
+    return kExitSetupFailed;
+  }
+  auto updated = config::UpdateConfigFile(*path, env, edit);
+  if (!updated) return ReportSetupError(updated.error());
+  PrintSandbox(*path, *updated, true);
+  fmt::print("Saved. The change applies to new sessions; running ones keep their configuration.\n");
+  return 0;
+}
+
+}  // namespace
+
+Subcommand AddSandboxCommand(CLI::App& root, const GlobalOptions& global) {
+  CLI::App* app = root.add_subcommand(
+      "sandbox",
+      "Inspect or change the sandbox settings in the user config: status | off | read_only | "
+      "workspace_write | network deny|allow");
+  auto options = std::make_shared<SandboxOptions>();
+  app->add_option("request", options->words, "status, a mode, or network deny|allow");
+  return {app, [&global, options] { return RunSandbox(global, *options); }};
+}
+
+}  // namespace cordon::cli

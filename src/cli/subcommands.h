@@ -1,0 +1,30 @@
+// Each subcommand registers its options on the CLI11 app and returns the action to run when it
+// was selected. One file per subcommand.
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/cli_common.h"
+
+namespace cordon::cli {
+
+struct Subcommand {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+// Adds --mode, --network, --backend, --writable-root, --timeout, --unsafe to `app`.
+void AddSandboxFlags(CLI::App& app, SandboxFlags& flags);
+
+Subcommand AddCheckCommand(CLI::App& root, const GlobalOptions& global);
+Subcommand AddRunCommand(CLI::App& root, const GlobalOptions& global);
+Subcommand AddStatusCommand(CLI::App& root, const GlobalOptions& global);
+Subcommand AddSandboxCommand(CLI::App& root, const GlobalOptions& global);
+Subcommand AddMcpCommand(CLI::App& root, const GlobalOptions& global);
+
+int Main(int argc, char** argv);
+
+}  // namespace cordon::cli
