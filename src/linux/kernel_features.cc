@@ -34,6 +34,7 @@ struct NamespaceReport {
   int ipc = -1;
   int uts = -1;
   int proc = -1;
+  int setattr = -1;  // mount_setattr(MOUNT_ATTR_RDONLY) on a mount of the new namespace
 };
 
 int WriteFile(const char* path, const char* text) {
@@ -66,17 +67,24 @@ int WriteFile(const char* path, const char* text) {
   r.net = ::unshare(CLONE_NEWNET) == 0 ? 0 : errno;
   r.pid = ::unshare(CLONE_NEWPID) == 0 ? 0 : errno;
   if (r.mount != 0 || r.pid != 0) send();
+  // Scratch mounts in the probe's own mount namespace, as the sandbox's init will make them.
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+      ::mount("tmpfs", "/tmp", "tmpfs", 0, "mode=0700") != 0 || ::mkdir("/tmp/proc", 0700) != 0 ||
+      ::mkdir("/tmp/ro", 0700) != 0 || ::mount("tmpfs", "/tmp/ro", "tmpfs", 0, nullptr) != 0) {
+    r.proc = errno;
+    send();
+  }
+  sys::MountAttr attr{};
+  attr.attr_set = sys::kMountAttrRdonly;
+  r.setattr = sys::MountSetattr(AT_FDCWD, "/tmp/ro", sys::kAtRecursive, &attr) == 0 ? 0 : errno;
   // The first child after unshare(CLONE_NEWPID) is PID 1 of the new namespace: let it try the
-  // fresh /proc mount that the sandbox's init will do, on a private tmpfs scratch directory.
+  // fresh /proc mount that the sandbox's init will do.
   pid_t init = ::fork();
   if (init < 0) {
     r.pid = errno;
     send();
   }
   if (init == 0) {
-    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) ::_exit(errno);
-    if (::mount("tmpfs", "/tmp", "tmpfs", 0, "mode=0700") != 0) ::_exit(errno);
-    if (::mkdir("/tmp/proc", 0700) != 0) ::_exit(errno);
     if (::mount("proc", "/tmp/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
       ::_exit(errno);
     }
@@ -165,14 +173,14 @@ KernelFeatures ProbeKernel() {
     if (ns.mount == 0 && ns.pid == 0) Note(f.notes, "mount(proc) in a new PID namespace", ns.proc);
   }
 
-  // Called with an invalid fd so nothing is changed; only ENOSYS (or EPERM from a container's
-  // seccomp profile) means the call is not there.
-  // (An all-zero attribute set changes nothing even where the call succeeds.)
-  sys::MountAttr attr{};
-  if (sys::MountSetattr(-1, "", 0, &attr) == 0 || (errno != ENOSYS && errno != EPERM)) {
-    f.mount_setattr = true;
+  if (ns.setattr >= 0) {
+    f.mount_setattr = ns.setattr == 0;
+    Note(f.notes, "mount_setattr(MOUNT_ATTR_RDONLY) in a new mount namespace", ns.setattr);
   } else {
-    Note(f.notes, "mount_setattr", errno);
+    // No namespace to try it in: only whether the call exists (an all-zero attribute set
+    // changes nothing even where it succeeds).
+    sys::MountAttr attr{};
+    f.mount_setattr = sys::MountSetattr(-1, "", 0, &attr) == 0 || errno != ENOSYS;
   }
 
   long abi = sys::LandlockCreateRuleset(nullptr, 0, sys::kLandlockCreateRulesetVersion);

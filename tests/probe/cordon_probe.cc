@@ -16,8 +16,9 @@
 //   env NAME                 "ok <value>" or "unset"
 //   ids                      "ok uid=U gid=G pid=P"
 //   fds                      "ok <n>": descriptors open besides 0, 1, 2
-//   daemonize FILE           double-fork + setsid; the daemon rewrites FILE every 20 ms
-//                            forever ("<pid-in-sandbox> <counter>"); prints "ok" at once
+//   daemonize FILE           double-fork + setsid; the daemon replaces FILE (atomically, by
+//                            rename) every 20 ms forever ("<pid-in-sandbox> <counter>");
+//                            prints "ok" at once
 //   kill PID                 kill(PID, SIGKILL)
 //   remount-rw PATH          mount(MS_REMOUNT|MS_BIND) without MS_RDONLY
 //   mount-tmpfs PATH
@@ -183,13 +184,16 @@ int Daemonize(const char* file) {
   ::signal(SIGHUP, SIG_IGN);
   ::signal(SIGINT, SIG_IGN);
   for (int fd = 0; fd < 3; ++fd) ::close(fd);
+  // Written to a side file and renamed, so a kill mid-write never leaves an empty heartbeat.
+  std::string temp = std::string(file) + ".tmp";
   for (long counter = 0;; ++counter) {
     char line[64];
     int n = std::snprintf(line, sizeof line, "%d %ld\n", ::getpid(), counter);
-    int fd = ::open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd >= 0) {
       (void)!::write(fd, line, static_cast<std::size_t>(n));
       ::close(fd);
+      ::rename(temp.c_str(), file);
     }
     ::usleep(20 * 1000);
   }

@@ -1,0 +1,180 @@
+// Launch-level checks of the hardening layers, each from outside the sandbox where possible.
+// Every denied case is paired with an allowed twin.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "sandbox_runner.h"
+
+namespace cordon::testing {
+namespace {
+
+Config Make(SandboxMode mode, NetworkPolicy network) {
+  Config config;
+  config.sandbox.mode = mode;
+  config.sandbox.network = network;
+  return config;
+}
+const Config kDefault = Make(SandboxMode::kWorkspaceWrite, NetworkPolicy::kDeny);
+
+std::string Probe(const Config& config, const std::filesystem::path& workspace,
+                  std::vector<std::string> args, std::vector<std::string> env = {}) {
+  args.insert(args.begin(), "probe");
+  auto run = RunInSandbox(config, workspace, std::move(args), std::move(env));
+  if (!run) return "launch failed: " + run.error().message;
+  return run->line();
+}
+
+// A TCP listener on the host's 127.0.0.1 that records whether anyone connected.
+class HostListener {
+ public:
+  HostListener() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    ::listen(fd_, 4);
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+  }
+  ~HostListener() { ::close(fd_); }
+  std::string port() const { return std::to_string(port_); }
+  bool SawConnection() const {
+    int c = ::accept(fd_, nullptr, nullptr);
+    if (c >= 0) ::close(c);
+    return c >= 0;
+  }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+TEST(NativeHardening, HostLoopbackIsUnreachableWhenNetworkIsDenied) {
+  CORDON_REQUIRE_NATIVE_SANDBOX();
+  TempDir workspace;
+  HostListener listener;
+  EXPECT_NE(Probe(kDefault, workspace.path(), {"connect-tcp", "127.0.0.1", listener.port()}),
+            "ok");
+  EXPECT_FALSE(listener.SawConnection());
+}
+
+TEST(NativeHardening, HostLoopbackIsReachableWhenNetworkIsAllowed) {
+  CORDON_REQUIRE_NATIVE_SANDBOX();
+  TempDir workspace;
+  HostListener listener;
+  Config allow = Make(SandboxMode::kWorkspaceWrite, NetworkPolicy::kAllow);
+  EXPECT_EQ(Probe(allow, workspace.path(), {"connect-tcp", "127.0.0.1", listener.port()}), "ok");
+  EXPECT_TRUE(listener.SawConnection());
+}
+
+TEST(NativeHardening, TheSandboxHasItsOwnWorkingLoopback) {
+  CORDON_REQUIRE_NATIVE_SANDBOX();
+  TempDir workspace;
+  EXPECT_EQ(Probe(kDefault, workspace.path(), {"loopback-echo"}), "ok");
+}
+
+TEST(NativeHardening, NonNamespacedSocketFamiliesAreRefusedWhenNetworkIsDenied) {
+  CORDON_REQUIRE_NATIVE_SANDBOX();
+  TempDir workspace;
+  EXPECT_EQ(Probe(kDefault, workspace.path(), {"socket", "vsock"}), "EAFNOSUPPORT");
+  EXPECT_EQ(Probe(kDefault, workspace.path(), {"socket", "unix"}), "ok");
+}
+
+TEST(NativeHardening, OnlyNamedEnvironmentVariablesReachTheCommand) {
+  CORDON_REQUIRE_NATIVE_SANDBOX();
+  TempDir workspace;
+  std::vector<std::string> env = {"PATH=/usr/bin:/bin", "CORDON_CANARY_SECRET=hunter2",
+                                  "DATABASE_URL=postgres://u:p@h/db", "LANG=C.UTF-8"};
+  EXPECT_EQ(Probe(kDefault, workspace.path(), {"env", "CORDON_CANARY_SECRET"}, env), "unset");
+  EXPECT_EQ(Probe(kDefault, workspace.path(), {"env", "DATABASE_URL"}, env), "unset");
+  EXPECT_EQ(Probe(kDefault, workspace.path(), {"env", "LANG"}, env), "ok C.UTF-8");
+  EXPECT_EQ(Probe(kDefault, workspace.path(), {"env", "HOME"}, env), "ok /tmp/.cordon-home");
+  EXPECT_EQ(Probe(kDefault, workspace.path(), {"write", "/tmp/.cordon-home/cache"}, env), "ok");
+}
+
+TEST(NativeHardening, InheritedDescriptorsAreClosed) {
+  CORDON_REQUIRE_NATIVE_SANDBOX();
+  TempDir workspace;
+  // Deliberately not close-on-exec: the sandbox must close it anyway.
+  int leaked = ::open("/etc/hostname", O_RDONLY);
+  ASSERT_GE(leaked, 0);
+  std::string fds = Probe(kDefault, workspace.path(), {"fds"});
+  ::close(leaked);
+  EXPECT_EQ(fds, "ok 0");
+}
+
+TEST(NativeHardening, RemountingReadWriteAndNewMountsFail) {
+  CORDON_REQUIRE_NATIVE_SANDBOX();
+  TempDir workspace;
+  EXPECT_EQ(Probe(kDefault, workspace.path(), {"remount-rw", "/"}), "EPERM");
+  EXPECT_EQ(Probe(kDefault, workspace.path(), {"mount-tmpfs", "/tmp"}), "EPERM");
+  EXPECT_EQ(Probe(kDefault, workspace.path(), {"unshare-user"}), "EPERM");
+  EXPECT_EQ(Probe(kDefault, workspace.path(), {"write", "/etc/cordon-test"}), "EROFS");
+}
+
+TEST(NativeHardening, ProcSysAndTerminalInjectionAreRefused) {
+  CORDON_REQUIRE_NATIVE_SANDBOX();
+  TempDir workspace;
+  std::string core_pattern = Probe(kDefault, workspace.path(), {"write-core-pattern"});
+  EXPECT_TRUE(core_pattern == "EROFS" || core_pattern == "EACCES") << core_pattern;
+  EXPECT_EQ(Probe(kDefault, workspace.path(), {"tiocsti"}), "EPERM");
+  EXPECT_EQ(Probe(kDefault, workspace.path(), {"status-field", "NoNewPrivs"}), "ok 1");
+  EXPECT_EQ(Probe(kDefault, workspace.path(), {"status-field", "Seccomp"}), "ok 2");
+}
+
+TEST(NativeHardening, AProcessOutsideCannotBeSignalled) {
+  CORDON_REQUIRE_NATIVE_SANDBOX();
+  TempDir workspace;
+  pid_t outside = ::fork();
+  if (outside == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  ASSERT_GT(outside, 0);
+  EXPECT_EQ(Probe(kDefault, workspace.path(), {"kill", std::to_string(outside)}), "ESRCH");
+  EXPECT_EQ(::waitpid(outside, nullptr, WNOHANG), 0) << "the outside process died";
+  ::kill(outside, SIGKILL);
+  ::waitpid(outside, nullptr, 0);
+  // Twin: inside the sandbox the command is PID 2 and can signal itself (pid 2 exists).
+  EXPECT_EQ(Probe(kDefault, workspace.path(), {"ids"}).substr(0, 2), "ok");
+}
+
+long HeartbeatCounter(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  long pid = -1, counter = -1;
+  in >> pid >> counter;
+  return counter;
+}
+
+TEST(NativeHardening, ADoubleForkedDaemonDiesWithTheCommand) {
+  CORDON_REQUIRE_NATIVE_SANDBOX();
+  TempDir workspace;
+  auto heartbeat = workspace.path() / "heartbeat";
+  // Twin first: while the command runs, the daemon it started is alive and beating.
+  std::string script = ProbePath() + " daemonize " + heartbeat.string() + " && until [ -s " +
+                       heartbeat.string() + " ]; do sleep 0.02; done; sleep 0.2";
+  auto run = RunInSandbox(kDefault, workspace.path(), {"/bin/sh", "-c", script});
+  ASSERT_TRUE(run) << run.error().message;
+  EXPECT_EQ(run->line(), "ok");
+  EXPECT_TRUE(WIFEXITED(run->wait_status) && WEXITSTATUS(run->wait_status) == 0)
+      << run->wait_status;
+  long after_exit = HeartbeatCounter(heartbeat);
+  EXPECT_GT(after_exit, 0) << "the daemon never ran";
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(HeartbeatCounter(heartbeat), after_exit) << "the daemon outlived the sandbox";
+}
+
+}  // namespace
+}  // namespace cordon::testing
