@@ -7,6 +7,7 @@
 
 #include "policy/interpreters.h"
 #include "policy/shell_parser.h"
+#include "policy/variables.h"
 #include "policy/wrappers.h"
 
 namespace cordon::policy {
@@ -63,70 +64,6 @@ void SetStdin(Command& c, bool piped) {
   }
 }
 
-// "$NAME", "${NAME}" or "${NAME[@]}" as the whole word: the variable's name.
-std::optional<std::string> WholeParameter(const Word& w) {
-  if (!w.Has(kWordParam) || w.Has(kWordCommandSub | kWordProcessSub)) return std::nullopt;
-  std::string_view t = w.text;
-  if (t.starts_with("${") && t.ends_with("}")) {
-    t = t.substr(2, t.size() - 3);
-    if (std::size_t bracket = t.find('['); bracket != std::string_view::npos && t.ends_with("]")) {
-      t = t.substr(0, bracket);
-    }
-  } else if (t.starts_with("$")) {
-    t = t.substr(1);
-  } else {
-    return std::nullopt;
-  }
-  if (t.empty()) return std::nullopt;
-  for (char c : t) {
-    if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) {
-      return std::nullopt;
-    }
-  }
-  return std::string(t);
-}
-
-// The text inside "$(...)" or `...` when that is the whole word.
-std::optional<std::string_view> WholeSubstitution(std::string_view t) {
-  if (t.size() > 3 && t.starts_with("$(") && t.ends_with(")")) return t.substr(2, t.size() - 3);
-  if (t.size() > 2 && t.starts_with("`") && t.ends_with("`")) return t.substr(1, t.size() - 2);
-  return std::nullopt;
-}
-
-// $(which NAME), $(command -v NAME), $(type -P NAME): the path of NAME, so NAME is what runs.
-std::optional<std::string> LookedUpName(std::string_view inner, int depth) {
-  Result<Script> s = ParseScript(inner, depth + 1);
-  if (!s || s->commands.size() != 1) return std::nullopt;
-  const std::vector<Word>& w = s->commands[0].words;
-  if (w.size() < 2 || w.back().Dynamic() || w.back().text.starts_with("-")) return std::nullopt;
-  const std::string& tool = w[0].text;
-  bool lookup = tool == "which" || tool == "command" || tool == "type" || tool == "whereis";
-  if (!lookup) return std::nullopt;
-  return std::string(Basename(w.back().text));
-}
-
-struct Variable {
-  std::vector<std::string> values;  // every value it may have (a for loop has several)
-  bool from_output = false;         // assigned from $(...): the value is not known
-};
-
-// Word splitting of an unquoted expansion: on blanks, without any further parsing.
-std::vector<Word> SplitValue(const std::string& value) {
-  std::vector<Word> out;
-  std::size_t i = 0;
-  while (i < value.size()) {
-    std::size_t end = value.find_first_of(" \t\n", i);
-    if (end == std::string::npos) end = value.size();
-    if (end > i) {
-      std::string part = value.substr(i, end - i);
-      std::uint16_t flags = part.find('$') != std::string::npos ? kWordParam : 0;
-      out.push_back(Word{std::move(part), flags});
-    }
-    i = end + 1;
-  }
-  return out;
-}
-
 // Each variable used as a command word multiplies the commands judged; this bounds the total
 // (x='$x'-style self references, for loops over loops).
 constexpr int kMaxVariants = 256;
@@ -138,7 +75,7 @@ class Analyser {
   void AddScript(const Script& script, int depth) {
     for (const SimpleCommand& sc : script.commands) {
       if (sc.loop_header) {
-        RecordLoop(sc);
+        vars_.RecordLoop(sc);
       } else {
         Add(sc, depth);
       }
@@ -146,46 +83,10 @@ class Analyser {
   }
 
  private:
-  void RecordLoop(const SimpleCommand& sc) {
-    if (sc.words.empty()) return;
-    Variable v;
-    for (std::size_t i = 1; i < sc.words.size(); ++i) {
-      v.values.push_back(sc.words[i].text);
-      if (sc.words[i].Has(kWordCommandSub | kWordProcessSub)) v.from_output = true;
-    }
-    vars_[sc.words[0].text] = std::move(v);
-  }
-
-  void RecordAssignment(const Word& w) {
-    std::size_t eq = w.text.find('=');
-    bool append = eq > 0 && w.text[eq - 1] == '+';
-    std::string name = w.text.substr(0, append ? eq - 1 : eq);
-    if (std::size_t bracket = name.find('['); bracket != std::string::npos) name.resize(bracket);
-    std::string value = w.text.substr(eq + 1);
-    if (value.size() >= 2 && value.front() == '(' && value.back() == ')') {
-      value = value.substr(1, value.size() - 2);  // an array: its elements, word-split below
-    }
-    bool from_output = w.Has(kWordCommandSub | kWordProcessSub);
-    if (auto inner = WholeSubstitution(value); inner && from_output) {
-      if (auto looked_up = LookedUpName(*inner, 0)) {  // CC=$(which gcc)
-        value = *looked_up;
-        from_output = false;
-      }
-    }
-    Variable& v = vars_[name];
-    if (append && !v.values.empty()) {
-      for (std::string& old : v.values) old += value;
-    } else {
-      v.values = {value};
-      v.from_output = false;
-    }
-    if (from_output) v.from_output = true;
-  }
-
   void RecordAssignments(const std::vector<Word>& words, const Unwrapped& u) {
     if (u.argv.empty()) {
       for (const Word& w : words) {
-        if (IsAssignment(w)) RecordAssignment(w);
+        if (IsAssignment(w)) vars_.RecordAssignment(w);
       }
       return;
     }
@@ -193,78 +94,9 @@ class Analyser {
     if (name == "export" || name == "declare" || name == "local" || name == "readonly" ||
         name == "typeset") {
       for (std::size_t i = 1; i < u.argv.size(); ++i) {
-        if (IsAssignment(u.argv[i])) RecordAssignment(u.argv[i]);
+        if (IsAssignment(u.argv[i])) vars_.RecordAssignment(u.argv[i]);
       }
     }
-  }
-
-  // $IFS in a word is word splitting in disguise: mkfs$IFS/dev/sda runs "mkfs /dev/sda".
-  static std::vector<Word> SplitOnIfs(const std::vector<Word>& words) {
-    std::vector<Word> out;
-    for (const Word& w : words) {
-      if (!w.Has(kWordParam) || w.text.find("IFS") == std::string::npos) {
-        out.push_back(w);
-        continue;
-      }
-      const std::string& in = w.text;
-      std::string t;
-      for (std::size_t i = 0; i < in.size();) {
-        if (in.compare(i, 6, "${IFS}") == 0) {
-          t += ' ';
-          i += 6;
-        } else if (in.compare(i, 4, "$IFS") == 0 &&
-                   (i + 4 == in.size() || !(std::isalnum(static_cast<unsigned char>(in[i + 4])) ||
-                                            in[i + 4] == '_'))) {
-          t += ' ';
-          i += 4;
-        } else {
-          t += in[i++];
-        }
-      }
-      for (Word& part : SplitValue(t)) {
-        part.flags |= w.flags & ~kWordParam;
-        out.push_back(std::move(part));
-      }
-    }
-    return out;
-  }
-
-  // The command word with every expansion replaced by its known value or, when unknown, by
-  // nothing: su${x}do runs sudo when x is empty, which cordon cannot rule out.
-  std::optional<std::string> WithUnknownExpansionsEmpty(const std::string& t) const {
-    std::string out;
-    for (std::size_t i = 0; i < t.size(); ++i) {
-      if (t[i] != '$' || i + 1 >= t.size()) {
-        out += t[i];
-        continue;
-      }
-      std::string name;
-      char n = t[i + 1];
-      if (n == '{') {
-        std::size_t close = t.find('}', i + 2);
-        if (close == std::string::npos) return std::nullopt;
-        name = t.substr(i + 2, close - i - 2);
-        i = close;
-      } else if (n == '_' || std::isalpha(static_cast<unsigned char>(n))) {
-        std::size_t end = i + 1;
-        while (end < t.size() && (t[end] == '_' || std::isalnum(static_cast<unsigned char>(t[end])))) {
-          ++end;
-        }
-        name = t.substr(i + 1, end - i - 1);
-        i = end - 1;
-      } else if (n == '@' || n == '*' || std::isdigit(static_cast<unsigned char>(n))) {
-        ++i;
-        continue;
-      } else {
-        out += t[i];
-        continue;
-      }
-      auto it = vars_.find(name);
-      if (it != vars_.end() && !it->second.from_output && it->second.values.size() == 1) {
-        out += it->second.values[0];
-      }
-    }
-    return out;
   }
 
   void Add(const SimpleCommand& original, int depth) {
@@ -281,11 +113,11 @@ class Analyser {
     RecordAssignments(sc.words, u);
     if (!u.argv.empty()) {
       if (auto var = WholeParameter(u.argv[0])) {
-        auto it = vars_.find(*var);
-        if (it != vars_.end() && !it->second.from_output && depth < kMaxNesting &&
+        auto it = vars_.Find(*var);
+        if (it != nullptr && !it->from_output && depth < kMaxNesting &&
             variants_ < kMaxVariants) {
           // Judge the command once for each value the variable may have.
-          std::vector<std::string> values = it->second.values;
+          std::vector<std::string> values = it->values;
           for (const std::string& value : values) {
             if (++variants_ > kMaxVariants) break;
             SimpleCommand variant = sc;
@@ -296,12 +128,12 @@ class Analyser {
           }
           return;
         }
-        AddResolved(sc, std::move(u), depth, it != vars_.end() && it->second.from_output);
+        AddResolved(sc, std::move(u), depth, it != nullptr && it->from_output);
         return;
       }
       const Word& w = u.argv[0];
       if (w.Has(kWordParam) && !w.Has(kWordCommandSub) && variants_ < kMaxVariants) {
-        std::optional<std::string> shown = WithUnknownExpansionsEmpty(w.text);
+        std::optional<std::string> shown = vars_.WithUnknownExpansionsEmpty(w.text);
         if (shown && !shown->empty() && *shown != w.text) {
           ++variants_;
           SimpleCommand variant = sc;
@@ -418,7 +250,7 @@ class Analyser {
   }
 
   Analysis& out_;
-  std::map<std::string, Variable, std::less<>> vars_;
+  VariableTable vars_;
   int variants_ = 0;
 };
 

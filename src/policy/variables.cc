@@ -1,0 +1,180 @@
+#include "policy/variables.h"
+
+#include <cctype>
+
+#include "policy/shell_parser.h"
+#include "policy/wrappers.h"
+
+namespace cordon::policy {
+
+// "$NAME", "${NAME}" or "${NAME[@]}" as the whole word: the variable's name.
+std::optional<std::string> WholeParameter(const Word& w) {
+  if (!w.Has(kWordParam) || w.Has(kWordCommandSub | kWordProcessSub)) return std::nullopt;
+  std::string_view t = w.text;
+  if (t.starts_with("${") && t.ends_with("}")) {
+    t = t.substr(2, t.size() - 3);
+    if (std::size_t bracket = t.find('['); bracket != std::string_view::npos && t.ends_with("]")) {
+      t = t.substr(0, bracket);
+    }
+  } else if (t.starts_with("$")) {
+    t = t.substr(1);
+  } else {
+    return std::nullopt;
+  }
+  if (t.empty()) return std::nullopt;
+  for (char c : t) {
+    if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) {
+      return std::nullopt;
+    }
+  }
+  return std::string(t);
+}
+
+// The text inside "$(...)" or `...` when that is the whole word.
+std::optional<std::string_view> WholeSubstitution(std::string_view t) {
+  if (t.size() > 3 && t.starts_with("$(") && t.ends_with(")")) return t.substr(2, t.size() - 3);
+  if (t.size() > 2 && t.starts_with("`") && t.ends_with("`")) return t.substr(1, t.size() - 2);
+  return std::nullopt;
+}
+
+// $(which NAME), $(command -v NAME), $(type -P NAME): the path of NAME, so NAME is what runs.
+std::optional<std::string> LookedUpName(std::string_view inner, int depth) {
+  Result<Script> s = ParseScript(inner, depth + 1);
+  if (!s || s->commands.size() != 1) return std::nullopt;
+  const std::vector<Word>& w = s->commands[0].words;
+  if (w.size() < 2 || w.back().Dynamic() || w.back().text.starts_with("-")) return std::nullopt;
+  const std::string& tool = w[0].text;
+  bool lookup = tool == "which" || tool == "command" || tool == "type" || tool == "whereis";
+  if (!lookup) return std::nullopt;
+  return std::string(Basename(w.back().text));
+}
+
+
+// Word splitting of an unquoted expansion: on blanks, without any further parsing.
+std::vector<Word> SplitValue(const std::string& value) {
+  std::vector<Word> out;
+  std::size_t i = 0;
+  while (i < value.size()) {
+    std::size_t end = value.find_first_of(" \t\n", i);
+    if (end == std::string::npos) end = value.size();
+    if (end > i) {
+      std::string part = value.substr(i, end - i);
+      std::uint16_t flags = part.find('$') != std::string::npos ? kWordParam : 0;
+      out.push_back(Word{std::move(part), flags});
+    }
+    i = end + 1;
+  }
+  return out;
+}
+
+// $IFS in a word is word splitting in disguise: mkfs$IFS/dev/sda runs "mkfs /dev/sda".
+std::vector<Word> SplitOnIfs(const std::vector<Word>& words) {
+  std::vector<Word> out;
+  for (const Word& w : words) {
+    if (!w.Has(kWordParam) || w.text.find("IFS") == std::string::npos) {
+      out.push_back(w);
+      continue;
+    }
+    const std::string& in = w.text;
+    std::string t;
+    for (std::size_t i = 0; i < in.size();) {
+      if (in.compare(i, 6, "${IFS}") == 0) {
+        t += ' ';
+        i += 6;
+      } else if (in.compare(i, 4, "$IFS") == 0 &&
+                 (i + 4 == in.size() || !(std::isalnum(static_cast<unsigned char>(in[i + 4])) ||
+                                          in[i + 4] == '_'))) {
+        t += ' ';
+        i += 4;
+      } else {
+        t += in[i++];
+      }
+    }
+    for (Word& part : SplitValue(t)) {
+      part.flags |= w.flags & ~kWordParam;
+      out.push_back(std::move(part));
+    }
+  }
+  return out;
+}
+
+void VariableTable::RecordLoop(const SimpleCommand& sc) {
+  if (sc.words.empty()) return;
+  Variable v;
+  for (std::size_t i = 1; i < sc.words.size(); ++i) {
+    v.values.push_back(sc.words[i].text);
+    if (sc.words[i].Has(kWordCommandSub | kWordProcessSub)) v.from_output = true;
+  }
+  vars_[sc.words[0].text] = std::move(v);
+}
+
+void VariableTable::RecordAssignment(const Word& w) {
+  std::size_t eq = w.text.find('=');
+  bool append = eq > 0 && w.text[eq - 1] == '+';
+  std::string name = w.text.substr(0, append ? eq - 1 : eq);
+  if (std::size_t bracket = name.find('['); bracket != std::string::npos) name.resize(bracket);
+  std::string value = w.text.substr(eq + 1);
+  if (value.size() >= 2 && value.front() == '(' && value.back() == ')') {
+    value = value.substr(1, value.size() - 2);  // an array: its elements, word-split below
+  }
+  bool from_output = w.Has(kWordCommandSub | kWordProcessSub);
+  if (auto inner = WholeSubstitution(value); inner && from_output) {
+    if (auto looked_up = LookedUpName(*inner, 0)) {  // CC=$(which gcc)
+      value = *looked_up;
+      from_output = false;
+    }
+  }
+  Variable& v = vars_[name];
+  if (append && !v.values.empty()) {
+    for (std::string& old : v.values) old += value;
+  } else {
+    v.values = {value};
+    v.from_output = false;
+  }
+  if (from_output) v.from_output = true;
+}
+
+const Variable* VariableTable::Find(std::string_view name) const {
+  auto it = vars_.find(name);
+  return it == vars_.end() ? nullptr : &it->second;
+}
+
+// The command word with every expansion replaced by its known value or, when unknown, by
+// nothing: su${x}do runs sudo when x is empty, which cordon cannot rule out.
+std::optional<std::string> VariableTable::WithUnknownExpansionsEmpty(const std::string& t) const {
+  std::string out;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (t[i] != '$' || i + 1 >= t.size()) {
+      out += t[i];
+      continue;
+    }
+    std::string name;
+    char n = t[i + 1];
+    if (n == '{') {
+      std::size_t close = t.find('}', i + 2);
+      if (close == std::string::npos) return std::nullopt;
+      name = t.substr(i + 2, close - i - 2);
+      i = close;
+    } else if (n == '_' || std::isalpha(static_cast<unsigned char>(n))) {
+      std::size_t end = i + 1;
+      while (end < t.size() && (t[end] == '_' || std::isalnum(static_cast<unsigned char>(t[end])))) {
+        ++end;
+      }
+      name = t.substr(i + 1, end - i - 1);
+      i = end - 1;
+    } else if (n == '@' || n == '*' || std::isdigit(static_cast<unsigned char>(n))) {
+      ++i;
+      continue;
+    } else {
+      out += t[i];
+      continue;
+    }
+    auto it = vars_.find(name);
+    if (it != vars_.end() && !it->second.from_output && it->second.values.size() == 1) {
+      out += it->second.values[0];
+    }
+  }
+  return out;
+}
+
+}  // namespace cordon::policy
