@@ -168,6 +168,17 @@ std::optional<RuleHit> DefaultRules::CheckNestedAgent(const Command& c) const {
   for (const std::string& agent : agents_) {
     if (NameIs(word, agent)) return MakeHit(rule::kNestedAgent, "agent CLI " + agent);
   }
+  // python -m aider: an agent run as a Python module.
+  if (name.starts_with("python")) {
+    for (std::size_t i = 1; i + 1 < c.argv.size(); ++i) {
+      if (c.argv[i].text != "-m") continue;
+      std::string module = c.argv[i + 1].text.substr(0, c.argv[i + 1].text.find('.'));
+      for (const std::string& agent : agents_) {
+        if (module == agent) return MakeHit(rule::kNestedAgent, "agent module " + agent);
+      }
+      break;
+    }
+  }
   return std::nullopt;
 }
 
