@@ -56,15 +56,37 @@ std::string DecodeAnsiC(std::string_view body) {
     }
     char e = body[++i];
     switch (e) {
-      case 'a': out += '\a'; break;
-      case 'b': out += '\b'; break;
-      case 'e': case 'E': out += '\x1b'; break;
-      case 'f': out += '\f'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
-      case 'v': out += '\v'; break;
-      case '\\': case '\'': case '"': case '?': out += e; break;
+      case 'a':
+        out += '\a';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 'e':
+      case 'E':
+        out += '\x1b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'v':
+        out += '\v';
+        break;
+      case '\\':
+      case '\'':
+      case '"':
+      case '?':
+        out += e;
+        break;
       case 'c':
         if (i + 1 < body.size()) out += static_cast<char>(body[++i] & 0x1F);
         break;
@@ -80,7 +102,8 @@ std::string DecodeAnsiC(std::string_view body) {
         }
         break;
       }
-      case 'u': case 'U': {
+      case 'u':
+      case 'U': {
         std::uint32_t v = 0;
         std::size_t n = ReadHex(body, i + 1, e == 'u' ? 4 : 8, v);
         if (n == 0) {

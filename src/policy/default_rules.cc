@@ -38,9 +38,9 @@ constexpr std::array<std::string_view, 10> kPrivilegeNames = {
     "sudo", "sudoedit", "doas", "su", "pkexec", "run0", "ksu", "nsenter", "calife", "please"};
 
 constexpr std::array<std::string_view, 17> kFilesystemNames = {
-    "mke2fs",  "mkswap",   "wipefs", "fdisk",    "sfdisk",  "cfdisk", "parted", "gdisk", "sgdisk",
-    "cgdisk",  "fixparts", "mkdosfs", "mkntfs",  "mkexfatfs", "mkudffs", "blkdiscard",
-    "partx"};
+    "mke2fs", "mkswap",    "wipefs",  "fdisk",      "sfdisk",   "cfdisk",
+    "parted", "gdisk",     "sgdisk",  "cgdisk",     "fixparts", "mkdosfs",
+    "mkntfs", "mkexfatfs", "mkudffs", "blkdiscard", "partx"};
 
 // Package runner spellings of the agents: npx @anthropic-ai/claude-code, uvx aider-chat, ...
 constexpr std::array<std::pair<std::string_view, std::string_view>, 6> kAgentPackages = {{
@@ -53,7 +53,8 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 6> kAgentPac
 }};
 
 template <std::size_t N>
-std::optional<std::string_view> NameIn(const Word& word, const std::array<std::string_view, N>& names) {
+std::optional<std::string_view> NameIn(const Word& word,
+                                       const std::array<std::string_view, N>& names) {
   for (std::string_view n : names) {
     if (NameIs(word, n)) return n;
   }
@@ -72,8 +73,7 @@ std::optional<RuleHit> CheckPrivilege(const Command& c) {
   if (auto n = NameIn(w, kPrivilegeNames)) {
     return MakeHit(rule::kPrivilege, "command word " + std::string(*n));
   }
-  if (NameIs(w, "machinectl") && c.argv.size() > 1 &&
-      (HasArg(c, "shell") || HasArg(c, "login"))) {
+  if (NameIs(w, "machinectl") && c.argv.size() > 1 && (HasArg(c, "shell") || HasArg(c, "login"))) {
     return MakeHit(rule::kPrivilege, "machinectl shell");
   }
   if (NameIs(w, "systemd-run") && !HasArg(c, "--user")) {
@@ -146,9 +146,9 @@ bool NameIs(const Word& word, std::string_view name) {
 }
 
 const std::vector<std::string>& DefaultAgentNames() {
-  static const std::vector<std::string> kNames = {"claude", "codex", "gemini", "aider",
+  static const std::vector<std::string> kNames = {"claude",   "codex", "gemini",       "aider",
                                                   "opencode", "goose", "cursor-agent", "amp",
-                                                  "qwen", "crush"};
+                                                  "qwen",     "crush"};
   return kNames;
 }
 

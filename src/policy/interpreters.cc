@@ -6,8 +6,8 @@ namespace cordon::policy {
 namespace {
 
 constexpr std::array<std::string_view, 16> kShells = {
-    "sh",   "bash", "dash", "zsh",  "ksh",   "mksh",  "ash",   "yash",
-    "posh", "rbash", "fish", "csh", "tcsh",  "ksh93", "oksh",  "busybox"};
+    "sh",   "bash",  "dash", "zsh", "ksh",  "mksh",  "ash",  "yash",
+    "posh", "rbash", "fish", "csh", "tcsh", "ksh93", "oksh", "busybox"};
 
 // How a script interpreter's options name its program. Short options are clusters ("-uc").
 struct ScriptSpec {

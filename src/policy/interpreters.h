@@ -18,10 +18,10 @@ enum class InterpreterKind {
 };
 
 enum class ProgramFrom {
-  kStdin,   // no program operand: the program is read from standard input
-  kString,  // -c / -e TEXT
-  kFile,    // a script file or module operand
-  kMissing, // -c without its operand
+  kStdin,    // no program operand: the program is read from standard input
+  kString,   // -c / -e TEXT
+  kFile,     // a script file or module operand
+  kMissing,  // -c without its operand
 };
 
 struct Program {

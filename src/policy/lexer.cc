@@ -18,11 +18,11 @@ struct OpSpelling {
 
 // Longest spellings first, so "<<<" is not read as "<<" followed by "<".
 constexpr OpSpelling kRedirects[] = {
-    {"<<<", RedirectOp::kHereString, false}, {"<<-", RedirectOp::kHereDoc, true},
-    {"<<", RedirectOp::kHereDoc, false},     {"<>", RedirectOp::kReadWrite, false},
-    {"<&", RedirectOp::kDupIn, false},       {"<", RedirectOp::kIn, false},
-    {">>", RedirectOp::kAppend, false},      {">&", RedirectOp::kDupOut, false},
-    {">|", RedirectOp::kClobber, false},     {">", RedirectOp::kOut, false},
+    {"<<<", RedirectOp::kHereString, false},   {"<<-", RedirectOp::kHereDoc, true},
+    {"<<", RedirectOp::kHereDoc, false},       {"<>", RedirectOp::kReadWrite, false},
+    {"<&", RedirectOp::kDupIn, false},         {"<", RedirectOp::kIn, false},
+    {">>", RedirectOp::kAppend, false},        {">&", RedirectOp::kDupOut, false},
+    {">|", RedirectOp::kClobber, false},       {">", RedirectOp::kOut, false},
     {"&>>", RedirectOp::kAppendOutErr, false}, {"&>", RedirectOp::kOutErr, false},
 };
 
@@ -153,7 +153,9 @@ Result<void> Lexer::LexWord(Word& word) {
       case '`':
         CORDON_TRY_VOID(LexBackquote(word, false));
         continue;
-      case '*': case '?': case '[':
+      case '*':
+      case '?':
+      case '[':
         word.flags |= kWordGlob;
         break;
       case '{':
@@ -224,9 +226,9 @@ Result<void> Lexer::LexArrayValue(Word& word) {
     std::size_t before = pos_;
     CORDON_TRY_VOID(LexWord(element));
     if (pos_ == before) {
-      return Fail(ErrorCode::kInvalidArgument,
-                  fmt::format("unexpected \"{}\" in array assignment at offset {}", text_[pos_],
-                              pos_));
+      return Fail(
+          ErrorCode::kInvalidArgument,
+          fmt::format("unexpected \"{}\" in array assignment at offset {}", text_[pos_], pos_));
     }
     if (!first) word.text += ' ';
     first = false;

@@ -32,8 +32,8 @@ enum class TokenKind { kWord, kOperator, kRedirect, kNewline, kEnd };
 
 struct Token {
   TokenKind kind = TokenKind::kEnd;
-  Word word;             // kWord
-  std::string_view op;   // kOperator: ";" "&" "&&" "||" "|" "|&" "(" ")" ";;" ";&" ";;&"
+  Word word;            // kWord
+  std::string_view op;  // kOperator: ";" "&" "&&" "||" "|" "|&" "(" ")" ";;" ";&" ";;&"
   RedirectOp redirect = RedirectOp::kIn;  // kRedirect
   int fd = -1;                            // kRedirect: explicit IO number or -1
   bool strip_tabs = false;                // kRedirect kHereDoc: "<<-"

@@ -138,9 +138,9 @@ Result<std::size_t> Lexer::ScanArithmetic(std::size_t pos) {
       } else if (pos_ + 1 < text_.size() && text_[pos_ + 1] == ')') {
         return pos_ + 2;
       } else {
-        return Fail(ErrorCode::kInvalidArgument,
-                    fmt::format("arithmetic expression at offset {} is not closed by \"))\"",
-                                start));
+        return Fail(
+            ErrorCode::kInvalidArgument,
+            fmt::format("arithmetic expression at offset {} is not closed by \"))\"", start));
       }
     } else if (c == '\\') {
       pos_ += 2;

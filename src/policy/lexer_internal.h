@@ -9,7 +9,15 @@ inline constexpr int kMaxRecursion = 64;
 
 inline bool IsMeta(char c) {
   switch (c) {
-    case ' ': case '\t': case '\n': case ';': case '&': case '|': case '<': case '>': case '(':
+    case ' ':
+    case '\t':
+    case '\n':
+    case ';':
+    case '&':
+    case '|':
+    case '<':
+    case '>':
+    case '(':
     case ')':
       return true;
     default:

@@ -101,9 +101,9 @@ class Analyser {
 
   void Add(const SimpleCommand& original, int depth) {
     SimpleCommand split_ifs;
-    const bool has_ifs = std::any_of(original.words.begin(), original.words.end(), [](const Word& w) {
-      return w.Has(kWordParam) && w.text.find("IFS") != std::string::npos;
-    });
+    const bool has_ifs = std::any_of(
+        original.words.begin(), original.words.end(),
+        [](const Word& w) { return w.Has(kWordParam) && w.text.find("IFS") != std::string::npos; });
     if (has_ifs) {
       split_ifs = original;
       split_ifs.words = SplitOnIfs(original.words);
@@ -114,8 +114,7 @@ class Analyser {
     if (!u.argv.empty()) {
       if (auto var = WholeParameter(u.argv[0])) {
         auto it = vars_.Find(*var);
-        if (it != nullptr && !it->from_output && depth < kMaxNesting &&
-            variants_ < kMaxVariants) {
+        if (it != nullptr && !it->from_output && depth < kMaxNesting && variants_ < kMaxVariants) {
           // Judge the command once for each value the variable may have.
           std::vector<std::string> values = it->values;
           for (const std::string& value : values) {

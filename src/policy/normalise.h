@@ -24,14 +24,14 @@ enum class StdinSource {
 };
 
 struct Command {
-  std::vector<Word> argv;    // after normalisation; argv[0] is a basename
-  std::string text;          // argv joined with single spaces: what user patterns match
-  std::string original;      // the simple command's words joined, before normalisation
+  std::vector<Word> argv;  // after normalisation; argv[0] is a basename
+  std::string text;        // argv joined with single spaces: what user patterns match
+  std::string original;    // the simple command's words joined, before normalisation
   std::vector<Redirect> redirects;
   StdinSource stdin_source = StdinSource::kInherited;
-  std::string stdin_text;    // the here-doc body or here-string for kHereDoc
+  std::string stdin_text;  // the here-doc body or here-string for kHereDoc
   Origin origin = Origin::kTop;
-  bool query_only = false;   // command -v NAME: looks NAME up without running it
+  bool query_only = false;       // command -v NAME: looks NAME up without running it
   bool args_from_stdin = false;  // run by xargs/parallel: more arguments come from stdin
   // The command name is another command's output ($(cmd) args, x=$(cmd); $x args), which
   // cordon cannot know; `$(which NAME)` and `$(command -v NAME)` are resolved to NAME instead.

@@ -57,8 +57,8 @@ bool IsRootLikeTarget(const Word& w) {
 }
 
 constexpr std::array<std::string_view, 10> kHarmlessDevices = {
-    "/dev/null",   "/dev/zero",   "/dev/full", "/dev/random", "/dev/urandom",
-    "/dev/stdin",  "/dev/stdout", "/dev/stderr", "/dev/tty",  "/dev/ptmx"};
+    "/dev/null",  "/dev/zero",   "/dev/full",   "/dev/random", "/dev/urandom",
+    "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty",    "/dev/ptmx"};
 constexpr std::array<std::string_view, 6> kHarmlessDeviceDirs = {
     "/dev/fd/", "/dev/pts/", "/dev/shm/", "/dev/tcp/", "/dev/udp/", "/dev/mqueue/"};
 

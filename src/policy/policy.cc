@@ -54,8 +54,7 @@ Decision AllowListRefusal(std::string matched, std::string reason) {
 
 // Text that could not be parsed: the user's deny patterns and the raw-text form of the
 // default rules. With an allow list it is refused outright: nothing could be checked against it.
-Decision EvaluateUnparsed(const Policy::Compiled& p, std::string_view text,
-                          std::string_view why) {
+Decision EvaluateUnparsed(const Policy::Compiled& p, std::string_view text, std::string_view why) {
   Decision d;
   if (!p.allow.empty()) {
     d = AllowListRefusal(

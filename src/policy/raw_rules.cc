@@ -42,8 +42,8 @@ Result<RawRules> RawRules::Create(const std::vector<std::string>& agent_names) {
   for (const auto& [id, pattern] : specs) {
     auto re = std::make_unique<RE2>(pattern, options);
     if (!re->ok()) {
-      return Fail(ErrorCode::kConfig, fmt::format("raw-text rule {} \"{}\": {}", id, pattern,
-                                                  re->error()));
+      return Fail(ErrorCode::kConfig,
+                  fmt::format("raw-text rule {} \"{}\": {}", id, pattern, re->error()));
     }
     out.rules_.push_back(Rule{id, pattern, std::move(re)});
   }

@@ -76,8 +76,7 @@ RuleContext MakeRuleContext(const Analysis& analysis) {
     std::string_view name = c.name();
     bool curl = name == "curl";
     bool wget = name == "wget" || name == "wget2";
-    if (!curl && !wget && name != "fetch" && name != "aria2c" && name != "http" &&
-        name != "xh") {
+    if (!curl && !wget && name != "fetch" && name != "aria2c" && name != "http" && name != "xh") {
       continue;
     }
     if (curl) CollectOption(c, "-o", "--output", context.downloaded);
@@ -90,7 +89,8 @@ RuleContext MakeRuleContext(const Analysis& analysis) {
     }
     if (remote_name) CollectUrlNames(c, context.downloaded);
     for (const Redirect& r : c.redirects) {
-      if (r.Writes() && r.EffectiveFd() == 1) context.downloaded.emplace_back(Basename(r.target.text));
+      if (r.Writes() && r.EffectiveFd() == 1)
+        context.downloaded.emplace_back(Basename(r.target.text));
     }
   }
   return context;

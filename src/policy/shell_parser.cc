@@ -21,11 +21,16 @@ std::unexpected<Error> SyntaxError(std::string what, std::size_t offset) {
 // Open compound constructs: '(' subshell, '{' group, 'i' if, 'l' loop, 'c' case.
 const char* FrameName(char kind) {
   switch (kind) {
-    case '(': return "(";
-    case '{': return "{";
-    case 'i': return "if";
-    case 'l': return "while/until/for";
-    default: return "case";
+    case '(':
+      return "(";
+    case '{':
+      return "{";
+    case 'i':
+      return "if";
+    case 'l':
+      return "while/until/for";
+    default:
+      return "case";
   }
 }
 
@@ -227,7 +232,8 @@ Result<bool> Parser::HandleReservedWord(const Token& tok) {
     CORDON_TRY_VOID(ReadCaseHeader());
   } else if (w == "function") {
     CORDON_TRY(Token name, NextToken());
-    if (name.kind != TokenKind::kWord) return SyntaxError("\"function\" without a name", name.offset);
+    if (name.kind != TokenKind::kWord)
+      return SyntaxError("\"function\" without a name", name.offset);
     CORDON_TRY(Token next, NextToken());
     if (next.kind == TokenKind::kOperator && next.op == "(") {
       CORDON_TRY(Token close, NextToken());
@@ -288,7 +294,8 @@ Result<void> Parser::SkipForHeader() {
 
 Result<void> Parser::ReadCaseHeader() {
   CORDON_TRY(Token subject, NextToken());
-  if (subject.kind != TokenKind::kWord) return SyntaxError("\"case\" without a word", subject.offset);
+  if (subject.kind != TokenKind::kWord)
+    return SyntaxError("\"case\" without a word", subject.offset);
   for (;;) {
     CORDON_TRY(Token tok, NextToken());
     if (tok.kind == TokenKind::kNewline) continue;

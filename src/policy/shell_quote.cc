@@ -7,8 +7,8 @@ namespace cordon::policy {
 namespace {
 
 constexpr std::array<std::string_view, 17> kReservedWords = {
-    "if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while",
-    "until", "for", "in", "function", "select", "coproc", "time"};
+    "if",    "then",  "else", "elif", "fi",       "do",     "done",   "case", "esac",
+    "while", "until", "for",  "in",   "function", "select", "coproc", "time"};
 
 bool IsSafe(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||

@@ -49,7 +49,6 @@ std::optional<std::string> LookedUpName(std::string_view inner, int depth) {
   return std::string(Basename(w.back().text));
 }
 
-
 // Word splitting of an unquoted expansion: on blanks, without any further parsing.
 std::vector<Word> SplitValue(const std::string& value) {
   std::vector<Word> out;
@@ -82,8 +81,8 @@ std::vector<Word> SplitOnIfs(const std::vector<Word>& words) {
         t += ' ';
         i += 6;
       } else if (in.compare(i, 4, "$IFS") == 0 &&
-                 (i + 4 == in.size() || !(std::isalnum(static_cast<unsigned char>(in[i + 4])) ||
-                                          in[i + 4] == '_'))) {
+                 (i + 4 == in.size() ||
+                  !(std::isalnum(static_cast<unsigned char>(in[i + 4])) || in[i + 4] == '_'))) {
         t += ' ';
         i += 4;
       } else {
@@ -157,7 +156,8 @@ std::optional<std::string> VariableTable::WithUnknownExpansionsEmpty(const std::
       i = close;
     } else if (n == '_' || std::isalpha(static_cast<unsigned char>(n))) {
       std::size_t end = i + 1;
-      while (end < t.size() && (t[end] == '_' || std::isalnum(static_cast<unsigned char>(t[end])))) {
+      while (end < t.size() &&
+             (t[end] == '_' || std::isalnum(static_cast<unsigned char>(t[end])))) {
         ++end;
       }
       name = t.substr(i + 1, end - i - 1);

@@ -228,7 +228,8 @@ Unwrapped Unwrap(std::vector<Word> words) {
       braces_done = true;  // one expansion: {a,b}{c,d} is not multiplied out
       std::vector<std::string> alternatives = ExpandBraces(words[i].text);
       std::vector<Word> expanded;
-      for (std::string& alt : alternatives) expanded.push_back(Word{std::move(alt), words[i].flags});
+      for (std::string& alt : alternatives)
+        expanded.push_back(Word{std::move(alt), words[i].flags});
       words.erase(words.begin() + static_cast<std::ptrdiff_t>(i));
       words.insert(words.begin() + static_cast<std::ptrdiff_t>(i), expanded.begin(),
                    expanded.end());

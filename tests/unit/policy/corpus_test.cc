@@ -64,8 +64,8 @@ TEST(PolicyCorpus, EveryEvasionIsDeniedByTheExpectedRule) {
   std::vector<CorpusLine> lines = ReadCorpus("denied.txt");
   EXPECT_GE(lines.size(), 100u);
   for (const CorpusLine& c : lines) {
-    ASSERT_EQ(c.fields.size(), 3u) << "denied.txt:" << c.line
-                                   << ": want COMMAND<TAB>RULE_ID<TAB># reason";
+    ASSERT_EQ(c.fields.size(), 3u)
+        << "denied.txt:" << c.line << ": want COMMAND<TAB>RULE_ID<TAB># reason";
     Decision d = policy.Evaluate(c.fields[0]);
     EXPECT_EQ(d.allowed() ? "(allowed)" : d.rule_id, c.fields[1])
         << "denied.txt:" << c.line << ": " << c.fields[0] << "\n  " << c.fields[2];

@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "parse_helpers.h"
 #include "policy/ansi_c_quote.h"
 #include "policy/shell_parser.h"
-#include "parse_helpers.h"
 
 namespace cordon::policy {
 namespace {
@@ -73,8 +73,8 @@ TEST(Lexer, CommentsAreSkippedButHashInsideAWordIsNot) {
 }
 
 TEST(Lexer, UnterminatedQuotesAreErrorsNotCrashes) {
-  for (std::string_view text : {"echo 'a", "echo \"a", "echo $'a", "echo `a", "echo ${a",
-                                "echo $(a", "echo $((1+2)"}) {
+  for (std::string_view text :
+       {"echo 'a", "echo \"a", "echo $'a", "echo `a", "echo ${a", "echo $(a", "echo $((1+2)"}) {
     Result<Script> s = ParseScript(text);
     EXPECT_FALSE(s.has_value()) << text;
   }

@@ -19,8 +19,7 @@ TEST(Normalise, StripsLeadingAssignmentsAndReducesTheCommandWordToItsBasename) {
 TEST(Normalise, StripsWrappersWithTheirOptions) {
   EXPECT_EQ(Normalised("env -i -u HOME X=1 nice -n 5 nohup timeout -s KILL 10s sudo x"),
             (Argvs{{"sudo", "x"}}));
-  EXPECT_EQ(Normalised("stdbuf -oL xargs -0 -n1 -I{} ionice -c3 rm {}"),
-            (Argvs{{"rm", "{}"}}));
+  EXPECT_EQ(Normalised("stdbuf -oL xargs -0 -n1 -I{} ionice -c3 rm {}"), (Argvs{{"rm", "{}"}}));
   EXPECT_EQ(Normalised("command -p exec -a name time -p setsid taskset 0x3 chrt 10 ls"),
             (Argvs{{"ls"}}));
   EXPECT_EQ(Normalised("busybox rm -rf /"), (Argvs{{"rm", "-rf", "/"}}));
@@ -46,11 +45,12 @@ TEST(Normalise, ReparsesShellStringsEvalTrapAndFindExec) {
             (Argvs{{"bash", "-lc", "cd x && sudo y"}, {"cd", "x"}, {"sudo", "y"}}));
   EXPECT_EQ(Normalised("eval \"sudo x\""), (Argvs{{"eval", "sudo x"}, {"sudo", "x"}}));
   EXPECT_EQ(Normalised("trap 'sudo x' EXIT"), (Argvs{{"trap", "sudo x", "EXIT"}, {"sudo", "x"}}));
-  EXPECT_EQ(Normalised("find . -name '*.o' -exec rm -f {} \\;"),
-            (Argvs{{"find", ".", "-name", "*.o", "-exec", "rm", "-f", "{}", ";"},
-                   {"rm", "-f", "{}"}}));
+  EXPECT_EQ(
+      Normalised("find . -name '*.o' -exec rm -f {} \\;"),
+      (Argvs{{"find", ".", "-name", "*.o", "-exec", "rm", "-f", "{}", ";"}, {"rm", "-f", "{}"}}));
   EXPECT_EQ(Normalised("xargs sh -c 'sudo x'"), (Argvs{{"sh", "-c", "sudo x"}, {"sudo", "x"}}));
-  EXPECT_EQ(Normalised("watch -n 1 'sudo x'"), (Argvs{{"watch", "-n", "1", "sudo x"}, {"sudo", "x"}}));
+  EXPECT_EQ(Normalised("watch -n 1 'sudo x'"),
+            (Argvs{{"watch", "-n", "1", "sudo x"}, {"sudo", "x"}}));
 }
 
 TEST(Normalise, AHereDocFedToAShellIsParsed) {
