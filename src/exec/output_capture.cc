@@ -5,6 +5,12 @@
 #include <algorithm>
 
 namespace cordon::exec {
+namespace {
+
+// Longest marker: "\n[cordon: " + 20 digits + " bytes omitted]\n".
+constexpr std::size_t kMarkerRoom = 48;
+
+}  // namespace
 
 HeadTailBuffer::HeadTailBuffer(std::uint64_t cap) : head_cap_(cap - cap / 2), tail_cap_(cap / 2) {}
 
@@ -26,7 +32,13 @@ void HeadTailBuffer::Append(std::string_view data) {
   if (data.empty() || tail_cap_ == 0) return;
 
   const auto tail_cap = static_cast<std::size_t>(tail_cap_);
-  if (tail_.capacity() < tail_cap) tail_.reserve(tail_cap);  // exactly once: memory stays at cap
+  if (tail_.capacity() < tail_cap) {
+    // Exactly once, when the head is full: the ring, and room behind the head for the marker
+    // and the tail, so that Finish() builds the result in place (reserved pages stay
+    // untouched, and cost no memory, until then).
+    tail_.reserve(tail_cap);
+    head_.reserve(head_.size() + kMarkerRoom + tail_cap);
+  }
 
   // A chunk at least as long as the ring replaces it entirely.
   if (data.size() >= tail_cap) {
@@ -53,22 +65,19 @@ std::uint64_t HeadTailBuffer::truncated_bytes() const {
   return total_ - head_.size() - tail_.size();
 }
 
-std::string HeadTailBuffer::TailInOrder() const {
-  if (tail_start_ == 0) return tail_;
-  std::string ordered;
-  ordered.reserve(tail_.size());
-  ordered.append(tail_, tail_start_, std::string::npos);
-  ordered.append(tail_, 0, tail_start_);
-  return ordered;
-}
-
-CapturedOutput HeadTailBuffer::Finish() const {
+CapturedOutput HeadTailBuffer::Finish() {
   CapturedOutput out;
   out.total_bytes = total_;
   out.truncated_bytes = truncated_bytes();
-  out.data = head_;
+  out.data = std::move(head_);
   if (out.truncated_bytes > 0) out.data += OmittedMarker(out.truncated_bytes);
-  out.data += TailInOrder();
+  // The ring in order: oldest byte first.
+  out.data.append(tail_, tail_start_, std::string::npos);
+  out.data.append(tail_, 0, tail_start_);
+  head_.clear();
+  tail_.clear();
+  tail_start_ = 0;
+  total_ = 0;
   return out;
 }
 

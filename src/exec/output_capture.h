@@ -26,12 +26,11 @@ class HeadTailBuffer {
   std::uint64_t truncated_bytes() const;
 
   // The captured text: everything when it fit, else head + marker line + tail, where the
-  // marker reads "\n[cordon: N bytes omitted]\n".
-  CapturedOutput Finish() const;
+  // marker reads "\n[cordon: N bytes omitted]\n". Moves the capture out (built in the head's
+  // buffer, without a second copy) and leaves the buffer empty.
+  CapturedOutput Finish();
 
  private:
-  std::string TailInOrder() const;
-
   std::uint64_t head_cap_;
   std::uint64_t tail_cap_;
   std::string head_;
