@@ -12,7 +12,7 @@
 
 #include "linux/capabilities.h"
 #include "linux/error_pipe.h"
-#include "linux/landlock.h"
+#include "linux/landlock_ruleset.h"
 #include "linux/loopback.h"
 #include "linux/mount_view.h"
 #include "linux/seccomp_filter.h"

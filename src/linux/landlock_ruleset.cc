@@ -1,4 +1,4 @@
-#include "linux/landlock.h"
+#include "linux/landlock_ruleset.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

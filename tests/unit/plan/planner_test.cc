@@ -1,0 +1,257 @@
+// Plan and DescribeCapabilities with fabricated kernel features: the fail-closed decisions.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "linux/system_headers/landlock.h"
+#include "plan/launch_plan.h"
+
+namespace cordon::plan {
+namespace {
+
+using linux_native::KernelFeatures;
+
+KernelFeatures Everything() {
+  KernelFeatures f;
+  f.user_namespace = f.mount_namespace = f.pid_namespace = f.net_namespace = true;
+  f.ipc_namespace = f.uts_namespace = f.proc_mount = f.mount_setattr = true;
+  f.landlock_abi = 7;
+  f.seccomp = f.pidfd = true;
+  return f;
+}
+
+KernelFeatures NoNamespaces(int landlock_abi) {
+  KernelFeatures f;
+  f.landlock_abi = landlock_abi;
+  f.seccomp = true;
+  f.mount_setattr = true;
+  return f;
+}
+
+Config Default() { return Config{}; }  // workspace_write, network deny
+
+PlanRequest Request() {
+  PlanRequest r;
+  r.argv = {"/bin/true"};
+  r.workspace = "/";  // exists everywhere, canonical
+  r.caller_env = {"PATH=/usr/bin", "CORDON_CANARY_SECRET=x"};
+  return r;
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(Planner, ModeOffIsUnsandboxedAndKeepsTheCallersEnvironment) {
+  Config config = Default();
+  config.sandbox.mode = SandboxMode::kOff;
+  auto plan = Plan(config, KernelFeatures{}, Request());  // nothing available: still fine
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_FALSE(plan->sandboxed);
+  EXPECT_EQ(plan->enforcement.backend, "none");
+  EXPECT_EQ(plan->env, Request().caller_env);
+}
+
+TEST(Planner, AFullKernelGetsEveryLayer) {
+  auto plan = Plan(Default(), Everything(), Request());
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_TRUE(plan->sandboxed);
+  EXPECT_TRUE(plan->namespaces.user && plan->namespaces.mount && plan->namespaces.pid);
+  EXPECT_TRUE(plan->namespaces.net);
+  EXPECT_EQ(plan->landlock.abi, 7);
+  EXPECT_EQ(plan->landlock.handled_net, 0u) << "the net namespace already denies TCP";
+  EXPECT_NE(plan->landlock.scoped & linux_native::sys::kScopeSignal, 0u);
+  EXPECT_EQ(plan->seccomp.sockets, SocketPolicy::kLocalFamilies);
+  EXPECT_TRUE(plan->enforcement.filesystem);
+  EXPECT_TRUE(plan->enforcement.network);
+  EXPECT_FALSE(std::any_of(plan->env.begin(), plan->env.end(), [](const std::string& e) {
+    return e.starts_with("CORDON_CANARY_SECRET=");
+  }));
+}
+
+TEST(Planner, NetworkAllowCreatesNoNetNamespaceAndNoSocketFilter) {
+  Config config = Default();
+  config.sandbox.network = NetworkPolicy::kAllow;
+  auto plan = Plan(config, Everything(), Request());
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_FALSE(plan->namespaces.net);
+  EXPECT_EQ(plan->seccomp.sockets, SocketPolicy::kAny);
+  EXPECT_FALSE(plan->enforcement.network);
+  EXPECT_EQ(plan->landlock.scoped & linux_native::sys::kScopeAbstractUnixSocket, 0u);
+}
+
+TEST(Planner, NoNamespacesAndNoLandlockIsRefusedWithAFix) {
+  KernelFeatures f = NoNamespaces(0);
+  auto plan = Plan(Default(), f, Request());
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().code, ErrorCode::kUnavailable);
+  EXPECT_TRUE(Contains(plan.error().message, "user namespaces are unavailable"))
+      << plan.error().message;
+  EXPECT_TRUE(Contains(plan.error().message, "kernel.unprivileged_userns_clone=1"));
+  EXPECT_TRUE(Contains(plan.error().message, "Landlock is unavailable"));
+}
+
+TEST(Planner, ReadOnlyModeAlsoNeedsFilesystemConfinement) {
+  Config config = Default();
+  config.sandbox.mode = SandboxMode::kReadOnly;
+  EXPECT_FALSE(Plan(config, NoNamespaces(0), Request()));
+  EXPECT_TRUE(Plan(config, Everything(), Request()));
+}
+
+TEST(Planner, NetworkDenyWithoutNetNamespaceNeedsLandlockTcp) {
+  KernelFeatures f = Everything();
+  f.net_namespace = false;
+  f.landlock_abi = 3;
+  auto refused = Plan(Default(), f, Request());
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kUnavailable);
+  EXPECT_TRUE(Contains(refused.error().message, "network deny")) << refused.error().message;
+
+  f.landlock_abi = 4;  // twin: Landlock TCP rules plus the socket-family filter suffice
+  auto plan = Plan(Default(), f, Request());
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_FALSE(plan->namespaces.net);
+  EXPECT_NE(plan->landlock.handled_net, 0u);
+  EXPECT_EQ(plan->seccomp.sockets, SocketPolicy::kUnixAndNetlink);
+}
+
+TEST(Planner, NetworkAllowNeedsNoNetworkLayer) {
+  KernelFeatures f = Everything();
+  f.net_namespace = false;
+  f.landlock_abi = 0;
+  Config config = Default();
+  config.sandbox.network = NetworkPolicy::kAllow;
+  EXPECT_TRUE(Plan(config, f, Request()));
+  EXPECT_FALSE(Plan(Default(), f, Request()));  // twin: deny is refused on the same machine
+}
+
+TEST(Planner, MissingSeccompIsRefused) {
+  KernelFeatures f = Everything();
+  f.seccomp = false;
+  auto plan = Plan(Default(), f, Request());
+  ASSERT_FALSE(plan);
+  EXPECT_TRUE(Contains(plan.error().message, "seccomp")) << plan.error().message;
+}
+
+TEST(Planner, LandlockRightsAreClampedToTheProbedAbi) {
+  KernelFeatures f = Everything();
+  f.landlock_abi = 1;
+  auto plan = Plan(Default(), f, Request());
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->landlock.handled_fs & linux_native::sys::kAccessFsRefer, 0u);
+  EXPECT_EQ(plan->landlock.scoped, 0u);
+  f.landlock_abi = 5;
+  plan = Plan(Default(), f, Request());
+  ASSERT_TRUE(plan);
+  EXPECT_NE(plan->landlock.handled_fs & linux_native::sys::kAccessFsIoctlDev, 0u);
+  EXPECT_EQ(plan->landlock.handled_fs & linux_native::sys::kAccessFsReadFile, 0u)
+      << "reads stay unrestricted";
+}
+
+TEST(Planner, WorkspaceIsWritableInWorkspaceWriteAndReadOnlyInReadOnly) {
+  char dir[] = "/tmp/cordon-plan-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  PlanRequest request = Request();
+  request.workspace = dir;
+  auto writable = Plan(Default(), Everything(), request);
+  ASSERT_TRUE(writable) << writable.error().message;
+  auto has = [](const LaunchPlan& p, MountOpKind kind, const std::string& path) {
+    return std::any_of(p.mounts.begin(), p.mounts.end(), [&](const MountOp& op) {
+      return op.kind == kind && op.path == path;
+    });
+  };
+  EXPECT_TRUE(has(*writable, MountOpKind::kBindWritable, dir));
+  EXPECT_TRUE(has(*writable, MountOpKind::kTmpfs, "/tmp"));
+  Config read_only = Default();
+  read_only.sandbox.mode = SandboxMode::kReadOnly;
+  auto ro = Plan(read_only, Everything(), request);
+  ASSERT_TRUE(ro);
+  EXPECT_FALSE(has(*ro, MountOpKind::kBindWritable, dir));
+  EXPECT_TRUE(has(*ro, MountOpKind::kBindReadOnly, dir));
+  ::rmdir(dir);
+}
+
+TEST(Planner, GitMetadataInAWritableRootIsBoundReadOnly) {
+  char dir[] = "/tmp/cordon-plan-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  std::string git = std::string(dir) + "/.git";
+  ASSERT_EQ(::mkdir(git.c_str(), 0755), 0);
+  PlanRequest request = Request();
+  request.workspace = dir;
+  auto plan = Plan(Default(), Everything(), request);
+  ASSERT_TRUE(plan);
+  auto ro_git = [&](const LaunchPlan& p) {
+    return std::any_of(p.mounts.begin(), p.mounts.end(), [&](const MountOp& op) {
+      return op.kind == MountOpKind::kBindReadOnly && op.path == git;
+    });
+  };
+  EXPECT_TRUE(ro_git(*plan));
+  Config unprotected = Default();
+  unprotected.sandbox.protect_git_metadata = false;
+  auto plain = Plan(unprotected, Everything(), request);
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(ro_git(*plain));
+  ::rmdir(git.c_str());
+  ::rmdir(dir);
+}
+
+TEST(Planner, ACwdOutsideTheWorkspaceIsRefused) {
+  PlanRequest request = Request();
+  request.workspace = "/usr";
+  request.cwd = "/etc";
+  auto plan = Plan(Default(), Everything(), request);
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().code, ErrorCode::kInvalidArgument);
+  request.cwd = "/usr/bin";
+  EXPECT_TRUE(Plan(Default(), Everything(), request));
+}
+
+TEST(Planner, AnEmptyCommandIsRefused) {
+  PlanRequest request = Request();
+  request.argv.clear();
+  EXPECT_FALSE(Plan(Default(), Everything(), request));
+}
+
+TEST(Capabilities, MissingIsNonEmptyExactlyWhenPlanRefuses) {
+  std::vector<KernelFeatures> machines = {Everything(), NoNamespaces(0), NoNamespaces(7)};
+  KernelFeatures no_net = Everything();
+  no_net.net_namespace = false;
+  no_net.landlock_abi = 2;
+  machines.push_back(no_net);
+  for (SandboxMode mode : {SandboxMode::kOff, SandboxMode::kReadOnly,
+                           SandboxMode::kWorkspaceWrite}) {
+    for (NetworkPolicy net : {NetworkPolicy::kDeny, NetworkPolicy::kAllow}) {
+      for (const KernelFeatures& f : machines) {
+        Config config;
+        config.sandbox.mode = mode;
+        config.sandbox.network = net;
+        Capabilities caps = DescribeCapabilities(config, f);
+        bool planned = Plan(config, f, Request()).has_value();
+        EXPECT_EQ(caps.can_run(), planned) << SandboxModeName(mode) << " " << NetworkPolicyName(net);
+        if (caps.can_run() && mode != SandboxMode::kOff) {
+          EXPECT_TRUE(caps.filesystem_enforced);
+          EXPECT_EQ(caps.network_enforced, net == NetworkPolicy::kDeny);
+        }
+      }
+    }
+  }
+}
+
+TEST(Capabilities, ReportsBackendLayersAndWhatIsNotSupported) {
+  Capabilities caps = DescribeCapabilities(Default(), Everything());
+  EXPECT_EQ(caps.backend, "native");
+  EXPECT_TRUE(caps.enforcement.user_namespace);
+  EXPECT_TRUE(caps.enforcement.seccomp);
+  EXPECT_EQ(caps.enforcement.landlock_abi, 7);
+  EXPECT_FALSE(caps.unsupported.empty());
+  Config off = Default();
+  off.sandbox.mode = SandboxMode::kOff;
+  Capabilities none = DescribeCapabilities(off, Everything());
+  EXPECT_EQ(none.backend, "none");
+  EXPECT_FALSE(none.filesystem_enforced);
+  EXPECT_FALSE(none.network_enforced);
+}
+
+}  // namespace
+}  // namespace cordon::plan
