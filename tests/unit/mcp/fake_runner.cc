@@ -66,9 +66,13 @@ RunResult FakeRunner::Run(const CommandRequest& request, bool outside_sandbox,
     result.decision.reason = "sudo runs commands as another user";
     return result;
   }
-  if (command == "block" || command == "wait-cancel") {
+  if (command == "print-then-block" && on_output) {
+    on_output(OutputStream::kStdout, "first\n");
+    on_output(OutputStream::kStdout, "second\n");
+  }
+  if (command == "block" || command == "wait-cancel" || command == "print-then-block") {
     std::unique_lock lock(mutex_);
-    while (!cancel.cancelled() && !(command == "block" && released_)) {
+    while (!cancel.cancelled() && !(command != "wait-cancel" && released_)) {
       changed_.wait_for(lock, std::chrono::milliseconds(10));
     }
     if (cancel.cancelled()) {

@@ -22,6 +22,7 @@ namespace cordon::mcp::testing {
 //   "block"           waits until Release() (or cancellation), then exits 0
 //   "wait-cancel"     waits until its cancel token fires, then ends as killed by SIGKILL
 //   "print N"         emits N chunks of output through the callback, 30 ms apart
+//   "print-then-block" emits "first\n" and "second\n" at once, then waits like "block"
 //   "fail"            exits 3 with stderr "boom"
 //   anything else     exits 0 with stdout "ran: <command>\n"
 class FakeRunner : public CommandRunner {

@@ -250,6 +250,27 @@ TEST_F(ServerTest, ProgressStreamsOutputBeforeTheResultWhenAsked) {
   EXPECT_EQ(streamed, "line 0\nline 1\nline 2\nline 3\nline 4\n");
 }
 
+TEST_F(ServerTest, OutputHeldBackByTheRateLimitIsSentWhileTheCommandIsQuiet) {
+  ServerOptions options = DefaultOptions();
+  options.progress_interval = milliseconds(200);
+  Reset(options);
+  Initialize();
+  StartCall(1, {{"command", "print-then-block"}}, {{"progressToken", 5}});
+  // "first" goes at once; "second" arrives within the interval and is held back, then sent
+  // by the timer although the command prints nothing more and has not ended.
+  json second = sink_.WaitFor(
+      [](const json& m) {
+        return m.value("method", "") == "notifications/progress" &&
+               m["params"]["message"] == "second\n";
+      },
+      std::chrono::seconds(3));
+  ASSERT_FALSE(second.is_null());
+  EXPECT_EQ(second["params"]["progress"], 13);
+  EXPECT_TRUE(sink_.WaitForResponse(1, milliseconds(10)).is_null());
+  runner_.Release();
+  EXPECT_TRUE(sink_.WaitForResponse(1).contains("result"));
+}
+
 TEST_F(ServerTest, NoProgressIsSentWithoutAToken) {
   Initialize();
   ASSERT_TRUE(Call(1, {{"command", "print 3"}}).contains("result"));
