@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,7 +45,8 @@ const std::vector<std::string>& DefaultAgentNames();
 struct RuleContext {
   // Basenames of files that a download command in the same text writes (curl -o F, wget -O F,
   // curl URL > F): running one of them with a shell is the same as curl | sh.
-  std::vector<std::string> downloaded;
+  // A set: a hostile text with thousands of downloads must not make each check linear.
+  std::set<std::string, std::less<>> downloaded;
 };
 
 RuleContext MakeRuleContext(const Analysis& analysis);

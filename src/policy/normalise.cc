@@ -146,6 +146,10 @@ class Analyser {
   }
 
   void AddResolved(const SimpleCommand& sc, Unwrapped u, int depth, bool name_from_output) {
+    if (out_.too_complex || out_.commands.size() >= kMaxCommands) {
+      out_.too_complex = true;
+      return;
+    }
     Command c;
     c.original = Join(sc.words);
     c.redirects = sc.redirects;
@@ -240,7 +244,16 @@ class Analyser {
   }
 
   void AddText(const std::string& text, int depth) {
+    reparsed_bytes_ += text.size();
+    if (out_.too_complex || reparsed_bytes_ > kMaxReparsedBytes) {
+      out_.too_complex = true;
+      return;
+    }
     Result<Script> script = ParseScript(text, depth + 1, Origin::kShellString);
+    if (!script && script.error().code == ErrorCode::kUnavailable) {
+      out_.too_complex = true;
+      return;
+    }
     if (!script) {
       out_.unparsed.push_back(text);
       return;
@@ -250,6 +263,7 @@ class Analyser {
 
   Analysis& out_;
   VariableTable vars_;
+  std::size_t reparsed_bytes_ = 0;
   int variants_ = 0;
 };
 

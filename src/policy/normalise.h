@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "policy/command.h"
+#include "policy/shell_parser.h"
 
 namespace cordon::policy {
 
@@ -46,7 +47,14 @@ struct Analysis {
   std::vector<Command> commands;
   // Nested texts (sh -c TEXT, eval ARGS, ...) that could not be parsed; checked as raw text.
   std::vector<std::string> unparsed;
+  // More than kMaxCommands commands, or more than kMaxReparsedBytes of nested text: hostile
+  // text built to make checking slow. The analysis stopped early; the text must be refused.
+  bool too_complex = false;
 };
+
+// No command a person or a model writes comes near these; they bound evaluation time.
+inline constexpr std::size_t kMaxCommands = 2 * kMaxParsedCommands;
+inline constexpr std::size_t kMaxReparsedBytes = std::size_t{4} << 20;
 
 // `depth` is the nesting level the script was parsed at.
 Analysis Analyse(const Script& script, int depth);

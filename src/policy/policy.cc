@@ -71,6 +71,15 @@ Decision EvaluateUnparsed(const Policy::Compiled& p, std::string_view text, std:
   return d;
 }
 
+Decision TooComplex() {
+  return Deny("limit.too_complex",
+              fmt::format("more than {} commands or {} bytes of nested shell text",
+                          policy::kMaxCommands, policy::kMaxReparsedBytes),
+              "",
+              "the command text contains too many commands or too much nested shell text to "
+              "check; split it into several shorter commands.");
+}
+
 }  // namespace
 
 Result<Policy> Policy::Create(const PolicyConfig& config) {
@@ -98,8 +107,10 @@ Decision Policy::Evaluate(std::string_view command) const {
                             command.size(), kMaxCommandBytes));
   }
   Result<policy::Script> script = policy::ParseScript(command);
+  if (!script && script.error().code == ErrorCode::kUnavailable) return TooComplex();
   if (!script) return EvaluateUnparsed(p, command, script.error().message);
   policy::Analysis analysis = policy::Analyse(*script, 0);
+  if (analysis.too_complex) return TooComplex();
   policy::RuleContext context;
   if (p.default_deny) context = policy::MakeRuleContext(analysis);
 

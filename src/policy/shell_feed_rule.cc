@@ -33,16 +33,12 @@ RuleHit Hit(const Command& c, std::string_view what) {
 }
 
 bool IsDownloaded(std::string_view path, const RuleContext& context) {
-  std::string_view base = Basename(path);
-  for (const std::string& d : context.downloaded) {
-    if (d == base) return true;
-  }
-  return false;
+  return context.downloaded.contains(Basename(path));
 }
 
 // The value of an option written as "-o F", "-oF", "--output F" or "--output=F".
 void CollectOption(const Command& c, std::string_view short_opt, std::string_view long_opt,
-                   std::vector<std::string>& out) {
+                   std::set<std::string, std::less<>>& out) {
   for (std::size_t i = 1; i < c.argv.size(); ++i) {
     std::string_view a = c.argv[i].text;
     std::string_view value;
@@ -53,18 +49,18 @@ void CollectOption(const Command& c, std::string_view short_opt, std::string_vie
     } else if (a.starts_with(long_opt) && a.size() > long_opt.size() && a[long_opt.size()] == '=') {
       value = a.substr(long_opt.size() + 1);
     }
-    if (!value.empty() && value != "-") out.emplace_back(Basename(value));
+    if (!value.empty() && value != "-") out.emplace(Basename(value));
   }
 }
 
 // The last path segment of each URL argument: what curl -O and plain wget name the file.
-void CollectUrlNames(const Command& c, std::vector<std::string>& out) {
+void CollectUrlNames(const Command& c, std::set<std::string, std::less<>>& out) {
   for (std::size_t i = 1; i < c.argv.size(); ++i) {
     std::string_view a = c.argv[i].text;
     if (a.find("://") == std::string_view::npos) continue;
     a = a.substr(0, a.find_first_of("?#"));
     std::string_view base = Basename(a);
-    if (!base.empty() && base.find("://") == std::string_view::npos) out.emplace_back(base);
+    if (!base.empty() && base.find("://") == std::string_view::npos) out.emplace(base);
   }
 }
 
@@ -89,8 +85,7 @@ RuleContext MakeRuleContext(const Analysis& analysis) {
     }
     if (remote_name) CollectUrlNames(c, context.downloaded);
     for (const Redirect& r : c.redirects) {
-      if (r.Writes() && r.EffectiveFd() == 1)
-        context.downloaded.emplace_back(Basename(r.target.text));
+      if (r.Writes() && r.EffectiveFd() == 1) context.downloaded.emplace(Basename(r.target.text));
     }
   }
   return context;

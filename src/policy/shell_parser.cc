@@ -107,6 +107,7 @@ class Parser final : public NestedParser {
 
   void EndCommand() {
     if (!started_) return;
+    if (out_.commands.size() >= kMaxParsedCommands) too_many_ = true;
     current_.origin = origin_;
     out_.commands.push_back(std::move(current_));
     for (PendingHereDoc& p : pending_) {
@@ -154,7 +155,8 @@ class Parser final : public NestedParser {
   SimpleCommand current_;
   bool started_ = false;
   bool pipe_pending_ = false;  // the next command is fed by a pipe
-  bool base_piped_ = false;    // every command here reads another command's output
+  bool base_piped_ = false;
+  bool too_many_ = false;  // every command here reads another command's output
   std::vector<Frame> frames_;
   std::vector<PendingHereDoc> pending_;
   std::optional<Token> lookahead_;
@@ -166,6 +168,10 @@ Result<std::size_t> Parser::Run() {
     if (InCasePattern() && tok.kind != TokenKind::kEnd) {
       CORDON_TRY_VOID(HandleCasePattern(tok));
       continue;
+    }
+    if (too_many_) {
+      return Fail(ErrorCode::kUnavailable,
+                  fmt::format("more than {} simple commands", kMaxParsedCommands));
     }
     switch (tok.kind) {
       case TokenKind::kEnd:

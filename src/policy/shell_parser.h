@@ -8,6 +8,7 @@
 // marked with their Origin. Unbalanced quotes or parentheses are an Error value, never a crash.
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 
 #include "cordon/error.h"
@@ -17,6 +18,11 @@ namespace cordon::policy {
 
 // Nesting of substitutions and re-parsed strings (sh -c, eval) beyond this is a parse error.
 inline constexpr int kMaxNesting = 16;
+
+// More simple commands than this is an error with code kUnavailable (not kInvalidArgument):
+// the text may be valid shell, but it is too big to judge, and must be refused, not treated
+// as unparsable.
+inline constexpr std::size_t kMaxParsedCommands = 10000;
 
 // `depth` is the nesting level of `text` itself (0 for the text cordon was given).
 [[nodiscard]] Result<Script> ParseScript(std::string_view text, int depth = 0,

@@ -113,6 +113,22 @@ TEST(Policy, TextLongerThanTheLimitIsDenied) {
   EXPECT_TRUE(p.Evaluate("echo " + std::string(1000, 'a')).allowed());
 }
 
+TEST(Policy, TextWithTooManyCommandsIsDeniedNotTreatedAsUnparsable) {
+  Policy p = MakePolicy();
+  std::string many;
+  for (int i = 0; i < 20000; ++i) many += "a;";
+  Decision d = p.Evaluate(many);
+  EXPECT_FALSE(d.allowed());
+  EXPECT_EQ(d.rule_id, "limit.too_complex");
+  EXPECT_FALSE(d.unparsed);
+  std::string evals;
+  for (int i = 0; i < 100000; ++i) evals += "eval ";
+  EXPECT_EQ(RuleFor(p, evals + "ls"), "limit.too_complex");
+  std::string fine;
+  for (int i = 0; i < 500; ++i) fine += "make t" + std::to_string(i) + "; ";
+  EXPECT_TRUE(p.Evaluate(fine).allowed());
+}
+
 TEST(Policy, DecisionNamesTheRuleTheCommandAndAReason) {
   Policy p = MakePolicy();
   Decision d = p.Evaluate("make && nice -n 5 /usr/bin/sudo apt install x");
