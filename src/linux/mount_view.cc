@@ -186,6 +186,10 @@ StepResult BuildMountView(const ChildContext& c) {
     if (needs_point && EnsureMountPoint(m.target, m.source) != 0) {
       return StepFailed(Step::kMountPoint, static_cast<int>(i));
     }
+    // A hidden path that this view does not contain (below the private /tmp) needs no mask.
+    const bool mask = m.kind == MountOpKind::kMaskDirectory || m.kind == MountOpKind::kMaskFile;
+    struct stat st;
+    if (mask && ::lstat(m.target, &st) != 0 && errno == ENOENT) continue;
     if (ReplayOp(m) != 0) return StepFailed(Step::kMountOp, static_cast<int>(i));
   }
   if (auto r = MountProc(); r.failed()) return r;

@@ -111,7 +111,8 @@ Assessment Assess(const Config& config, const KernelFeatures& f) {
   a.unsupported = {
       "host unix-socket isolation: pathname sockets of the host (ssh-agent, docker.sock, "
       "D-Bus) stay connectable when network is denied",
-      "secret path hiding: credential files under the real home stay readable",
+      "secret path hiding beyond the built-in list and sandbox.hidden_paths (other files "
+      "under the real home stay readable)",
       "git metadata protection for .git files (worktrees, submodules), for nested "
       "repositories, and against creating a missing .git",
   };

@@ -6,6 +6,7 @@
 #include "linux/system_headers/landlock.h"
 #include "plan/assessment.h"
 #include "plan/environment.h"
+#include "plan/hidden_paths.h"
 #include "plan/launch_plan.h"
 #include "plan/mount_ops.h"
 
@@ -89,7 +90,12 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
   CORDON_TRY(std::vector<std::filesystem::path> roots,
              WritableRoots(config.sandbox, request.workspace));
   plan.namespaces = a.namespaces;
-  if (a.namespaces.mount) plan.mounts = BuildMountOps(config.sandbox, request.workspace, roots);
+  if (a.namespaces.mount) {
+    plan.mounts = BuildMountOps(config.sandbox, request.workspace, roots);
+    // Masks after the writable binds, so a secret inside a writable root is hidden as well.
+    std::vector<MountOp> hidden = BuildHiddenPathOps(config.sandbox, request.caller_home);
+    plan.mounts.insert(plan.mounts.end(), hidden.begin(), hidden.end());
+  }
   plan.landlock = BuildLandlock(config, a, features.landlock_abi, roots);
   plan.seccomp = SeccompSettings{.enabled = true, .sockets = a.sockets};
   plan.home = kPrivateHome;

@@ -89,6 +89,46 @@ TEST(NativeLauncher, CapabilitiesAreEmpty) {
             "CapBnd=0000000000000000 CapAmb=0000000000000000");
 }
 
+TEST(NativeLauncher, CredentialPathsUnderTheHomeAreHiddenButOtherFilesAreNot) {
+  CORDON_REQUIRE_NATIVE_SANDBOX();
+  TempDir workspace;
+  // The fake home lies inside the (bound) workspace so it is visible at all; the masks go on
+  // top of the writable bind.
+  auto home = workspace.path() / "home";
+  std::filesystem::create_directories(home / ".ssh");
+  std::ofstream(home / ".ssh" / "id_ed25519") << "PRIVATE KEY";
+  std::ofstream(home / ".netrc") << "machine x password hunter2";
+  std::ofstream(home / "notes.txt") << "hello\n";
+  auto read = [&](const std::filesystem::path& path) {
+    auto run = RunInSandbox(WorkspaceWrite(), workspace.path(), {"probe", "read", path}, {}, home);
+    return run ? run->line() : run.error().message;
+  };
+  EXPECT_EQ(read(home / ".ssh" / "id_ed25519"), "ENOENT");
+  EXPECT_EQ(read(home / ".netrc"), "ok 0");
+  EXPECT_EQ(read(home / "notes.txt"), "ok 6");  // twin: the rest of home is untouched
+  auto write = RunInSandbox(WorkspaceWrite(), workspace.path(),
+                            {"probe", "write", home / ".ssh" / "authorized_keys"}, {}, home);
+  ASSERT_TRUE(write) << write.error().message;
+  EXPECT_EQ(write->line(), "EROFS");
+  EXPECT_FALSE(std::filesystem::exists(home / ".ssh" / "authorized_keys"));
+}
+
+TEST(NativeLauncher, GitMetadataStaysReadOnlyInsideTheWorkspace) {
+  CORDON_REQUIRE_NATIVE_SANDBOX();
+  TempDir workspace;
+  std::filesystem::create_directories(workspace.path() / ".git" / "hooks");
+  auto hook = workspace.path() / ".git" / "hooks" / "pre-commit";
+  auto run = RunInSandbox(WorkspaceWrite(), workspace.path(), {"probe", "write", hook});
+  ASSERT_TRUE(run) << run.error().message;
+  EXPECT_EQ(run->line(), "EROFS");
+  EXPECT_FALSE(std::filesystem::exists(hook));
+  Config unprotected = WorkspaceWrite();  // twin: with protection off the write lands
+  unprotected.sandbox.protect_git_metadata = false;
+  auto allowed = RunInSandbox(unprotected, workspace.path(), {"probe", "write", hook});
+  ASSERT_TRUE(allowed) << allowed.error().message;
+  EXPECT_EQ(allowed->line(), "ok");
+}
+
 TEST(NativeLauncher, AMissingProgramIsASetupErrorNamingExecve) {
   CORDON_REQUIRE_NATIVE_SANDBOX();
   TempDir workspace;

@@ -42,7 +42,8 @@ std::string ProbePath() { return CORDON_PROBE_PATH; }
 
 Result<ProbeRun> RunInSandbox(const Config& config, const std::filesystem::path& workspace,
                               std::vector<std::string> command,
-                              std::vector<std::string> caller_env) {
+                              std::vector<std::string> caller_env,
+                              const std::filesystem::path& caller_home) {
   if (!command.empty() && command[0] == "probe") command[0] = ProbePath();
   if (caller_env.empty()) {
     for (char** e = environ; *e != nullptr; ++e) caller_env.emplace_back(*e);
@@ -51,7 +52,7 @@ Result<ProbeRun> RunInSandbox(const Config& config, const std::filesystem::path&
   request.argv = std::move(command);
   CORDON_TRY(request.workspace, core::Canonical(workspace));
   request.caller_env = std::move(caller_env);
-  request.caller_home = "/root";
+  request.caller_home = caller_home;
   CORDON_TRY(plan::LaunchPlan launch_plan, plan::Plan(config, Features(), request));
 
   int out[2];

@@ -36,9 +36,11 @@ bool NativeSandboxAvailable();
 std::string ProbePath();
 
 // Runs `command` (argv; "probe" as argv[0] is replaced by the probe binary) in `workspace`.
+// `caller_home` is the "real" home whose credential paths are hidden.
 Result<ProbeRun> RunInSandbox(const Config& config, const std::filesystem::path& workspace,
                               std::vector<std::string> command,
-                              std::vector<std::string> caller_env = {});
+                              std::vector<std::string> caller_env = {},
+                              const std::filesystem::path& caller_home = "/nonexistent");
 
 // A fresh directory (canonical) below `parent`, removed by the destructor.
 class TempDir {
