@@ -154,6 +154,21 @@ TEST_F(SessionTest, ConcurrentRunsEachGetTheirOwnOutputPromptly) {
   EXPECT_LT(fast_took, 1500ms);
 }
 
+TEST_F(SessionTest, OutputIsStreamedToTheCallbackPerStream) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  std::string out, err;
+  CommandRequest request;
+  request.shell_text = "echo to-out; echo to-err >&2";
+  const RunResult result = session->Run(request, [&](OutputStream stream, std::string_view data) {
+    (stream == OutputStream::kStdout ? out : err).append(data);
+  });
+  EXPECT_EQ(out, "to-out\n");
+  EXPECT_EQ(err, "to-err\n");
+  EXPECT_EQ(result.stdout_data.data, out);
+  EXPECT_EQ(result.stderr_data.data, err);
+}
+
 TEST_F(SessionTest, CapabilitiesMatchWhatARunEnforces) {
   auto session = SessionOrSkip(MakeConfig());
   if (!session) return;

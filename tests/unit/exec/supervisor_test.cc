@@ -10,10 +10,12 @@
 #include <chrono>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "exec/command_pipes.h"
 #include "exec/output_capture.h"
 #include "exec/process_control.h"
+#include "exec/spawn_unsandboxed.h"
 #include "run_helpers.h"
 
 namespace cordon::exec {
@@ -154,6 +156,52 @@ TEST(Supervise, ThrowingCallbackIsDisabledAndTheRunCompletes) {
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(result.status, RunStatus::kExited);
   EXPECT_EQ(result.stdout_data.data, "a\nb\n");
+}
+
+// Without pidfds (Linux < 5.3) the supervisor polls for the exit instead.
+Result<RunResult> RunWithoutPidfd(std::vector<std::string> argv, const SuperviseOptions& options) {
+  CORDON_TRY(CommandPipes pipes, CreateCommandPipes());
+  CORDON_TRY(core::UniqueFd dev_null, OpenDevNull());
+  CORDON_TRY(LaunchedProcess process,
+             SpawnUnsandboxed(MakePlan(std::move(argv)), MakeStdio(pipes, dev_null.get())));
+  pipes.CloseWriteEnds();
+  process.pidfd.Reset();
+  return Supervise(std::move(process),
+                   OutputReaders{std::move(pipes.stdout_read), std::move(pipes.stderr_read)},
+                   options);
+}
+
+TEST(Supervise, WithoutAPidfdStillReportsTheExit) {
+  Result<RunResult> result = RunWithoutPidfd({"/bin/sh", "-c", "echo hi; exit 5"}, {});
+  ASSERT_TRUE(result.has_value()) << result.error().message;
+  EXPECT_EQ(result->status, RunStatus::kExited);
+  EXPECT_EQ(result->exit_code, 5);
+  EXPECT_EQ(result->stdout_data.data, "hi\n");
+}
+
+TEST(Supervise, WithoutAPidfdStillTimesOut) {
+  SuperviseOptions options;
+  options.timeout = 200ms;
+  Result<RunResult> result = RunWithoutPidfd({"sleep", "30"}, options);
+  ASSERT_TRUE(result.has_value()) << result.error().message;
+  EXPECT_EQ(result->status, RunStatus::kTimedOut);
+}
+
+TEST(Supervise, ConcurrentSupervisionsKeepTheirOutputApart) {
+  // No globals: each thread supervises its own command, and neither waits for the other.
+  Result<RunResult> slow, fast;
+  std::thread slow_thread([&] {
+    slow = SpawnAndSupervise(MakePlan({"/bin/sh", "-c", "sleep 1; echo slow"}));
+  });
+  std::this_thread::sleep_for(100ms);
+  const auto start = std::chrono::steady_clock::now();
+  fast = SpawnAndSupervise(MakePlan({"/bin/sh", "-c", "echo fast"}));
+  const auto fast_took = std::chrono::steady_clock::now() - start;
+  slow_thread.join();
+  ASSERT_TRUE(slow.has_value() && fast.has_value());
+  EXPECT_EQ(fast->stdout_data.data, "fast\n");
+  EXPECT_EQ(slow->stdout_data.data, "slow\n");
+  EXPECT_LT(fast_took, 900ms);
 }
 
 // A stand-in for the sandbox's init (the native backend's contract): reports a wait status on
