@@ -115,6 +115,14 @@ TEST(ShellParser, SubstitutionsInUnquotedHereDocsRunAndAreFound) {
   EXPECT_EQ(Parse("cat <<<\"$(id)\""), (Argvs{{"id"}, {"cat"}}));
 }
 
+TEST(ShellParser, AHereDocInsideACommandSubstitutionEndsBeforeItsParenthesis) {
+  // The form agents use for commit messages.
+  EXPECT_EQ(Parse("git commit -m \"$(cat <<'EOF'\nmsg (with parens)\nEOF\n)\" && sudo x"),
+            (Argvs{{"cat"},
+                   {"git", "commit", "-m", "$(cat <<'EOF'\nmsg (with parens)\nEOF\n)"},
+                   {"sudo", "x"}}));
+}
+
 TEST(ShellParser, UnbalancedConstructsAreErrors) {
   for (std::string_view text : {"(a", "a)", "{ a;", "if a; then b", "fi", "done", "for x in y",
                                 "case x in a) b;;", "a |", "echo $(a", "f(", "a && (b"}) {
