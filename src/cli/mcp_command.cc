@@ -2,13 +2,12 @@
 // run_command runs commands through one pinned Session (docs/mcp.md). stdout carries only the
 // protocol; everything cordon says goes to stderr. Exit 0 at EOF on stdin; 125 when the
 // configuration or the workspace is invalid (nothing is served then).
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "cli/subcommands.h"
 #include "cordon/session.h"

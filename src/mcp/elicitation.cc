@@ -17,15 +17,14 @@ json EscapeElicitationParams(std::string_view command, std::string_view justific
       "Command:\n{}\n\nWorking directory: {}\n\nAgent's justification:\n{}\n\n"
       "Approve only if you understand the command. It runs once; nothing is remembered.",
       command, cwd, justification);
-  json schema = {
-      {"type", "object"},
-      {"properties",
-       {{"approve",
-         {{"type", "boolean"},
-          {"title", "Run this command outside the sandbox"},
-          {"description", "Check to run it once without the sandbox"},
-          {"default", false}}}}},
-      {"required", json::array({"approve"})}};
+  json schema = {{"type", "object"},
+                 {"properties",
+                  {{"approve",
+                    {{"type", "boolean"},
+                     {"title", "Run this command outside the sandbox"},
+                     {"description", "Check to run it once without the sandbox"},
+                     {"default", false}}}}},
+                 {"required", json::array({"approve"})}};
   json params = {{"message", std::move(message)}, {"requestedSchema", std::move(schema)}};
   if (VersionAtLeast(protocol_version, "2025-11-25")) params["mode"] = "form";
   return params;
@@ -35,11 +34,11 @@ EscapeApproval AskEscapeApproval(const ElicitationContext& context, std::string_
                                  std::string_view justification, std::string_view cwd,
                                  const CancelToken& cancel) {
   const json id = context.pending.Register();
-  context.sink.Send(MakeRequest(
-      id, "elicitation/create",
-      EscapeElicitationParams(command, justification, cwd, context.protocol_version)));
-  std::optional<Response> reply = context.pending.Wait(
-      id, std::chrono::steady_clock::now() + context.timeout, cancel);
+  context.sink.Send(
+      MakeRequest(id, "elicitation/create",
+                  EscapeElicitationParams(command, justification, cwd, context.protocol_version)));
+  std::optional<Response> reply =
+      context.pending.Wait(id, std::chrono::steady_clock::now() + context.timeout, cancel);
 
   if (!reply) {
     // Tell the client to take its prompt down: the answer would no longer be used.
@@ -57,18 +56,19 @@ EscapeApproval AskEscapeApproval(const ElicitationContext& context, std::string_
   }
   if (reply->error) {
     const json& error = *reply->error;
-    std::string text = error.is_object() && error.contains("message") && error["message"].is_string()
-                           ? error["message"].get<std::string>()
-                           : error.dump();
-    return {false, "error",
-            fmt::format("the client could not ask the person ({}), so the command did not run",
-                        text)};
+    std::string text =
+        error.is_object() && error.contains("message") && error["message"].is_string()
+            ? error["message"].get<std::string>()
+            : error.dump();
+    return {
+        false, "error",
+        fmt::format("the client could not ask the person ({}), so the command did not run", text)};
   }
   const json& result = *reply->result;
-  const std::string action = result.is_object() && result.contains("action") &&
-                                     result["action"].is_string()
-                                 ? result["action"].get<std::string>()
-                                 : std::string();
+  const std::string action =
+      result.is_object() && result.contains("action") && result["action"].is_string()
+          ? result["action"].get<std::string>()
+          : std::string();
   if (action == "accept") {
     const auto content = result.find("content");
     const bool approve = content != result.end() && content->is_object() &&

@@ -55,7 +55,8 @@ Message ParseMessage(std::string_view line) {
   json doc = json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return ErrorReply{nullptr, rpc_error::kParseError, "Parse error"};
   if (doc.is_array()) {
-    return Invalid(nullptr, "Invalid Request: batches are not supported (removed in MCP 2025-06-18)");
+    return Invalid(nullptr,
+                   "Invalid Request: batches are not supported (removed in MCP 2025-06-18)");
   }
   if (!doc.is_object()) return Invalid(nullptr, "Invalid Request: a message must be an object");
 
@@ -74,7 +75,8 @@ Message ParseMessage(std::string_view line) {
     id = *id_it;
   }
   const auto version = doc.find("jsonrpc");
-  if (version == doc.end() || !version->is_string() || version->get_ref<const std::string&>() != "2.0") {
+  if (version == doc.end() || !version->is_string() ||
+      version->get_ref<const std::string&>() != "2.0") {
     return Invalid(id, "Invalid Request: jsonrpc must be \"2.0\"");
   }
 

@@ -6,12 +6,11 @@
 // read, null otherwise).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
-
-#include <nlohmann/json.hpp>
 
 namespace cordon::mcp {
 

@@ -1,8 +1,8 @@
 #include "mcp/lifecycle.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "report/json_report.h"
 
@@ -75,11 +75,12 @@ json InitializeResult(std::string_view version, std::string_view server_version,
       {"logging", json::object()},
       {"experimental", {{"cordon/sandbox", report::CapabilitiesToJson(sandbox)}}},
   };
-  return json{{"protocolVersion", std::string(version)},
-              {"capabilities", std::move(capabilities)},
-              {"serverInfo",
-               {{"name", "cordon"}, {"title", "cordon sandbox"}, {"version", std::string(server_version)}}},
-              {"instructions", Instructions(sandbox)}};
+  return json{
+      {"protocolVersion", std::string(version)},
+      {"capabilities", std::move(capabilities)},
+      {"serverInfo",
+       {{"name", "cordon"}, {"title", "cordon sandbox"}, {"version", std::string(server_version)}}},
+      {"instructions", Instructions(sandbox)}};
 }
 
 }  // namespace cordon::mcp

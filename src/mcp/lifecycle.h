@@ -8,10 +8,9 @@
 #pragma once
 
 #include <array>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "cordon/capabilities.h"
 

@@ -39,7 +39,7 @@ class LineFramer {
 
   std::size_t max_line_bytes_;
   Handlers handlers_;
-  std::string pending_;     // the start of the current line (never more than the cap)
+  std::string pending_;      // the start of the current line (never more than the cap)
   bool discarding_ = false;  // inside an oversized line, waiting for its newline
 };
 

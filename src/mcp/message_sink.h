@@ -4,7 +4,6 @@
 #pragma once
 
 #include <mutex>
-
 #include <nlohmann/json.hpp>
 
 namespace cordon::mcp {

@@ -8,10 +8,9 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "mcp/cancel_token.h"
 #include "mcp/json_rpc.h"
@@ -27,7 +26,8 @@ class PendingRequests {
   bool Deliver(Response response);
   // Waits until the response arrives, `deadline` passes, `cancel` fires or Close() is called;
   // unregisters the id in every case. nullopt unless a response arrived.
-  std::optional<Response> Wait(const nlohmann::json& id, std::chrono::steady_clock::time_point deadline,
+  std::optional<Response> Wait(const nlohmann::json& id,
+                               std::chrono::steady_clock::time_point deadline,
                                const CancelToken& cancel);
   // Wakes every waiter (stdin reached EOF: no response can come any more).
   void Close();

@@ -1,8 +1,8 @@
 #include "mcp/progress.h"
 
-#include <utility>
-
 #include <fmt/format.h>
+
+#include <utility>
 
 #include "mcp/json_rpc.h"
 
@@ -55,10 +55,9 @@ void ProgressReporter::SendLocked() {
   }
   reported_ = total_;
   last_sent_ = Clock::now();
-  sink_.Send(MakeNotification("notifications/progress",
-                              {{"progressToken", token_},
-                               {"progress", reported_},
-                               {"message", std::move(message)}}));
+  sink_.Send(MakeNotification(
+      "notifications/progress",
+      {{"progressToken", token_}, {"progress", reported_}, {"message", std::move(message)}}));
 }
 
 OutputCallback ProgressReporter::Callback() {

@@ -11,11 +11,10 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
-#include <thread>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
+#include <thread>
 
 #include "cordon/session.h"
 #include "mcp/message_sink.h"

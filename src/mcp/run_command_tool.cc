@@ -1,9 +1,9 @@
 #include "mcp/run_command_tool.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "core/paths.h"
 #include "report/json_report.h"
@@ -148,8 +148,7 @@ json ToolResultFromRun(const RunResult& result, std::string_view command, bool o
   AppendStream(text, "stderr", result.stderr_data);
 
   json structured = report::RunResultToJson(result);
-  structured["truncated"] =
-      result.stdout_data.truncated_bytes + result.stderr_data.truncated_bytes;
+  structured["truncated"] = result.stdout_data.truncated_bytes + result.stderr_data.truncated_bytes;
   structured["reason"] = reason;
   structured["outside_sandbox"] = outside_sandbox;
   const bool ok = result.status == RunStatus::kExited && result.exit_code == 0;

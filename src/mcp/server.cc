@@ -1,11 +1,11 @@
 #include "mcp/server.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <cstdio>
 #include <exception>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "mcp/run_command_tool.h"
 #include "mcp/tool_schema.h"
@@ -17,8 +17,8 @@ using nlohmann::json;
 namespace {
 
 // RFC 5424 severities, as MCP's logging uses them, least severe first.
-constexpr std::array<std::string_view, 8> kLogLevels = {
-    "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"};
+constexpr std::array<std::string_view, 8> kLogLevels = {"debug", "info",     "notice", "warning",
+                                                        "error", "critical", "alert",  "emergency"};
 
 int LogLevelIndex(std::string_view level) {
   for (std::size_t i = 0; i < kLogLevels.size(); ++i) {
@@ -48,9 +48,9 @@ Server::Server(ServerOptions options, CommandRunner& runner, MessageSink& sink)
 Server::~Server() { Shutdown(); }
 
 void Server::HandleOversizedLine(std::size_t max_line_bytes) {
-  sink_.Send(MakeError(nullptr, rpc_error::kInvalidRequest,
-                       fmt::format("Invalid Request: message longer than {} bytes; discarded",
-                                   max_line_bytes)));
+  sink_.Send(MakeError(
+      nullptr, rpc_error::kInvalidRequest,
+      fmt::format("Invalid Request: message longer than {} bytes; discarded", max_line_bytes)));
 }
 
 void Server::HandleLine(std::string_view line) {
@@ -72,7 +72,8 @@ void Server::HandleLine(std::string_view line) {
       sink_.Send(MakeError(error.id, error.code, error.message));
     }
   } catch (const std::exception& e) {
-    sink_.Send(MakeError(id, rpc_error::kInternalError, fmt::format("Internal error: {}", e.what())));
+    sink_.Send(
+        MakeError(id, rpc_error::kInternalError, fmt::format("Internal error: {}", e.what())));
   }
 }
 
@@ -104,9 +105,8 @@ void Server::Dispatch(const Request& request) {
     CallTool(request);
   } else if (method == "logging/setLevel") {
     const auto level = params.find("level");
-    const int index = level != params.end() && level->is_string()
-                          ? LogLevelIndex(level->get<std::string>())
-                          : -1;
+    const int index =
+        level != params.end() && level->is_string() ? LogLevelIndex(level->get<std::string>()) : -1;
     if (index < 0) {
       sink_.Send(MakeError(request.id, rpc_error::kInvalidParams,
                            "Invalid params: level must be one of debug, info, notice, warning, "
@@ -166,8 +166,8 @@ void Server::CallTool(const Request& request) {
   }
   const std::string name = params["name"].get<std::string>();
   if (name != kRunCommandTool) {
-    sink_.Send(MakeError(request.id, rpc_error::kInvalidParams,
-                         fmt::format("Unknown tool: {}", name)));
+    sink_.Send(
+        MakeError(request.id, rpc_error::kInvalidParams, fmt::format("Unknown tool: {}", name)));
     return;
   }
   json arguments = params.contains("arguments") ? params["arguments"] : json::object();

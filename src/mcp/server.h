@@ -13,10 +13,9 @@
 #include <chrono>
 #include <cstddef>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "mcp/calls_in_flight.h"
 #include "mcp/command_runner.h"
@@ -58,8 +57,8 @@ class Server {
   void LogToClient(std::string_view level, std::string_view text);
 
   // The body of a tools/call worker: returns the CallToolResult.
-  nlohmann::json RunCommandCall(const nlohmann::json& arguments, const nlohmann::json& progress_token,
-                                const CancelToken& cancel);
+  nlohmann::json RunCommandCall(const nlohmann::json& arguments,
+                                const nlohmann::json& progress_token, const CancelToken& cancel);
 
   const ServerOptions options_;
   CommandRunner& runner_;

@@ -19,9 +19,7 @@ class SessionRunner : public CommandRunner {
                 const OutputCallback& on_output) override;
   Capabilities GetCapabilities() const override { return capabilities_; }
   const std::filesystem::path& Workspace() const override { return session_.workspace(); }
-  std::chrono::milliseconds MaxTimeout() const override {
-    return session_.config().limits.timeout;
-  }
+  std::chrono::milliseconds MaxTimeout() const override { return session_.config().limits.timeout; }
   bool AllowsOutsideSandbox() const override {
     return session_.config().sandbox.allow_outside_sandbox;
   }

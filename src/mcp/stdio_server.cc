@@ -1,5 +1,6 @@
 #include "mcp/stdio_server.h"
 
+#include <fmt/format.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -9,14 +10,12 @@
 #include <cstring>
 #include <memory>
 
-#include <fmt/format.h>
-
 #include "mcp/message_sink.h"
 
 namespace cordon::mcp {
 
-StdioResult ServeStdio(CommandRunner& runner, const ServerOptions& options, int in_fd,
-                       int out_fd, std::size_t max_line_bytes) {
+StdioResult ServeStdio(CommandRunner& runner, const ServerOptions& options, int in_fd, int out_fd,
+                       std::size_t max_line_bytes) {
   ::signal(SIGPIPE, SIG_IGN);
   // Heap-allocated so that, when a command outlives the grace period, both can be left alive
   // for the worker still using them while the process exits (see StdioResult).

@@ -19,7 +19,7 @@ struct StdioResult {
 
 // Ignores SIGPIPE for the process (a vanished client turns writes into EPIPE, handled by the
 // sink) before serving.
-StdioResult ServeStdio(CommandRunner& runner, const ServerOptions& options, int in_fd,
-                       int out_fd, std::size_t max_line_bytes = kDefaultMaxLineBytes);
+StdioResult ServeStdio(CommandRunner& runner, const ServerOptions& options, int in_fd, int out_fd,
+                       std::size_t max_line_bytes = kDefaultMaxLineBytes);
 
 }  // namespace cordon::mcp

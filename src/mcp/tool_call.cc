@@ -15,7 +15,8 @@ using nlohmann::json;
 json Server::RunCommandCall(const json& arguments, const json& progress_token,
                             const CancelToken& cancel) {
   Result<RunCommandArgs> args = ParseRunCommandArgs(arguments);
-  if (!args) return ToolErrorResult(fmt::format("Invalid run_command arguments: {}", args.error().message));
+  if (!args)
+    return ToolErrorResult(fmt::format("Invalid run_command arguments: {}", args.error().message));
   Result<CommandRequest> request =
       BuildCommandRequest(*args, runner_.Workspace(), runner_.MaxTimeout());
   if (!request) return ToolErrorResult(fmt::format("Not run: {}", request.error().message));
@@ -37,8 +38,8 @@ json Server::RunCommandCall(const json& arguments, const json& progress_token,
                                    request->cwd.string(), cancel);
     }
     if (!approval.approved) {
-      LogToClient("notice", fmt::format("outside_sandbox refused ({}): {}", approval.why,
-                                        args->command));
+      LogToClient("notice",
+                  fmt::format("outside_sandbox refused ({}): {}", approval.why, args->command));
       return ToolResultFromRun(
           RefusedEscape(approval.why,
                         fmt::format("Not run outside the sandbox: {}. Nothing ran. Run it inside "

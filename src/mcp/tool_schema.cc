@@ -1,8 +1,8 @@
 #include "mcp/tool_schema.h"
 
-#include <string>
-
 #include <fmt/format.h>
+
+#include <string>
 
 #include "mcp/lifecycle.h"
 
@@ -16,7 +16,8 @@ json RunCommandInputSchema() {
       {"properties",
        {{"command",
          {{"type", "string"},
-          {"description", "Shell text, run as /bin/sh -c COMMAND (pipes, &&, redirections work)."}}},
+          {"description",
+           "Shell text, run as /bin/sh -c COMMAND (pipes, &&, redirections work)."}}},
         {"cwd",
          {{"type", "string"},
           {"description",
@@ -58,8 +59,10 @@ json RunCommandOutputSchema() {
         {"timed_out", {{"type", "boolean"}}},
         {"denied", {{"type", "boolean"}, {"description", "The command did not run: refused"}}},
         {"truncated",
-         {{"type", "integer"}, {"description", "Output bytes dropped from the middle (both streams)"}}},
-        {"reason", {{"type", "string"}, {"description", "Why it was denied or failed; empty otherwise"}}},
+         {{"type", "integer"},
+          {"description", "Output bytes dropped from the middle (both streams)"}}},
+        {"reason",
+         {{"type", "string"}, {"description", "Why it was denied or failed; empty otherwise"}}},
         {"outside_sandbox", {{"type", "boolean"}}},
         {"duration_ms", {{"type", "number"}}},
         {"decision", {{"type", "object"}}},
@@ -74,7 +77,8 @@ json RunCommandTool(const Capabilities& sandbox, std::string_view protocol_versi
       "OS sandbox (mode {}, network {}). Returns the exit code, stdout and stderr. A refused "
       "command comes back as a result saying why; adapt instead of retrying it unchanged.",
       SandboxModeName(sandbox.mode), NetworkPolicyName(sandbox.network));
-  if (!sandbox.can_run()) description += " This machine cannot enforce the sandbox: every command is refused.";
+  if (!sandbox.can_run())
+    description += " This machine cannot enforce the sandbox: every command is refused.";
   json tool = {{"name", std::string(kRunCommandTool)},
                {"description", std::move(description)},
                {"inputSchema", RunCommandInputSchema()}};

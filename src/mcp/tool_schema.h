@@ -2,9 +2,8 @@
 // and (from 2025-06-18) outputSchema. The schemas are the contract documented in docs/mcp.md.
 #pragma once
 
-#include <string_view>
-
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "cordon/capabilities.h"
 

@@ -16,8 +16,8 @@ class EscapeTest : public ServerTest {
  protected:
   // Waits for the elicitation/create request and answers it with `result`.
   json AnswerElicitation(const json& result) {
-    json request = sink_.WaitFor(
-        [](const json& m) { return m.value("method", "") == "elicitation/create"; });
+    json request =
+        sink_.WaitFor([](const json& m) { return m.value("method", "") == "elicitation/create"; });
     EXPECT_FALSE(request.is_null());
     if (request.is_null()) return request;
     Send({{"jsonrpc", "2.0"}, {"id", request["id"]}, {"result", result}});
@@ -83,8 +83,8 @@ TEST_F(EscapeTest, ADismissedPromptRunsNothing) {
 TEST_F(EscapeTest, AnErrorReplyRunsNothing) {
   Initialize("2025-06-18", kElicitationCapability);
   StartCall(1, kEscapeArgs);
-  json request = sink_.WaitFor(
-      [](const json& m) { return m.value("method", "") == "elicitation/create"; });
+  json request =
+      sink_.WaitFor([](const json& m) { return m.value("method", "") == "elicitation/create"; });
   Send({{"jsonrpc", "2.0"},
         {"id", request["id"]},
         {"error", {{"code", -32601}, {"message", "no UI"}}}});
@@ -97,9 +97,10 @@ TEST_F(EscapeTest, NoAnswerWithinTheTimeoutRunsNothingAndWithdrawsThePrompt) {
   StartCall(1, kEscapeArgs);
   json response = sink_.WaitForResponse(1, std::chrono::seconds(5));
   EXPECT_EQ(RuleId(response), "outside_sandbox.timeout");
-  EXPECT_FALSE(sink_.WaitFor([](const json& m) {
-                      return m.value("method", "") == "notifications/cancelled";
-                    }).is_null());
+  EXPECT_FALSE(
+      sink_
+          .WaitFor([](const json& m) { return m.value("method", "") == "notifications/cancelled"; })
+          .is_null());
   EXPECT_TRUE(runner_.calls().empty());
 }
 
@@ -141,9 +142,9 @@ TEST_F(EscapeTest, TheOperatorCanTurnEscapesOff) {
 TEST_F(EscapeTest, CancellingTheCallWhileWaitingForApprovalRunsNothingAndAnswersNothing) {
   Initialize("2025-06-18", kElicitationCapability);
   StartCall(7, kEscapeArgs);
-  ASSERT_FALSE(sink_.WaitFor([](const json& m) {
-                      return m.value("method", "") == "elicitation/create";
-                    }).is_null());
+  ASSERT_FALSE(
+      sink_.WaitFor([](const json& m) { return m.value("method", "") == "elicitation/create"; })
+          .is_null());
   Send({{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 7}}}});
   EXPECT_TRUE(server_->Shutdown());
   EXPECT_TRUE(sink_.WaitForResponse(7, milliseconds(100)).is_null());

@@ -7,10 +7,9 @@
 #include <filesystem>
 #include <functional>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "mcp/command_runner.h"
 #include "mcp/message_sink.h"

@@ -1,8 +1,8 @@
 #include "mcp/json_rpc.h"
 
-#include <string>
-
 #include <gtest/gtest.h>
+
+#include <string>
 
 namespace cordon::mcp {
 namespace {
@@ -33,8 +33,9 @@ TEST(JsonRpc, DeepNestingIsRefusedBeforeParsing) {
 }
 
 TEST(JsonRpc, NestingBelowTheLimitParses) {
-  const std::string ok = "{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":{\"a\":" +
-                         std::string(10, '[') + std::string(10, ']') + "}}";
+  const std::string ok =
+      "{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":{\"a\":" + std::string(10, '[') +
+      std::string(10, ']') + "}}";
   EXPECT_TRUE(std::holds_alternative<Notification>(ParseMessage(ok)));
 }
 
@@ -117,9 +118,8 @@ TEST(JsonRpc, AResultOrErrorWithIdIsAResponse) {
 }
 
 TEST(JsonRpc, AResponseWithBothResultAndErrorIsInvalid) {
-  EXPECT_EQ(
-      ExpectError("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{},\"error\":{}}").code,
-      rpc_error::kInvalidRequest);
+  EXPECT_EQ(ExpectError("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{},\"error\":{}}").code,
+            rpc_error::kInvalidRequest);
 }
 
 TEST(JsonRpc, AClientsNullIdErrorIsAResponseNotAnotherError) {

@@ -1,9 +1,9 @@
 #include "mcp/line_framer.h"
 
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace cordon::mcp {
 namespace {

@@ -1,8 +1,8 @@
 #include "mcp/run_command_tool.h"
 
-#include <filesystem>
-
 #include <gtest/gtest.h>
+
+#include <filesystem>
 
 #include "fake_runner.h"
 
@@ -41,8 +41,8 @@ TEST(RunCommandArgs, RefusesMistypedOptionalFields) {
 
 TEST(RunCommandArgs, OutsideSandboxNeedsAJustification) {
   EXPECT_FALSE(ParseRunCommandArgs({{"command", "x"}, {"outside_sandbox", true}}));
-  EXPECT_TRUE(ParseRunCommandArgs(
-      {{"command", "x"}, {"outside_sandbox", true}, {"justification", "why"}}));
+  EXPECT_TRUE(
+      ParseRunCommandArgs({{"command", "x"}, {"outside_sandbox", true}, {"justification", "why"}}));
 }
 
 class BuildRequestTest : public ::testing::Test {
@@ -134,8 +134,8 @@ TEST(ToolResult, TruncationIsCountedAcrossBothStreams) {
 }
 
 TEST(ToolResult, ARefusedEscapeIsADenialExplainingItself) {
-  json result = ToolResultFromRun(RefusedEscape("declined", "the person declined"), "curl x",
-                                  false, milliseconds(1000));
+  json result = ToolResultFromRun(RefusedEscape("declined", "the person declined"), "curl x", false,
+                                  milliseconds(1000));
   EXPECT_TRUE(result["isError"].get<bool>());
   EXPECT_TRUE(result["structuredContent"]["denied"].get<bool>());
   EXPECT_EQ(result["structuredContent"]["decision"]["rule_id"], "outside_sandbox.declined");

@@ -1,11 +1,11 @@
 // A Server wired to a FakeRunner and a RecordingSink, with helpers to speak to it.
 #pragma once
 
-#include <memory>
-#include <string>
-
 #include <gtest/gtest.h>
+
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "fake_runner.h"
 #include "mcp/server.h"
@@ -40,11 +40,10 @@ class ServerTest : public ::testing::Test {
   }
   nlohmann::json Initialize(const std::string& version = "2025-06-18",
                             nlohmann::json capabilities = nlohmann::json::object()) {
-    nlohmann::json response =
-        Request("init", "initialize",
-                {{"protocolVersion", version},
-                 {"capabilities", std::move(capabilities)},
-                 {"clientInfo", {{"name", "test"}, {"version", "1"}}}});
+    nlohmann::json response = Request("init", "initialize",
+                                      {{"protocolVersion", version},
+                                       {"capabilities", std::move(capabilities)},
+                                       {"clientInfo", {{"name", "test"}, {"version", "1"}}}});
     Send({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
     return response;
   }

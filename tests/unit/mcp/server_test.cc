@@ -59,7 +59,8 @@ TEST_F(ServerTest, NotificationsAreNeverAnswered) {
   const std::size_t before = sink_.messages().size();
   Send({{"jsonrpc", "2.0"}, {"method", "notifications/whatever"}});
   Send({{"jsonrpc", "2.0"}, {"method", "tools/list"}});  // a request's name, but no id
-  Send({{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 99}}}});
+  Send(
+      {{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 99}}}});
   EXPECT_EQ(sink_.messages().size(), before);
 }
 
@@ -137,8 +138,9 @@ TEST_F(ServerTest, MalformedToolsCallParamsAreInvalidParams) {
   EXPECT_EQ(Request(1, "tools/call", {{"arguments", json::object()}})["error"]["code"],
             rpc_error::kInvalidParams);
   EXPECT_EQ(Request(2, "tools/call", {{"name", 3}})["error"]["code"], rpc_error::kInvalidParams);
-  EXPECT_EQ(Request(3, "tools/call", {{"name", "run_command"}, {"arguments", "ls"}})["error"]["code"],
-            rpc_error::kInvalidParams);
+  EXPECT_EQ(
+      Request(3, "tools/call", {{"name", "run_command"}, {"arguments", "ls"}})["error"]["code"],
+      rpc_error::kInvalidParams);
 }
 
 TEST_F(ServerTest, BadToolArgumentsComeBackAsToolErrorsTheModelCanFix) {

@@ -2,14 +2,13 @@
 #include "mcp/stdio_server.h"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "fake_runner.h"
 
@@ -79,8 +78,10 @@ TEST(StdioServer, AnswersLineByLineAndReturnsCleanlyAtEof) {
   std::string received;
   std::thread client([&] {
     WriteAll(in.write, kInit);
-    WriteAll(in.write, R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_command","arguments":{"command":"echo hi"}}})"
-                       "\r\n");
+    WriteAll(
+        in.write,
+        R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_command","arguments":{"command":"echo hi"}}})"
+        "\r\n");
     // Closing stdin cancels what still runs: read both answers first.
     char buf[4096];
     ssize_t n;
@@ -104,8 +105,10 @@ TEST(StdioServer, EofCancelsCommandsStillRunning) {
   Pipe in, out;
   std::thread client([&] {
     WriteAll(in.write, kInit);
-    WriteAll(in.write, R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_command","arguments":{"command":"wait-cancel"}}})"
-                       "\n");
+    WriteAll(
+        in.write,
+        R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_command","arguments":{"command":"wait-cancel"}}})"
+        "\n");
     runner.WaitForCalls(1, std::chrono::seconds(5));
     in.CloseWrite();
   });
@@ -121,7 +124,8 @@ TEST(StdioServer, AnOversizedLineIsRefusedAndTheNextLineServed) {
   Pipe in, out;
   std::thread client([&] {
     WriteAll(in.write, std::string(300000, 'x') + "\n");
-    WriteAll(in.write, R"({"jsonrpc":"2.0","id":9,"method":"ping"})" "\n");
+    WriteAll(in.write, R"({"jsonrpc":"2.0","id":9,"method":"ping"})"
+                       "\n");
     in.CloseWrite();
   });
   // The output is small; the pipe buffer holds it until the server returns.
@@ -141,8 +145,10 @@ TEST(StdioServer, AClientThatStopsReadingDoesNotCrashTheServer) {
   out.CloseRead();  // every write now fails with EPIPE (SIGPIPE is ignored by ServeStdio)
   std::thread client([&] {
     WriteAll(in.write, kInit);
-    WriteAll(in.write, R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_command","arguments":{"command":"print 3"}}})"
-                       "\n");
+    WriteAll(
+        in.write,
+        R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_command","arguments":{"command":"print 3"}}})"
+        "\n");
     runner.WaitForCalls(1, std::chrono::seconds(5));
     in.CloseWrite();
   });
