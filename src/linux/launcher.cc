@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -60,19 +61,29 @@ std::string CloneFlagNames(unsigned long flags) {
   return names.empty() ? "0" : names;
 }
 
-const char* MountOpCall(plan::MountOpKind kind) {
-  switch (kind) {
-    case plan::MountOpKind::kBindWritable: return "mount(MS_BIND|MS_REC, read-write)";
-    case plan::MountOpKind::kBindReadOnly: return "mount(MS_BIND|MS_REC) + mount_setattr(RDONLY)";
-    case plan::MountOpKind::kTmpfs: return "mount(tmpfs)";
-    case plan::MountOpKind::kDirectory: return "mkdir";
-    case plan::MountOpKind::kMaskDirectory: return "mount(tmpfs, MS_RDONLY)";
-    case plan::MountOpKind::kMaskFile: return "mount(/dev/null, MS_BIND) + mount_setattr(RDONLY)";
+// The step label and the call, e.g. {"bind_writable", "mount(/work/ws, MS_BIND|MS_REC)"}.
+std::pair<const char*, std::string> DescribeMountOp(const plan::MountOp& op) {
+  const std::string path = op.path.string();
+  switch (op.kind) {
+    case plan::MountOpKind::kBindWritable:
+      return {"bind_writable", fmt::format("mount({}, MS_BIND|MS_REC)", path)};
+    case plan::MountOpKind::kBindReadOnly:
+      return {"bind_read_only",
+              fmt::format("mount({0}, MS_BIND|MS_REC) + mount_setattr({0}, RDONLY)", path)};
+    case plan::MountOpKind::kTmpfs:
+      return {"private_tmpfs", fmt::format("mount(tmpfs, {})", path)};
+    case plan::MountOpKind::kDirectory:
+      return {"private_directory", fmt::format("mkdir({})", path)};
+    case plan::MountOpKind::kMaskDirectory:
+      return {"mask_directory", fmt::format("mount(tmpfs, {}, MS_RDONLY)", path)};
+    case plan::MountOpKind::kMaskFile:
+      return {"mask_file",
+              fmt::format("mount(/dev/null, {0}, MS_BIND) + mount_setattr({0}, RDONLY)", path)};
   }
-  return "mount";
+  return {"mount_op", path};
 }
 
-// "mount(MS_BIND|MS_REC, read-write)(/work/ws)": the call and its argument, for the message.
+// The failed call with its arguments, for the message ("mount(/work/ws, MS_BIND|MS_REC)").
 std::string DescribeCall(const plan::LaunchPlan& plan, const ChildContext& c,
                          const StepReport& r) {
   auto at = [](const auto& list, int i) -> const auto* {
@@ -82,8 +93,8 @@ std::string DescribeCall(const plan::LaunchPlan& plan, const ChildContext& c,
   if (r.step == Step::kMountOp || r.step == Step::kMountPoint) {
     if (const auto* op = at(plan.mounts, r.detail)) {
       return r.step == Step::kMountPoint
-                 ? fmt::format("mkdir(mount point {})", op->path.string())
-                 : fmt::format("{}({})", MountOpCall(op->kind), op->path.string());
+                 ? fmt::format("mkdir -p({}) for a mount point", op->path.string())
+                 : DescribeMountOp(*op).second;
     }
   } else if (r.step == Step::kProcReadOnly) {
     if (const auto* p = at(kProcReadOnlyPaths, r.detail)) {
@@ -109,9 +120,14 @@ Error ReportError(const plan::LaunchPlan& plan, const ChildContext& c, const Ste
   ErrorCode code = r.step == Step::kExecve && (r.err == ENOENT || r.err == EACCES)
                        ? ErrorCode::kNotFound
                        : ErrorCode::kSystem;
+  const char* step = StepName(r.step);
+  if (r.step == Step::kMountOp && r.detail >= 0 &&
+      static_cast<std::size_t>(r.detail) < plan.mounts.size()) {
+    step = DescribeMountOp(plan.mounts[static_cast<std::size_t>(r.detail)]).first;
+  }
   return Error{code, r.err,
-               fmt::format("native sandbox: step {}: {}: {}", StepName(r.step),
-                           DescribeCall(plan, c, r), std::strerror(r.err))};
+               fmt::format("native sandbox: step {}: {}: {}", step, DescribeCall(plan, c, r),
+                           std::strerror(r.err))};
 }
 
 void KillAndReap(pid_t pid) {

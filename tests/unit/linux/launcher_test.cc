@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "linux/launcher.h"
 #include "sandbox_runner.h"
 
 namespace cordon::testing {
@@ -127,6 +128,29 @@ TEST(NativeLauncher, GitMetadataStaysReadOnlyInsideTheWorkspace) {
   auto allowed = RunInSandbox(unprotected, workspace.path(), {"probe", "write", hook});
   ASSERT_TRUE(allowed) << allowed.error().message;
   EXPECT_EQ(allowed->line(), "ok");
+}
+
+// Plans for `workspace`, then removes it before Launch: the bind of the workspace fails in the
+// child, and the error must name the step, the call and the path, with nothing left running.
+TEST(NativeLauncher, AFailingMountStepIsReportedWithItsCallAndPath) {
+  CORDON_REQUIRE_NATIVE_SANDBOX();
+  TempDir base;
+  std::filesystem::path workspace = base.path() / "ws";
+  std::filesystem::create_directory(workspace);
+  plan::PlanRequest request;
+  request.argv = {"/bin/true"};
+  request.workspace = workspace;
+  auto launch_plan = plan::Plan(WorkspaceWrite(), Features(), request);
+  ASSERT_TRUE(launch_plan) << launch_plan.error().message;
+  std::filesystem::remove(workspace);
+  auto launched = linux_native::Launch(*launch_plan, {-1, -1, -1});
+  ASSERT_FALSE(launched);
+  EXPECT_EQ(launched.error().code, ErrorCode::kSystem);
+  EXPECT_EQ(launched.error().errno_value, ENOENT);
+  EXPECT_EQ(launched.error().message,
+            "native sandbox: step bind_writable: mount(" + workspace.string() +
+                ", MS_BIND|MS_REC): No such file or directory");
+  EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1) << "a sandbox process was left behind";
 }
 
 TEST(NativeLauncher, AMissingProgramIsASetupErrorNamingExecve) {
