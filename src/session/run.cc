@@ -1,6 +1,5 @@
 // Session::Run: policy, plan, launch, supervise. Every exit path returns a RunResult; nothing is
 // started unless the policy allowed it and the plan gives every guarantee the config asks for.
-#include <fmt/format.h>
 
 #include <chrono>
 
