@@ -146,7 +146,7 @@ class Analyser {
   }
 
   void AddResolved(const SimpleCommand& sc, Unwrapped u, int depth, bool name_from_output) {
-    if (out_.too_complex || out_.commands.size() >= kMaxCommands) {
+    if (out_.too_complex || u.too_complex || out_.commands.size() >= kMaxCommands) {
       out_.too_complex = true;
       return;
     }

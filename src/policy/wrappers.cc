@@ -206,6 +206,8 @@ std::vector<std::string> ExpandBraces(const std::string& text) {
     }
   }
   if (close == std::string::npos || commas.empty()) return {text};
+  const std::size_t fixed = open + (text.size() - close - 1);
+  if ((commas.size() + 1) * fixed + text.size() > kMaxBraceBytes) return {};
   std::vector<std::string> out;
   std::size_t begin = open + 1;
   commas.push_back(close);
@@ -227,6 +229,10 @@ Unwrapped Unwrap(std::vector<Word> words) {
     if (words[i].Has(kWordBrace) && !braces_done) {
       braces_done = true;  // one expansion: {a,b}{c,d} is not multiplied out
       std::vector<std::string> alternatives = ExpandBraces(words[i].text);
+      if (alternatives.empty()) {
+        out.too_complex = true;
+        break;
+      }
       std::vector<Word> expanded;
       for (std::string& alt : alternatives)
         expanded.push_back(Word{std::move(alt), words[i].flags});

@@ -24,6 +24,8 @@ struct Unwrapped {
   std::optional<std::string> shell_text;
   // The command's arguments are read from standard input (xargs, parallel).
   bool args_from_stdin = false;
+  // A brace expansion too large to apply: the command cannot be judged.
+  bool too_complex = false;
 };
 
 Unwrapped Unwrap(std::vector<Word> words);
@@ -35,7 +37,9 @@ std::string_view Basename(std::string_view path);
 bool IsAssignment(const Word& word);
 
 // Expands the first unquoted {a,b,c} group of a word the way bash does; a word without one (or
-// with only a {a..b} range, which is not expanded) comes back unchanged.
+// with only a {a..b} range, which is not expanded) comes back unchanged. An expansion larger
+// than kMaxBraceBytes comes back empty: {a,,,,...} with a long suffix grows quadratically.
 std::vector<std::string> ExpandBraces(const std::string& text);
+inline constexpr std::size_t kMaxBraceBytes = 64 * 1024;
 
 }  // namespace cordon::policy

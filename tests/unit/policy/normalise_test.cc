@@ -104,6 +104,16 @@ TEST(Normalise, CommandWordsFromCommandOutputAreMarkedUnlessTheyAreALookup) {
   EXPECT_FALSE(first("\"$(go env GOPATH)/bin/golangci-lint\" run").name_from_output);
 }
 
+TEST(Normalise, AnOversizedBraceExpansionMakesTheTextTooComplexInsteadOfGrowing) {
+  std::string text = "{x" + std::string(20000, ',') + "}" + std::string(1000, 'y');
+  Result<Script> s = ParseScript(text);
+  ASSERT_TRUE(s.has_value());
+  Analysis a = Analyse(*s, 0);
+  EXPECT_TRUE(a.too_complex);
+  EXPECT_TRUE(ExpandBraces(text).empty());
+  EXPECT_EQ(ExpandBraces("{rm,-rf,/}").size(), 3u);
+}
+
 TEST(Normalise, UnparsableNestedTextIsReportedNotDropped) {
   Result<Script> s = ParseScript("bash -c 'echo \"unterminated'");
   ASSERT_TRUE(s.has_value());
