@@ -72,6 +72,21 @@ TEST_F(FilesystemTest, WriteInTheHostsTmpDoesNotLandButPrivateTmpWorks) {
   EXPECT_FALSE(Exists(target));
 }
 
+TEST_F(FilesystemTest, PrivateTmpAndHomeAreGoneAfterTheCommand) {
+  // Within one run /tmp and $HOME are writable (tools put caches there); the next run starts
+  // with both empty again.
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const RunResult first =
+      Shell(*session,
+            "echo 1 > /tmp/left-behind && mkdir -p \"$HOME/.cache/tool\" && "
+            "echo 1 > \"$HOME/.cache/tool/x\" && cat /tmp/left-behind \"$HOME/.cache/tool/x\"");
+  EXPECT_EQ(first.stdout_data.data, "1\n1\n") << Describe(first);
+  const RunResult second =
+      Shell(*session, "ls -A /tmp \"$HOME\" | grep -c -e left-behind -e .cache");
+  EXPECT_EQ(second.stdout_data.data, "0\n") << Describe(second);
+}
+
 TEST_F(FilesystemTest, ModeOffIsUnconfinedSoTheSameWritesLand) {
   // The twin of the denials above: without a sandbox the parent and the host's /tmp are
   // writable (as the caller), so the denials are the sandbox's doing.

@@ -33,6 +33,20 @@ TEST_F(HardeningTest, CanaryEnvironmentVariableDoesNotReachTheCommand) {
   EXPECT_EQ(result.stdout_data.data.find(kCanaryValue), std::string::npos) << Describe(result);
 }
 
+TEST_F(HardeningTest, SandboxInitDoesNotShowTheCallersEnvironmentToTheCommand) {
+  // init starts with the caller's whole environment; it is non-dumpable, so its
+  // /proc/1/environ is closed to the command. The twin: the command's own environ is readable.
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  CanaryEnvironment canary;
+  const RunResult init = Shell(*session, "cat /proc/1/environ; echo \"status $?\"");
+  EXPECT_EQ(init.stdout_data.data.find(kCanaryValue), std::string::npos) << Describe(init);
+  EXPECT_EQ(init.stdout_data.data.find("status 0"), std::string::npos) << Describe(init);
+  const RunResult own =
+      Shell(*session, "cat /proc/self/environ | tr '\\0' '\\n' | grep -c '^PATH='");
+  EXPECT_EQ(own.stdout_data.data, "1\n") << Describe(own);
+}
+
 TEST_F(HardeningTest, VariableNamedInEnvironmentPassReachesTheCommand) {
   Config config = MakeConfig();
   config.environment.pass = {kCanaryName};
