@@ -131,6 +131,27 @@ TEST(Supervise, HugeOutputIsCappedWithHeadAndTailInBoundedMemory) {
   EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 32 * 1024) << "KiB of peak RSS growth";
 }
 
+TEST(Supervise, FloodOnBothStreamsAtOnceDoesNotDeadlock) {
+  // Neither stream may be left unread while the other floods: the command would block on the
+  // full pipe forever.
+  SuperviseOptions options;
+  options.output_cap = 4096;
+  options.timeout = 60s;
+  RunResult result =
+      MustRunShell("head -c 30000000 /dev/zero >&2 & head -c 30000000 /dev/zero; wait", options);
+  EXPECT_EQ(result.status, RunStatus::kExited);
+  EXPECT_EQ(result.stdout_data.total_bytes, 30000000u);
+  EXPECT_EQ(result.stderr_data.total_bytes, 30000000u);
+}
+
+TEST(Supervise, CommandIgnoringSigtermIsStillKilledAtTheTimeout) {
+  SuperviseOptions options;
+  options.timeout = 200ms;
+  RunResult result = MustRunShell("trap '' TERM HUP INT; sleep 30", options);
+  EXPECT_EQ(result.status, RunStatus::kTimedOut);
+  EXPECT_EQ(result.signal, SIGKILL);
+}
+
 TEST(Supervise, StreamsEveryChunkToTheCallbackEvenBeyondTheCap) {
   SuperviseOptions options;
   options.output_cap = 16;
