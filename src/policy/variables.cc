@@ -97,6 +97,25 @@ std::vector<Word> SplitOnIfs(const std::vector<Word>& words) {
   return out;
 }
 
+namespace {
+
+// Values beyond these bounds are not tracked: the variable becomes unknown, which the rules
+// treat like another command's output. Hostile text could otherwise make each command word
+// expand into megabytes (x=<1 MiB>; a$x; a$x; ...) or appends multiply (x+=... in a loop).
+constexpr std::size_t kMaxValues = 64;
+constexpr std::size_t kMaxValueBytes = 4096;
+
+void Bound(Variable& v) {
+  bool too_big = v.values.size() > kMaxValues;
+  for (const std::string& value : v.values) too_big = too_big || value.size() > kMaxValueBytes;
+  if (too_big) {
+    v.values.clear();
+    v.from_output = true;
+  }
+}
+
+}  // namespace
+
 void VariableTable::RecordLoop(const SimpleCommand& sc) {
   if (sc.words.empty()) return;
   Variable v;
@@ -104,6 +123,7 @@ void VariableTable::RecordLoop(const SimpleCommand& sc) {
     v.values.push_back(sc.words[i].text);
     if (sc.words[i].Has(kWordCommandSub | kWordProcessSub)) v.from_output = true;
   }
+  Bound(v);
   vars_[sc.words[0].text] = std::move(v);
 }
 
@@ -124,13 +144,16 @@ void VariableTable::RecordAssignment(const Word& w) {
     }
   }
   Variable& v = vars_[name];
-  if (append && !v.values.empty()) {
+  if (append && v.from_output) {
+    // Still unknown: appending to an unknown value gives an unknown value.
+  } else if (append && !v.values.empty()) {
     for (std::string& old : v.values) old += value;
   } else {
     v.values = {value};
     v.from_output = false;
   }
   if (from_output) v.from_output = true;
+  Bound(v);
 }
 
 const Variable* VariableTable::Find(std::string_view name) const {

@@ -82,6 +82,16 @@ TEST(Normalise, ACommandWordWithUnknownExpansionsIsAlsoJudgedWithThemEmpty) {
   EXPECT_EQ(Normalised("$EDITOR f"), (Argvs{{"$EDITOR", "f"}}));
 }
 
+TEST(Normalise, HugeVariableValuesAreNotSubstitutedButTreatedAsUnknownOutput) {
+  std::string text = "x=" + std::string(10000, 'a') + "; $x y";
+  Result<Script> s = ParseScript(text);
+  ASSERT_TRUE(s.has_value());
+  Analysis a = Analyse(*s, 0);
+  ASSERT_EQ(a.commands.size(), 2u);
+  EXPECT_TRUE(a.commands[1].name_from_output);
+  EXPECT_LT(a.commands[1].text.size(), 100u);
+}
+
 TEST(Normalise, SelfReferencingVariablesDoNotMultiplyWithoutBound) {
   Result<Script> s = ParseScript("for c in '$c' '$c' '$c' '$c'; do $c; done");
   ASSERT_TRUE(s.has_value());
