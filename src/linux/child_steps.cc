@@ -37,8 +37,9 @@ bool ParentAlive(int alive_fd) {
   return n == 0 || (n > 0 && (p.revents & POLLHUP) == 0);
 }
 
-// The supervisor may ignore or block signals; both survive execve and would change how the
-// command behaves (`yes | head` never ends with SIGPIPE ignored).
+// Default dispositions and an empty mask. The supervisor may handle, ignore or block signals:
+// handlers must not run in the sandbox's processes, and ignored or blocked signals survive
+// execve (`yes | head` never ends with SIGPIPE ignored). The command inherits init's reset.
 bool ResetSignals() {
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
@@ -101,6 +102,9 @@ StepResult Exec(const ChildContext& c) {
 }  // namespace
 
 void RunInit(const ChildContext& c) {
+  // 0. clone copied the supervisor's signal handlers and mask; none of its handlers may ever
+  //    run here (a SIGINT to cordon's process group reaches init too, and must kill it).
+  Require(c, ResetSignals(), Step::kSignals);
   // 1. Die with the supervisor: if cordon is killed (even SIGKILL), init dies and the kernel
   //    kills everything in its PID namespace. First, so no later step outlives a dead parent.
   Require(c, ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == 0, Step::kParentDeathSignal);
@@ -143,7 +147,6 @@ void RunCommand(const ChildContext& c) {
   // 1. A new session: no controlling terminal of the caller, so no TIOCSTI into it and no
   //    signals from its job control; also the process group the command's tree lives in.
   Require(c, ::setsid() >= 0, Step::kSetsid);
-  Require(c, ResetSignals(), Step::kSignals);
   // 2. Descriptors: the caller's stdio on 0..2, then nothing else but the error pipe.
   Require(c, SetUpStdio(c), Step::kStdio);
   Require(c, CloseOtherFds(c.error_fd), Step::kCloseFds);

@@ -15,6 +15,7 @@ namespace cordon::linux_native {
 enum class Step : std::int32_t {
   kNone = 0,
   // init (PID 1 of the sandbox)
+  kSignals,
   kParentDeathSignal,
   kParentAlive,
   kSetgroups,
@@ -44,7 +45,6 @@ enum class Step : std::int32_t {
   kForkCommand,
   // the command process
   kSetsid,
-  kSignals,
   kStdio,
   kCloseFds,
   kChdir,

@@ -134,6 +134,15 @@ TEST(NativeHardening, ProcSysAndTerminalInjectionAreRefused) {
   EXPECT_EQ(Probe(kDefault, workspace.path(), {"status-field", "Seccomp"}), "ok 2");
 }
 
+TEST(NativeHardening, TheSandboxInitsEnvironmentIsUnreadable) {
+  CORDON_REQUIRE_NATIVE_SANDBOX();
+  TempDir workspace;
+  // init (PID 1) still holds the caller's whole environment; it is non-dumpable.
+  EXPECT_EQ(Probe(kDefault, workspace.path(), {"read", "/proc/1/environ"}), "EACCES");
+  EXPECT_EQ(Probe(kDefault, workspace.path(), {"read", "/proc/self/environ"}).substr(0, 3),
+            "ok ");
+}
+
 TEST(NativeHardening, AProcessOutsideCannotBeSignalled) {
   CORDON_REQUIRE_NATIVE_SANDBOX();
   TempDir workspace;
