@@ -13,6 +13,11 @@ packages=(
   iproute2 procps util-linux passwd
 )
 
+# The MCP end-to-end tests drive `cordon mcp` with the official TypeScript SDK (Node.js).
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  packages+=(nodejs npm)
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -17,6 +17,9 @@ step "format (clang-format --dry-run)"
 mapfile -t sources < <(git ls-files '*.cc' '*.h' 2>/dev/null || find src include tests bench fuzz -name '*.cc' -o -name '*.h')
 clang-format --dry-run -Werror "${sources[@]}"
 
+step "MCP end-to-end test dependencies (npm ci)"
+bash tests/e2e/mcp/setup.sh >/dev/null
+
 step "build (preset dev)"
 cmake --preset dev >/dev/null
 cmake --build --preset dev -j "$(nproc)"
