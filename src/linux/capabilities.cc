@@ -29,10 +29,10 @@ StepResult DropCapabilities() {
   if (CapGet(data) != 0) return StepFailed(Step::kCapset);
   const bool has_setpcap = (data[0].effective & (1U << CAP_SETPCAP)) != 0;
   if (has_setpcap) {
-    constexpr unsigned long kBits =
-        SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
-        SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
-        SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+    constexpr unsigned long kBits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+                                    SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
+                                    SECBIT_NO_CAP_AMBIENT_RAISE |
+                                    SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
     if (::prctl(PR_SET_SECUREBITS, kBits, 0, 0, 0) != 0) return StepFailed(Step::kSecurebits);
     // EINVAL marks the first capability number this kernel does not know: the end.
     for (unsigned long cap = 0; cap < 64; ++cap) {

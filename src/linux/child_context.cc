@@ -1,11 +1,10 @@
 #include "linux/child_context.h"
 
+#include <fmt/format.h>
 #include <sched.h>
 #include <unistd.h>
 
 #include <string_view>
-
-#include <fmt/format.h>
 
 #include "linux/seccomp_filter.h"
 
@@ -66,10 +65,12 @@ Result<std::unique_ptr<ChildContext>> PrepareChildContext(const plan::LaunchPlan
   for (const plan::MountOp& op : plan.mounts) {
     const std::string& path = op.path.native();
     ChildMount m{op.kind, c->Keep(kNewRoot + path), nullptr};
-    if (op.kind == plan::MountOpKind::kBindWritable || op.kind == plan::MountOpKind::kBindReadOnly) {
+    if (op.kind == plan::MountOpKind::kBindWritable ||
+        op.kind == plan::MountOpKind::kBindReadOnly) {
       m.source = c->Keep(kOldRoot + path);
     }
-    if (op.kind == plan::MountOpKind::kMaskFile) m.source = c->Keep(std::string(kOldRoot) + "/dev/null");
+    if (op.kind == plan::MountOpKind::kMaskFile)
+      m.source = c->Keep(std::string(kOldRoot) + "/dev/null");
     c->mounts.push_back(m);
   }
 

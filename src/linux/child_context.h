@@ -51,9 +51,9 @@ struct ChildContext {
   std::vector<ChildMount> mounts;
 
   const char* cwd = nullptr;
-  std::vector<const char*> argv;         // nullptr-terminated
-  std::vector<const char*> envp;         // nullptr-terminated
-  std::vector<const char*> exec_paths;   // candidates for argv[0] in PATH order
+  std::vector<const char*> argv;        // nullptr-terminated
+  std::vector<const char*> envp;        // nullptr-terminated
+  std::vector<const char*> exec_paths;  // candidates for argv[0] in PATH order
 
   int landlock_abi = 0;
   std::uint64_t landlock_handled_fs = 0;

@@ -58,8 +58,8 @@ bool SetUpStdio(const ChildContext& c) {
   int copies[3];
   for (int i = 0; i < 3; ++i) {
     int source = c.stdio[i];
-    copies[i] = source >= 0 ? ::fcntl(source, F_DUPFD_CLOEXEC, 3)
-                            : ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    copies[i] =
+        source >= 0 ? ::fcntl(source, F_DUPFD_CLOEXEC, 3) : ::open("/dev/null", O_RDWR | O_CLOEXEC);
     if (copies[i] < 0) return false;
     if (copies[i] < 3) {  // /dev/null landed on a free low number
       int moved = ::fcntl(copies[i], F_DUPFD_CLOEXEC, 3);
@@ -113,8 +113,8 @@ void RunInit(const ChildContext& c) {
   // 3. Id maps before anything else in the user namespace: until they exist our ids are
   //    unmapped and mounts, files and sockets would belong to the overflow id.
   if (c.namespaces.user) Require(c, WriteIdMaps(c));
-  if (c.namespaces.uts) Require(c, ::sethostname(c.hostname, std::strlen(c.hostname)) == 0,
-                                Step::kHostname);
+  if (c.namespaces.uts)
+    Require(c, ::sethostname(c.hostname, std::strlen(c.hostname)) == 0, Step::kHostname);
   // 4. Loopback while init still holds CAP_NET_ADMIN over the new network namespace.
   if (c.namespaces.net) Require(c, BringUpLoopback());
   // 5. The mount view (needs the maps, and the new PID namespace for its /proc).

@@ -10,49 +10,92 @@ namespace cordon::linux_native {
 
 const char* StepName(Step step) {
   switch (step) {
-    case Step::kNone: return "none";
-    case Step::kParentDeathSignal: return "parent_death_signal";
-    case Step::kParentAlive: return "parent_alive";
-    case Step::kSetgroups: return "setgroups_deny";
-    case Step::kUidMap: return "uid_map";
-    case Step::kGidMap: return "gid_map";
-    case Step::kHostname: return "hostname";
-    case Step::kLoopback: return "loopback_up";
-    case Step::kMountPrivate: return "mount_private";
-    case Step::kStagingTmpfs: return "staging_tmpfs";
-    case Step::kPivotToStaging: return "pivot_to_staging";
-    case Step::kBindHostRoot: return "bind_host_root";
-    case Step::kHostRootReadOnly: return "host_root_read_only";
-    case Step::kMountPoint: return "mount_point";
-    case Step::kMountOp: return "mount_op";
-    case Step::kProc: return "mount_proc";
-    case Step::kProcReadOnly: return "proc_read_only";
-    case Step::kDev: return "mount_dev";
-    case Step::kDevNode: return "dev_node";
-    case Step::kDevPts: return "dev_pts";
-    case Step::kDevShm: return "dev_shm";
-    case Step::kDevLinks: return "dev_links";
-    case Step::kDevReadOnly: return "dev_read_only";
-    case Step::kDetachHost: return "detach_host";
-    case Step::kPivotRoot: return "pivot_root";
-    case Step::kDetachStaging: return "detach_staging";
-    case Step::kNotDumpable: return "not_dumpable";
-    case Step::kForkCommand: return "fork_command";
-    case Step::kSetsid: return "setsid";
-    case Step::kSignals: return "reset_signals";
-    case Step::kStdio: return "stdio";
-    case Step::kCloseFds: return "close_fds";
-    case Step::kChdir: return "chdir";
-    case Step::kSecurebits: return "securebits";
-    case Step::kBoundingSet: return "capability_bounding_set";
-    case Step::kAmbientCaps: return "ambient_capabilities";
-    case Step::kCapset: return "capset";
-    case Step::kNoNewPrivs: return "no_new_privs";
-    case Step::kLandlockRuleset: return "landlock_ruleset";
-    case Step::kLandlockRule: return "landlock_rule";
-    case Step::kLandlockRestrict: return "landlock_restrict_self";
-    case Step::kSeccomp: return "seccomp";
-    case Step::kExecve: return "execve";
+    case Step::kNone:
+      return "none";
+    case Step::kParentDeathSignal:
+      return "parent_death_signal";
+    case Step::kParentAlive:
+      return "parent_alive";
+    case Step::kSetgroups:
+      return "setgroups_deny";
+    case Step::kUidMap:
+      return "uid_map";
+    case Step::kGidMap:
+      return "gid_map";
+    case Step::kHostname:
+      return "hostname";
+    case Step::kLoopback:
+      return "loopback_up";
+    case Step::kMountPrivate:
+      return "mount_private";
+    case Step::kStagingTmpfs:
+      return "staging_tmpfs";
+    case Step::kPivotToStaging:
+      return "pivot_to_staging";
+    case Step::kBindHostRoot:
+      return "bind_host_root";
+    case Step::kHostRootReadOnly:
+      return "host_root_read_only";
+    case Step::kMountPoint:
+      return "mount_point";
+    case Step::kMountOp:
+      return "mount_op";
+    case Step::kProc:
+      return "mount_proc";
+    case Step::kProcReadOnly:
+      return "proc_read_only";
+    case Step::kDev:
+      return "mount_dev";
+    case Step::kDevNode:
+      return "dev_node";
+    case Step::kDevPts:
+      return "dev_pts";
+    case Step::kDevShm:
+      return "dev_shm";
+    case Step::kDevLinks:
+      return "dev_links";
+    case Step::kDevReadOnly:
+      return "dev_read_only";
+    case Step::kDetachHost:
+      return "detach_host";
+    case Step::kPivotRoot:
+      return "pivot_root";
+    case Step::kDetachStaging:
+      return "detach_staging";
+    case Step::kNotDumpable:
+      return "not_dumpable";
+    case Step::kForkCommand:
+      return "fork_command";
+    case Step::kSetsid:
+      return "setsid";
+    case Step::kSignals:
+      return "reset_signals";
+    case Step::kStdio:
+      return "stdio";
+    case Step::kCloseFds:
+      return "close_fds";
+    case Step::kChdir:
+      return "chdir";
+    case Step::kSecurebits:
+      return "securebits";
+    case Step::kBoundingSet:
+      return "capability_bounding_set";
+    case Step::kAmbientCaps:
+      return "ambient_capabilities";
+    case Step::kCapset:
+      return "capset";
+    case Step::kNoNewPrivs:
+      return "no_new_privs";
+    case Step::kLandlockRuleset:
+      return "landlock_ruleset";
+    case Step::kLandlockRule:
+      return "landlock_rule";
+    case Step::kLandlockRestrict:
+      return "landlock_restrict_self";
+    case Step::kSeccomp:
+      return "seccomp";
+    case Step::kExecve:
+      return "execve";
   }
   return "unknown";
 }

@@ -28,12 +28,12 @@ enum class Step : std::int32_t {
   kPivotToStaging,
   kBindHostRoot,
   kHostRootReadOnly,
-  kMountPoint,      // detail: index into LaunchPlan::mounts
-  kMountOp,         // detail: index into LaunchPlan::mounts
+  kMountPoint,  // detail: index into LaunchPlan::mounts
+  kMountOp,     // detail: index into LaunchPlan::mounts
   kProc,
-  kProcReadOnly,    // detail: index into kProcReadOnlyPaths
+  kProcReadOnly,  // detail: index into kProcReadOnlyPaths
   kDev,
-  kDevNode,         // detail: index into kDevNodes
+  kDevNode,  // detail: index into kDevNodes
   kDevPts,
   kDevShm,
   kDevLinks,
@@ -54,7 +54,7 @@ enum class Step : std::int32_t {
   kCapset,
   kNoNewPrivs,
   kLandlockRuleset,
-  kLandlockRule,    // detail: index into LaunchPlan::landlock.writable
+  kLandlockRule,  // detail: index into LaunchPlan::landlock.writable
   kLandlockRestrict,
   kSeccomp,
   kExecve,

@@ -4,6 +4,7 @@
 #include "linux/kernel_features.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sched.h>
@@ -16,8 +17,6 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "linux/system_headers/landlock.h"
 #include "linux/system_headers/syscalls.h"

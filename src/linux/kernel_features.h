@@ -17,11 +17,11 @@ struct KernelFeatures {
   // A fresh procfs can be mounted inside new user+mount+pid namespaces. Fails in containers
   // whose /proc has masked or read-only sub-mounts (the kernel then refuses a new proc mount).
   bool proc_mount = false;
-  bool mount_setattr = false;    // recursive read-only binds (Linux >= 5.12)
-  int landlock_abi = 0;          // 0: Landlock unavailable
-  bool seccomp = false;          // seccomp filter mode available
-  bool pidfd = false;            // pidfd_open
-  std::string notes;             // human-readable detail from failed probes (for doctor/status)
+  bool mount_setattr = false;  // recursive read-only binds (Linux >= 5.12)
+  int landlock_abi = 0;        // 0: Landlock unavailable
+  bool seccomp = false;        // seccomp filter mode available
+  bool pidfd = false;          // pidfd_open
+  std::string notes;           // human-readable detail from failed probes (for doctor/status)
 
   // All the namespaces the native backend's mount view needs (user, mount, pid, /proc).
   bool namespaces_usable() const {

@@ -3,6 +3,7 @@
 #include "linux/launcher.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,8 +12,6 @@
 #include <cstring>
 #include <string>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "core/syscall_error.h"
 #include "linux/child_context.h"
@@ -84,8 +83,7 @@ std::pair<const char*, std::string> DescribeMountOp(const plan::MountOp& op) {
 }
 
 // The failed call with its arguments, for the message ("mount(/work/ws, MS_BIND|MS_REC)").
-std::string DescribeCall(const plan::LaunchPlan& plan, const ChildContext& c,
-                         const StepReport& r) {
+std::string DescribeCall(const plan::LaunchPlan& plan, const ChildContext& c, const StepReport& r) {
   auto at = [](const auto& list, int i) -> const auto* {
     return i >= 0 && static_cast<std::size_t>(i) < list.size() ? &list[i] : nullptr;
   };

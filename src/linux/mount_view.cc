@@ -88,8 +88,7 @@ int ReplayOp(const ChildMount& m) {
       if (::mount(m.source, m.target, nullptr, MS_BIND | MS_REC, nullptr) != 0) return -1;
       return SetAttr(m.target, sys::kMountAttrRdonly | sys::kMountAttrNosuid, true);
     case MountOpKind::kMaskDirectory:
-      return ::mount("tmpfs", m.target, "tmpfs", kTmpfsFlags | MS_NOEXEC | MS_RDONLY,
-                     "mode=0555");
+      return ::mount("tmpfs", m.target, "tmpfs", kTmpfsFlags | MS_NOEXEC | MS_RDONLY, "mode=0555");
     case MountOpKind::kMaskFile:
       if (::mount(m.source, m.target, nullptr, MS_BIND, nullptr) != 0) return -1;
       return SetAttr(m.target, sys::kMountAttrRdonly, false);
@@ -106,8 +105,9 @@ StepResult MountProc() {
     const char* path = kProcReadOnlyPaths[i];
     if (::access(path, F_OK) != 0) continue;  // not on this kernel
     if (::mount(path, path, nullptr, MS_BIND | MS_REC, nullptr) != 0 ||
-        SetAttr(path, sys::kMountAttrRdonly | sys::kMountAttrNosuid | sys::kMountAttrNodev |
-                          sys::kMountAttrNoexec,
+        SetAttr(path,
+                sys::kMountAttrRdonly | sys::kMountAttrNosuid | sys::kMountAttrNodev |
+                    sys::kMountAttrNoexec,
                 true) != 0) {
       return StepFailed(Step::kProcReadOnly, static_cast<int>(i));
     }
@@ -181,8 +181,7 @@ StepResult BuildMountView(const ChildContext& c) {
   for (std::size_t i = 0; i < c.mounts.size(); ++i) {
     const ChildMount& m = c.mounts[i];
     const bool needs_point = m.kind == MountOpKind::kBindWritable ||
-                             m.kind == MountOpKind::kBindReadOnly ||
-                             m.kind == MountOpKind::kTmpfs;
+                             m.kind == MountOpKind::kBindReadOnly || m.kind == MountOpKind::kTmpfs;
     if (needs_point && EnsureMountPoint(m.target, m.source) != 0) {
       return StepFailed(Step::kMountPoint, static_cast<int>(i));
     }

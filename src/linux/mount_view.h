@@ -25,8 +25,8 @@ namespace cordon::linux_native {
 // Kernel knobs under the fresh /proc that stay read-only (writes there act on the host: e.g.
 // /proc/sys/kernel/core_pattern runs a program as host root). Relative to the new root.
 inline constexpr std::array<const char*, 6> kProcReadOnlyPaths = {
-    "/newroot/proc/sys", "/newroot/proc/sysrq-trigger", "/newroot/proc/irq",
-    "/newroot/proc/bus", "/newroot/proc/fs",            "/newroot/proc/latency_stats"};
+    "/newroot/proc/sys", "/newroot/proc/sysrq-trigger", "/newroot/proc/irq", "/newroot/proc/bus",
+    "/newroot/proc/fs",  "/newroot/proc/latency_stats"};
 
 // Device nodes bound from the host into the minimal /dev.
 inline constexpr std::array<const char*, 6> kDevNodes = {"null",   "zero",    "full",

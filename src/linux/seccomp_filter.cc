@@ -1,5 +1,6 @@
 #include "linux/seccomp_filter.h"
 
+#include <fmt/format.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -11,8 +12,6 @@
 
 #include <cerrno>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "core/syscall_error.h"
 #include "core/unique_fd.h"
@@ -40,9 +39,9 @@ constexpr unsigned long kNewNamespaceFlags[] = {CLONE_NEWNS,  CLONE_NEWCGROUP, C
 constexpr unsigned long kCloneNewTime = 0x00000080;
 
 Result<void> DenyFlag(void* ctx, int nr, unsigned long flag) {
-  return Check(seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
-                                SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag)),
-               "clone/unshare flag rule");
+  return Check(
+      seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag)),
+      "clone/unshare flag rule");
 }
 
 // Refuses socket(2) for every family outside `allowed` (sorted ascending). Comparisons use the
@@ -88,12 +87,12 @@ const std::vector<const char*>& DeniedSyscalls() {
       "bpf", "perf_event_open", "io_uring_setup", "io_uring_enter", "io_uring_register",
       "userfaultfd",
       // changing the mount view or entering other namespaces
-      "mount", "umount2", "pivot_root", "move_mount", "open_tree", "fsopen", "fsconfig",
-      "fsmount", "fspick", "mount_setattr", "setns", "chroot",
+      "mount", "umount2", "pivot_root", "move_mount", "open_tree", "fsopen", "fsconfig", "fsmount",
+      "fspick", "mount_setattr", "setns", "chroot",
       // the machine itself
       "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load", "reboot",
-      "swapon", "swapoff", "acct", "quotactl", "quotactl_fd", "lookup_dcookie", "vhangup",
-      "syslog", "uselib",
+      "swapon", "swapoff", "acct", "quotactl", "quotactl_fd", "lookup_dcookie", "vhangup", "syslog",
+      "uselib",
       // file handles bypass path-based confinement (the classic container escape)
       "open_by_handle_at", "name_to_handle_at"};
   return kDenied;
@@ -103,8 +102,7 @@ Result<std::vector<sock_filter>> BuildSeccompProgram(const plan::SeccompSettings
   Ctx ctx(seccomp_init(SCMP_ACT_ALLOW));
   if (!ctx) return Fail(ErrorCode::kSystem, "seccomp_init failed");
   // Foreign-architecture calls (int 0x80, x32) get numbers the rules below do not check.
-  CORDON_TRY_VOID(Check(seccomp_attr_set(ctx.get(), SCMP_FLTATR_ACT_BADARCH,
-                                         SCMP_ACT_KILL_PROCESS),
+  CORDON_TRY_VOID(Check(seccomp_attr_set(ctx.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS),
                         "SCMP_FLTATR_ACT_BADARCH"));
   for (const char* name : DeniedSyscalls()) {
     int nr = seccomp_syscall_resolve_name(name);

@@ -61,14 +61,14 @@ Assessment Assess(const Config& config, const KernelFeatures& f) {
 
   // Filesystem: the mount view, or Landlock alone; with neither, refuse.
   if (!use_ns && !landlock) {
-    a.missing.push_back(fmt::format(
-        "mode {} needs filesystem confinement, but neither namespaces nor Landlock is "
-        "available: {}; {}",
-        SandboxModeName(sandbox.mode), WhyNoNamespaces(f), WhyNoLandlock(f)));
+    a.missing.push_back(
+        fmt::format("mode {} needs filesystem confinement, but neither namespaces nor Landlock is "
+                    "available: {}; {}",
+                    SandboxModeName(sandbox.mode), WhyNoNamespaces(f), WhyNoLandlock(f)));
   } else if (!use_ns) {
-    a.missing.push_back(fmt::format(
-        "the Landlock-only fallback (no namespaces) is not implemented yet: {}",
-        WhyNoNamespaces(f)));
+    a.missing.push_back(
+        fmt::format("the Landlock-only fallback (no namespaces) is not implemented yet: {}",
+                    WhyNoNamespaces(f)));
   }
   if (!f.seccomp) {
     a.missing.push_back(

@@ -14,10 +14,10 @@
 namespace cordon::plan {
 
 struct Assessment {
-  Enforcement enforcement;       // layers in force (backend "native" or "none")
+  Enforcement enforcement;  // layers in force (backend "native" or "none")
   Namespaces namespaces;
   SocketPolicy sockets = SocketPolicy::kAny;
-  bool landlock_tcp = false;     // Landlock denies TCP (network deny without a net namespace)
+  bool landlock_tcp = false;  // Landlock denies TCP (network deny without a net namespace)
   bool filesystem_enforced = false;
   bool network_enforced = false;
   std::vector<std::string> missing;      // each: what is missing and how to fix it

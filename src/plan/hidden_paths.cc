@@ -21,8 +21,8 @@ void AddMask(std::vector<MountOp>& ops, const std::filesystem::path& path) {
     target = *canonical;  // a parent may be a symlink (e.g. a home under /var/home)
   }
   MountOpKind kind = S_ISDIR(st.st_mode) ? MountOpKind::kMaskDirectory : MountOpKind::kMaskFile;
-  bool duplicate = std::any_of(ops.begin(), ops.end(),
-                               [&](const MountOp& op) { return op.path == target; });
+  bool duplicate =
+      std::any_of(ops.begin(), ops.end(), [&](const MountOp& op) { return op.path == target; });
   if (!duplicate) ops.push_back({kind, target});
 }
 

@@ -15,11 +15,25 @@
 namespace cordon::plan {
 
 // Relative to the caller's real home.
-inline constexpr std::string_view kBuiltinHiddenPaths[] = {
-    ".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker/config.json",
-    ".netrc", ".git-credentials", ".npmrc", ".pypirc", ".cargo/credentials",
-    ".cargo/credentials.toml", ".config/gh", ".config/cordon", ".config/github-copilot",
-    ".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json"};
+inline constexpr std::string_view kBuiltinHiddenPaths[] = {".ssh",
+                                                           ".gnupg",
+                                                           ".aws",
+                                                           ".azure",
+                                                           ".config/gcloud",
+                                                           ".kube",
+                                                           ".docker/config.json",
+                                                           ".netrc",
+                                                           ".git-credentials",
+                                                           ".npmrc",
+                                                           ".pypirc",
+                                                           ".cargo/credentials",
+                                                           ".cargo/credentials.toml",
+                                                           ".config/gh",
+                                                           ".config/cordon",
+                                                           ".config/github-copilot",
+                                                           ".claude/.credentials.json",
+                                                           ".codex/auth.json",
+                                                           ".gemini/oauth_creds.json"};
 
 // Mask operations for the built-in list under `home` (skipped when empty) and the configured
 // absolute paths. A path is checked with lstat: a directory becomes kMaskDirectory, anything

@@ -21,11 +21,11 @@
 namespace cordon::plan {
 
 struct PlanRequest {
-  std::vector<std::string> argv;          // already resolved: shell text becomes sh -c TEXT
-  std::filesystem::path workspace;        // canonical launch directory (the writable root)
-  std::filesystem::path cwd;              // canonical, inside the workspace
-  std::vector<std::string> caller_env;    // "NAME=value" of the caller (environ)
-  std::filesystem::path caller_home;      // the real HOME, for hidden credential paths
+  std::vector<std::string> argv;        // already resolved: shell text becomes sh -c TEXT
+  std::filesystem::path workspace;      // canonical launch directory (the writable root)
+  std::filesystem::path cwd;            // canonical, inside the workspace
+  std::vector<std::string> caller_env;  // "NAME=value" of the caller (environ)
+  std::filesystem::path caller_home;    // the real HOME, for hidden credential paths
 };
 
 // Namespaces the native backend creates for the sandbox (all false: none, Landlock-only).
@@ -33,7 +33,7 @@ struct Namespaces {
   bool user = false;
   bool mount = false;
   bool pid = false;
-  bool net = false;   // only when network is denied: the sandbox gets its own loopback
+  bool net = false;  // only when network is denied: the sandbox gets its own loopback
   bool ipc = false;
   bool uts = false;
 };
@@ -59,10 +59,10 @@ struct MountOp {
 // Landlock ruleset, already clamped to the probed ABI. abi == 0: not applied.
 struct LandlockRules {
   int abi = 0;
-  std::uint64_t handled_fs = 0;                   // write-ish rights: denied unless ruled
-  std::vector<std::filesystem::path> writable;    // every handled right beneath each path
-  std::uint64_t handled_net = 0;                  // TCP bind/connect: denied (no port rules)
-  std::uint64_t scoped = 0;                       // signal / abstract-unix-socket scoping
+  std::uint64_t handled_fs = 0;                 // write-ish rights: denied unless ruled
+  std::vector<std::filesystem::path> writable;  // every handled right beneath each path
+  std::uint64_t handled_net = 0;                // TCP bind/connect: denied (no port rules)
+  std::uint64_t scoped = 0;                     // signal / abstract-unix-socket scoping
 };
 
 enum class SocketPolicy {
@@ -77,21 +77,21 @@ struct SeccompSettings {
 };
 
 struct LaunchPlan {
-  bool sandboxed = true;                  // false only in mode off
+  bool sandboxed = true;  // false only in mode off
   std::vector<std::string> argv;
-  std::vector<std::string> env;           // the complete, minimal environment ("NAME=value")
+  std::vector<std::string> env;  // the complete, minimal environment ("NAME=value")
   std::filesystem::path cwd;
   std::filesystem::path workspace;
-  Enforcement enforcement;                // what this plan enforces, layer by layer
+  Enforcement enforcement;  // what this plan enforces, layer by layer
 
   // Native backend detail (unused when !sandboxed).
   Namespaces namespaces;
-  std::vector<MountOp> mounts;            // replayed in order; empty without a mount namespace
+  std::vector<MountOp> mounts;  // replayed in order; empty without a mount namespace
   LandlockRules landlock;
   SeccompSettings seccomp;
-  std::filesystem::path home;             // the private HOME inside the sandbox
-  std::filesystem::path tmpdir;           // the private TMPDIR inside the sandbox
-  std::string hostname = "cordon";        // set in the UTS namespace
+  std::filesystem::path home;       // the private HOME inside the sandbox
+  std::filesystem::path tmpdir;     // the private TMPDIR inside the sandbox
+  std::string hostname = "cordon";  // set in the UTS namespace
 };
 
 // Fails closed (kUnavailable) when the config asks for a guarantee that `features` cannot give,

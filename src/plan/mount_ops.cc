@@ -1,10 +1,9 @@
 #include "plan/mount_ops.h"
 
+#include <fmt/format.h>
 #include <sys/stat.h>
 
 #include <algorithm>
-
-#include <fmt/format.h>
 
 #include "core/paths.h"
 

@@ -128,7 +128,8 @@ int ConnectUnix(const char* name, bool abstract) {
     return Result(false);
   }
   std::memcpy(addr.sun_path + (abstract ? 1 : 0), name, len);
-  socklen_t size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + len + (abstract ? 1 : 0));
+  socklen_t size =
+      static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + len + (abstract ? 1 : 0));
   return Result(::connect(fd, reinterpret_cast<sockaddr*>(&addr), size) == 0);
 }
 
@@ -233,8 +234,8 @@ int main(int argc, char** argv) {
     return Result(true, value);
   }
   if (cmd == "ids") {
-    return Result(true, "uid=" + std::to_string(::getuid()) + " gid=" +
-                            std::to_string(::getgid()) + " pid=" + std::to_string(::getpid()));
+    return Result(true, "uid=" + std::to_string(::getuid()) + " gid=" + std::to_string(::getgid()) +
+                            " pid=" + std::to_string(::getpid()));
   }
   if (cmd == "fds") return CountFds();
   if (cmd == "daemonize" && arg(1)) return Daemonize(arg(1));

@@ -53,8 +53,8 @@ inline int CloseRange(unsigned first, unsigned last, unsigned flags) {
 // async-signal-safe calls (which is all cordon's child code does).
 inline pid_t CloneForkLike(unsigned long flags) {
   // x86_64 and aarch64 argument order: flags, stack, parent_tid, child_tid, tls.
-  return static_cast<pid_t>(::syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr,
-                                      nullptr));
+  return static_cast<pid_t>(
+      ::syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, nullptr));
 }
 
 }  // namespace cordon::linux_native::sys

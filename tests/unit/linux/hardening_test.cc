@@ -65,8 +65,7 @@ TEST(NativeHardening, HostLoopbackIsUnreachableWhenNetworkIsDenied) {
   CORDON_REQUIRE_NATIVE_SANDBOX();
   TempDir workspace;
   HostListener listener;
-  EXPECT_NE(Probe(kDefault, workspace.path(), {"connect-tcp", "127.0.0.1", listener.port()}),
-            "ok");
+  EXPECT_NE(Probe(kDefault, workspace.path(), {"connect-tcp", "127.0.0.1", listener.port()}), "ok");
   EXPECT_FALSE(listener.SawConnection());
 }
 
@@ -139,8 +138,7 @@ TEST(NativeHardening, TheSandboxInitsEnvironmentIsUnreadable) {
   TempDir workspace;
   // init (PID 1) still holds the caller's whole environment; it is non-dumpable.
   EXPECT_EQ(Probe(kDefault, workspace.path(), {"read", "/proc/1/environ"}), "EACCES");
-  EXPECT_EQ(Probe(kDefault, workspace.path(), {"read", "/proc/self/environ"}).substr(0, 3),
-            "ok ");
+  EXPECT_EQ(Probe(kDefault, workspace.path(), {"read", "/proc/self/environ"}).substr(0, 3), "ok ");
 }
 
 TEST(NativeHardening, AProcessOutsideCannotBeSignalled) {

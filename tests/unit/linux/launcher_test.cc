@@ -1,15 +1,15 @@
 // Direct tests of linux_native::Launch with a real sandbox: each case starts the probe inside
 // it and checks the effect from outside. Every denied case has an allowed twin.
+#include "linux/launcher.h"
+
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <optional>
-
 #include <fstream>
+#include <optional>
 #include <sstream>
 
-#include "linux/launcher.h"
 #include "sandbox_runner.h"
 
 namespace cordon::testing {
@@ -70,8 +70,8 @@ TEST(NativeLauncher, ReadOnlyModeRefusesWorkspaceWritesButAllowsPrivateTmp) {
   TempDir workspace;
   Config config = WorkspaceWrite();
   config.sandbox.mode = SandboxMode::kReadOnly;
-  auto denied = RunInSandbox(config, workspace.path(),
-                             {"probe", "write", (workspace.path() / "x").string()});
+  auto denied =
+      RunInSandbox(config, workspace.path(), {"probe", "write", (workspace.path() / "x").string()});
   ASSERT_TRUE(denied) << denied.error().message;
   EXPECT_EQ(denied->line(), "EROFS");
   EXPECT_FALSE(std::filesystem::exists(workspace.path() / "x"));
@@ -147,9 +147,9 @@ TEST(NativeLauncher, AFailingMountStepIsReportedWithItsCallAndPath) {
   ASSERT_FALSE(launched);
   EXPECT_EQ(launched.error().code, ErrorCode::kSystem);
   EXPECT_EQ(launched.error().errno_value, ENOENT);
-  EXPECT_EQ(launched.error().message,
-            "native sandbox: step bind_writable: mount(" + workspace.string() +
-                ", MS_BIND|MS_REC): No such file or directory");
+  EXPECT_EQ(launched.error().message, "native sandbox: step bind_writable: mount(" +
+                                          workspace.string() +
+                                          ", MS_BIND|MS_REC): No such file or directory");
   EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1) << "a sandbox process was left behind";
 }
 

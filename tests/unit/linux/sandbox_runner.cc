@@ -1,14 +1,13 @@
 #include "sandbox_runner.h"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <system_error>
-
-#include <gtest/gtest.h>
 
 #include "core/paths.h"
 #include "linux/launcher.h"
@@ -18,9 +17,7 @@ extern char** environ;
 
 namespace cordon::testing {
 
-std::string ProbeRun::line() const {
-  return stdout_text.substr(0, stdout_text.find('\n'));
-}
+std::string ProbeRun::line() const { return stdout_text.substr(0, stdout_text.find('\n')); }
 
 const linux_native::KernelFeatures& Features() {
   static const linux_native::KernelFeatures features = linux_native::ProbeKernel();
@@ -41,8 +38,7 @@ bool NativeSandboxAvailable() {
 std::string ProbePath() { return CORDON_PROBE_PATH; }
 
 Result<ProbeRun> RunInSandbox(const Config& config, const std::filesystem::path& workspace,
-                              std::vector<std::string> command,
-                              std::vector<std::string> caller_env,
+                              std::vector<std::string> command, std::vector<std::string> caller_env,
                               const std::filesystem::path& caller_home) {
   if (!command.empty() && command[0] == "probe") command[0] = ProbePath();
   if (caller_env.empty()) {

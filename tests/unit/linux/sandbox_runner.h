@@ -14,7 +14,7 @@
 namespace cordon::testing {
 
 struct ProbeRun {
-  int wait_status = -1;   // the command's wait status, as reported by the sandbox's init
+  int wait_status = -1;  // the command's wait status, as reported by the sandbox's init
   std::string stdout_text;
   std::string line() const;  // first line of stdout, without the newline
 };
@@ -26,11 +26,11 @@ const linux_native::KernelFeatures& Features();
 // CORDON_TEST_MUST_WORK=1 is set, also records a test failure.
 bool NativeSandboxAvailable();
 
-#define CORDON_REQUIRE_NATIVE_SANDBOX()                                         \
-  do {                                                                          \
-    if (!::cordon::testing::NativeSandboxAvailable()) {                         \
+#define CORDON_REQUIRE_NATIVE_SANDBOX()                                                      \
+  do {                                                                                       \
+    if (!::cordon::testing::NativeSandboxAvailable()) {                                      \
       GTEST_SKIP() << "native sandbox unavailable: " << ::cordon::testing::Features().notes; \
-    }                                                                           \
+    }                                                                                        \
   } while (0)
 
 std::string ProbePath();

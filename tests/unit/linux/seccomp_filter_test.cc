@@ -27,8 +27,8 @@ TEST(SeccompFilter, ExportsANonEmptyProgramForEverySocketPolicy) {
 
 TEST(SeccompFilter, TheDenyListNamesTheDangerousCalls) {
   const auto& denied = DeniedSyscalls();
-  for (std::string name : {"keyctl", "bpf", "io_uring_setup", "mount", "setns",
-                           "open_by_handle_at", "kexec_load", "init_module"}) {
+  for (std::string name : {"keyctl", "bpf", "io_uring_setup", "mount", "setns", "open_by_handle_at",
+                           "kexec_load", "init_module"}) {
     EXPECT_NE(std::find(denied.begin(), denied.end(), name), denied.end()) << name;
   }
 }
@@ -54,11 +54,12 @@ TEST(SeccompFilter, RefusesNewUserNamespacesButAllowsPlainForks) {
   EXPECT_EQ(InChildWithFilter(plan::SocketPolicy::kAny,
                               [] { return ::unshare(CLONE_NEWUSER) == 0 ? 0 : errno; }),
             EPERM);
-  EXPECT_EQ(InChildWithFilter(plan::SocketPolicy::kAny, [] {
-              pid_t p = ::fork();
-              if (p == 0) ::_exit(0);
-              return p > 0 ? 0 : errno;
-            }),
+  EXPECT_EQ(InChildWithFilter(plan::SocketPolicy::kAny,
+                              [] {
+                                pid_t p = ::fork();
+                                if (p == 0) ::_exit(0);
+                                return p > 0 ? 0 : errno;
+                              }),
             0);
 }
 

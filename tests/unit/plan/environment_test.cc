@@ -16,10 +16,17 @@ bool HasName(const std::vector<std::string>& env, const std::string& name) {
                      [&](const std::string& e) { return e.starts_with(name + "="); });
 }
 
-const std::vector<std::string> kCaller = {
-    "PATH=/opt/bin:/usr/bin", "LANG=C.UTF-8",  "LC_ALL=C",       "TERM=xterm",
-    "CORDON_CANARY_SECRET=x", "DATABASE_URL=postgres://u:p@h/db", "LD_PRELOAD=/evil.so",
-    "AWS_SECRET_ACCESS_KEY=k", "HOME=/root", "TMPDIR=/var/tmp/me", "NOEQUALS"};
+const std::vector<std::string> kCaller = {"PATH=/opt/bin:/usr/bin",
+                                          "LANG=C.UTF-8",
+                                          "LC_ALL=C",
+                                          "TERM=xterm",
+                                          "CORDON_CANARY_SECRET=x",
+                                          "DATABASE_URL=postgres://u:p@h/db",
+                                          "LD_PRELOAD=/evil.so",
+                                          "AWS_SECRET_ACCESS_KEY=k",
+                                          "HOME=/root",
+                                          "TMPDIR=/var/tmp/me",
+                                          "NOEQUALS"};
 
 TEST(Environment, PassesTheDefaultAllowListAndNothingElse) {
   auto env = BuildEnvironment(kCaller, {}, "/tmp/.cordon-home", "/tmp");
@@ -50,7 +57,7 @@ TEST(Environment, ConfiguredPassAndSetAreHonoured) {
   EXPECT_TRUE(Has(env, "DATABASE_URL=postgres://u:p@h/db"));
   EXPECT_TRUE(Has(env, "LD_PRELOAD=/evil.so"));  // only because the user named it
   EXPECT_TRUE(Has(env, "CARGO_HOME=/cache/cargo"));
-  EXPECT_TRUE(Has(env, "LANG=de_DE.UTF-8"));      // set overrides the caller's value
+  EXPECT_TRUE(Has(env, "LANG=de_DE.UTF-8"));  // set overrides the caller's value
   EXPECT_FALSE(HasName(env, "CORDON_CANARY_SECRET"));
 }
 

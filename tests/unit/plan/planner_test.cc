@@ -157,9 +157,8 @@ TEST(Planner, WorkspaceIsWritableInWorkspaceWriteAndReadOnlyInReadOnly) {
   auto writable = Plan(Default(), Everything(), request);
   ASSERT_TRUE(writable) << writable.error().message;
   auto has = [](const LaunchPlan& p, MountOpKind kind, const std::string& path) {
-    return std::any_of(p.mounts.begin(), p.mounts.end(), [&](const MountOp& op) {
-      return op.kind == kind && op.path == path;
-    });
+    return std::any_of(p.mounts.begin(), p.mounts.end(),
+                       [&](const MountOp& op) { return op.kind == kind && op.path == path; });
   };
   EXPECT_TRUE(has(*writable, MountOpKind::kBindWritable, dir));
   EXPECT_TRUE(has(*writable, MountOpKind::kTmpfs, "/tmp"));
@@ -219,8 +218,8 @@ TEST(Capabilities, MissingIsNonEmptyExactlyWhenPlanRefuses) {
   no_net.net_namespace = false;
   no_net.landlock_abi = 2;
   machines.push_back(no_net);
-  for (SandboxMode mode : {SandboxMode::kOff, SandboxMode::kReadOnly,
-                           SandboxMode::kWorkspaceWrite}) {
+  for (SandboxMode mode :
+       {SandboxMode::kOff, SandboxMode::kReadOnly, SandboxMode::kWorkspaceWrite}) {
     for (NetworkPolicy net : {NetworkPolicy::kDeny, NetworkPolicy::kAllow}) {
       for (const KernelFeatures& f : machines) {
         Config config;
@@ -228,7 +227,8 @@ TEST(Capabilities, MissingIsNonEmptyExactlyWhenPlanRefuses) {
         config.sandbox.network = net;
         Capabilities caps = DescribeCapabilities(config, f);
         bool planned = Plan(config, f, Request()).has_value();
-        EXPECT_EQ(caps.can_run(), planned) << SandboxModeName(mode) << " " << NetworkPolicyName(net);
+        EXPECT_EQ(caps.can_run(), planned)
+            << SandboxModeName(mode) << " " << NetworkPolicyName(net);
         if (caps.can_run() && mode != SandboxMode::kOff) {
           EXPECT_TRUE(caps.filesystem_enforced);
           EXPECT_EQ(caps.network_enforced, net == NetworkPolicy::kDeny);
