@@ -82,6 +82,7 @@ struct SimpleCommand {
 
 struct Script {
   std::vector<SimpleCommand> commands;
+  std::size_t word_count = 0;  // words in all commands, to bound the work on hostile text
 };
 
 }  // namespace cordon::policy

@@ -47,14 +47,15 @@ struct Analysis {
   std::vector<Command> commands;
   // Nested texts (sh -c TEXT, eval ARGS, ...) that could not be parsed; checked as raw text.
   std::vector<std::string> unparsed;
-  // More than kMaxCommands commands, or more than kMaxReparsedBytes of nested text: hostile
+  // More than kMaxCommands commands, more than kMaxReparsedBytes of nested text, or an
+  // oversized brace expansion: hostile
   // text built to make checking slow. The analysis stopped early; the text must be refused.
   bool too_complex = false;
 };
 
 // No command a person or a model writes comes near these; they bound evaluation time.
 inline constexpr std::size_t kMaxCommands = 2 * kMaxParsedCommands;
-inline constexpr std::size_t kMaxReparsedBytes = std::size_t{4} << 20;
+inline constexpr std::size_t kMaxReparsedBytes = std::size_t{2} << 20;
 
 // `depth` is the nesting level the script was parsed at.
 Analysis Analyse(const Script& script, int depth);

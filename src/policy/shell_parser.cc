@@ -170,8 +170,8 @@ Result<std::size_t> Parser::Run() {
       continue;
     }
     if (too_many_) {
-      return Fail(ErrorCode::kUnavailable,
-                  fmt::format("more than {} simple commands", kMaxParsedCommands));
+      return Fail(ErrorCode::kUnavailable, fmt::format("more than {} simple commands or {} words",
+                                                       kMaxParsedCommands, kMaxParsedWords));
     }
     switch (tok.kind) {
       case TokenKind::kEnd:
@@ -205,6 +205,7 @@ Result<std::size_t> Parser::Run() {
         }
         StartCommand();
         current_.words.push_back(std::move(tok.word));
+        if (++out_.word_count > kMaxParsedWords) too_many_ = true;
         break;
       }
     }

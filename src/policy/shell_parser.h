@@ -19,10 +19,11 @@ namespace cordon::policy {
 // Nesting of substitutions and re-parsed strings (sh -c, eval) beyond this is a parse error.
 inline constexpr int kMaxNesting = 16;
 
-// More simple commands than this is an error with code kUnavailable (not kInvalidArgument):
-// the text may be valid shell, but it is too big to judge, and must be refused, not treated
-// as unparsable.
+// More simple commands (or words) than this is an error with code kUnavailable (not
+// kInvalidArgument): the text may be valid shell, but it is too big to judge, and must be refused,
+// not treated as unparsable.
 inline constexpr std::size_t kMaxParsedCommands = 10000;
+inline constexpr std::size_t kMaxParsedWords = 100000;
 
 // `depth` is the nesting level of `text` itself (0 for the text cordon was given).
 [[nodiscard]] Result<Script> ParseScript(std::string_view text, int depth = 0,
