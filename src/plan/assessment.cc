@@ -113,8 +113,8 @@ Assessment Assess(const Config& config, const KernelFeatures& f) {
       "D-Bus) stay connectable when network is denied",
       "secret path hiding beyond the built-in list and sandbox.hidden_paths (other files "
       "under the real home stay readable)",
-      "git metadata protection for .git files (worktrees, submodules), for nested "
-      "repositories, and against creating a missing .git",
+      "git metadata protection for nested repositories below a writable root, and against "
+      "creating a .git where none exists",
   };
   return a;
 }

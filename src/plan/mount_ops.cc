@@ -4,18 +4,60 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <fstream>
+#include <optional>
+#include <string>
 
 #include "core/paths.h"
 
 namespace cordon::plan {
 namespace {
 
-bool IsDirectoryNoFollow(const std::filesystem::path& path) {
-  struct stat st;
-  return ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+// <gitdir>/commondir holds a path (usually "../..") to the main repository's git directory.
+std::optional<std::filesystem::path> ReadCommonDir(const std::filesystem::path& gitdir) {
+  std::ifstream in(gitdir / "commondir");
+  std::string line;
+  if (!std::getline(in, line) || line.empty()) return std::nullopt;
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+  auto canonical = core::Canonical(gitdir / line);
+  if (!canonical) return std::nullopt;
+  return *canonical;
+}
+
+// "gitdir: <path>" from a .git file (worktrees, submodules), resolved against `root`.
+std::optional<std::filesystem::path> ReadGitdirFile(const std::filesystem::path& git_file,
+                                                    const std::filesystem::path& root) {
+  std::ifstream in(git_file);
+  std::string line;
+  if (!std::getline(in, line) || !line.starts_with("gitdir:")) return std::nullopt;
+  std::string target = line.substr(7);
+  target.erase(0, target.find_first_not_of(" \t"));
+  while (!target.empty() && (target.back() == '\r' || target.back() == ' ')) target.pop_back();
+  if (target.empty()) return std::nullopt;
+  auto canonical = core::Canonical(root / target);  // an absolute target replaces `root`
+  if (!canonical) return std::nullopt;
+  return *canonical;
 }
 
 }  // namespace
+
+std::vector<std::filesystem::path> GitMetadataPaths(const std::filesystem::path& root) {
+  std::vector<std::filesystem::path> paths;
+  const std::filesystem::path git = root / ".git";
+  struct stat st;
+  if (::lstat(git.c_str(), &st) != 0) return paths;
+  if (S_ISDIR(st.st_mode)) {
+    paths.push_back(git);
+  } else if (S_ISREG(st.st_mode)) {
+    paths.push_back(git);  // the pointer itself: rewriting it would redirect git
+    if (auto gitdir = ReadGitdirFile(git, root)) {
+      paths.push_back(*gitdir);
+      // A worktree's git dir names the repository's common dir (objects, refs, config).
+      if (auto common = ReadCommonDir(*gitdir)) paths.push_back(*common);
+    }
+  }
+  return paths;
+}
 
 Result<std::vector<std::filesystem::path>> WritableRoots(const SandboxConfig& config,
                                                          const std::filesystem::path& workspace) {
@@ -55,12 +97,17 @@ std::vector<MountOp> BuildMountOps(const SandboxConfig& config,
   }
   for (const auto& root : writable_roots) ops.push_back({MountOpKind::kBindWritable, root});
   if (config.mode == SandboxMode::kReadOnly) ops.push_back({MountOpKind::kBindReadOnly, workspace});
-  // .git is made read-only again on top of its writable root. Only a real directory: a .git
-  // symlink or file (worktree, submodule) is left to the hidden/protected-path work of issue 4.
+  // .git is made read-only again on top of its writable root.
   if (config.protect_git_metadata) {
     for (const auto& root : writable_roots) {
-      std::filesystem::path git = root / ".git";
-      if (IsDirectoryNoFollow(git)) ops.push_back({MountOpKind::kBindReadOnly, git});
+      for (const auto& path : GitMetadataPaths(root)) {
+        bool writable = std::any_of(writable_roots.begin(), writable_roots.end(),
+                                    [&](const auto& r) { return core::IsWithin(path, r); });
+        bool seen = std::any_of(ops.begin(), ops.end(), [&](const MountOp& op) {
+          return op.kind == MountOpKind::kBindReadOnly && op.path == path;
+        });
+        if (writable && !seen) ops.push_back({MountOpKind::kBindReadOnly, path});
+      }
     }
   }
   return ops;

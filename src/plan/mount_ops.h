@@ -21,10 +21,17 @@ inline constexpr const char* kPrivateTmp = "/tmp";
 [[nodiscard]] Result<std::vector<std::filesystem::path>> WritableRoots(
     const SandboxConfig& config, const std::filesystem::path& workspace);
 
+// The git metadata of `root` that protect_git_metadata keeps read-only: <root>/.git when it
+// is a directory; when it is a file (worktree, submodule), the file itself, the git directory
+// it points to ("gitdir: ...") and that directory's common dir (a worktree's main .git).
+// Empty when there is no .git. Pure apart from lstat/realpath/reading the .git file.
+std::vector<std::filesystem::path> GitMetadataPaths(const std::filesystem::path& root);
+
 // Mount operations in replay order:
 //   private tmpfs /tmp (+ the private HOME inside it) and /var/tmp; writable binds (or, in
 //   read_only mode, a read-only bind of the workspace: it may lie below the private /tmp);
-//   read-only binds of <root>/.git (protect_git_metadata) on top of the writable binds.
+//   read-only binds of each root's GitMetadataPaths that lie inside a writable root (others
+//   are read-only already), on top of the writable binds.
 std::vector<MountOp> BuildMountOps(const SandboxConfig& config,
                                    const std::filesystem::path& workspace,
                                    const std::vector<std::filesystem::path>& writable_roots);

@@ -130,6 +130,22 @@ TEST(NativeLauncher, GitMetadataStaysReadOnlyInsideTheWorkspace) {
   EXPECT_EQ(allowed->line(), "ok");
 }
 
+TEST(NativeLauncher, AGitFileAndTheGitDirItPointsToStayReadOnly) {
+  CORDON_REQUIRE_NATIVE_SANDBOX();
+  TempDir workspace;
+  // A submodule-style layout: .git is a file naming the real git dir inside the workspace.
+  std::filesystem::create_directories(workspace.path() / "modules/sub");
+  std::ofstream(workspace.path() / ".git") << "gitdir: modules/sub\n";
+  auto write = [&](const std::filesystem::path& path) {
+    auto run = RunInSandbox(WorkspaceWrite(), workspace.path(), {"probe", "write", path});
+    return run ? run->line() : run.error().message;
+  };
+  EXPECT_EQ(write(workspace.path() / "modules/sub/config"), "EROFS");
+  EXPECT_EQ(write(workspace.path() / ".git"), "EROFS");
+  EXPECT_EQ(ReadFile(workspace.path() / ".git"), "gitdir: modules/sub\n");
+  EXPECT_EQ(write(workspace.path() / "modules/other"), "ok");  // twin: the rest is writable
+}
+
 // Plans for `workspace`, then removes it before Launch: the bind of the workspace fails in the
 // child, and the error must name the step, the call and the path, with nothing left running.
 TEST(NativeLauncher, AFailingMountStepIsReportedWithItsCallAndPath) {

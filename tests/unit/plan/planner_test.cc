@@ -3,9 +3,12 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include "linux/system_headers/landlock.h"
 #include "plan/launch_plan.h"
+#include "plan/mount_ops.h"
 
 namespace cordon::plan {
 namespace {
@@ -193,6 +196,42 @@ TEST(Planner, GitMetadataInAWritableRootIsBoundReadOnly) {
   EXPECT_FALSE(ro_git(*plain));
   ::rmdir(git.c_str());
   ::rmdir(dir);
+}
+
+TEST(Planner, AGitFileIsProtectedTogetherWithTheGitDirAndCommonDirItPointsTo) {
+  char dir[] = "/tmp/cordon-plan-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::filesystem::path base = dir;
+  // base/repo is a repository with a linked worktree at base/wt.
+  std::filesystem::create_directories(base / "repo/.git/worktrees/wt");
+  std::ofstream(base / "repo/.git/worktrees/wt/commondir") << "../..\n";
+  std::filesystem::create_directories(base / "wt");
+  std::ofstream(base / "wt/.git") << "gitdir: ../repo/.git/worktrees/wt\n";
+  EXPECT_EQ(GitMetadataPaths(base / "wt"),
+            (std::vector<std::filesystem::path>{base / "wt/.git", base / "repo/.git/worktrees/wt",
+                                                base / "repo/.git"}));
+  EXPECT_TRUE(GitMetadataPaths(base / "repo/.git/worktrees").empty());  // no .git: nothing
+
+  PlanRequest request = Request();
+  request.workspace = base / "wt";
+  Config config = Default();
+  auto ro = [](const LaunchPlan& p, const std::filesystem::path& path) {
+    return std::any_of(p.mounts.begin(), p.mounts.end(), [&](const MountOp& op) {
+      return op.kind == MountOpKind::kBindReadOnly && op.path == path;
+    });
+  };
+  auto only_worktree = Plan(config, Everything(), request);
+  ASSERT_TRUE(only_worktree) << only_worktree.error().message;
+  EXPECT_TRUE(ro(*only_worktree, base / "wt/.git"));
+  // The main repository is not writable here at all: no extra mount for it.
+  EXPECT_FALSE(ro(*only_worktree, base / "repo/.git"));
+  // Twin: once the main repository is a writable root, its .git is bound read-only too.
+  config.sandbox.writable_roots = {base / "repo"};
+  auto both = Plan(config, Everything(), request);
+  ASSERT_TRUE(both) << both.error().message;
+  EXPECT_TRUE(ro(*both, base / "repo/.git"));
+  EXPECT_TRUE(ro(*both, base / "repo/.git/worktrees/wt"));
+  std::filesystem::remove_all(base);
 }
 
 TEST(Planner, ACwdOutsideTheWorkspaceIsRefused) {
