@@ -9,9 +9,16 @@
 namespace cordon::linux_native {
 
 // Starts `plan` (plan.sandboxed must be true). Returns once the command's execve succeeded, or
-// with the error of the first setup step that failed ("mount(/x, MS_BIND): EPERM"); in that
-// case nothing ran and no process is left behind. The returned pid is the sandbox's init
-// (PID 1 of its PID namespace); killing it kills the whole sandbox.
+// with the error of the first setup step that failed ("native sandbox: step bind_writable:
+// mount(/x, MS_BIND|MS_REC): Permission denied"); in that case nothing ran and no process is
+// left behind. The returned pid is the sandbox's init (PID 1 of its PID namespace); killing it
+// kills the whole sandbox. Init writes the command's wait status to status_fd, then exits.
+//
+// Thread-safe: several threads may launch at once. The sandbox dies with the *thread* that
+// called Launch (PR_SET_PDEATHSIG is tied to the creating thread), so call it from the thread
+// that supervises the run until the end. The caller reaps `pid` (it is the caller's child).
+// Fails closed with kUnavailable for a plan without user, mount and PID namespaces (the
+// Landlock-only fallback is not implemented; docs/sandbox-linux.md says why).
 [[nodiscard]] Result<exec::LaunchedProcess> Launch(const plan::LaunchPlan& plan,
                                                    const exec::StdioFds& stdio);
 
