@@ -27,6 +27,10 @@ struct CommandRequest {
   // Standard input of the command: -1 means /dev/null. Otherwise a descriptor the caller keeps
   // owning (for example its terminal, when a person runs `cordon run` interactively).
   int stdin_fd = -1;
+  // Cancellation: when this descriptor (owned by the caller, e.g. an eventfd) becomes readable,
+  // Run kills the command's whole process tree at once and returns kSignaled with SIGKILL and
+  // error "cancelled". Already readable at the start: nothing is launched. -1: not cancellable.
+  int cancel_fd = -1;
 };
 
 enum class RunStatus { kExited, kSignaled, kTimedOut, kDenied, kSetupFailed };

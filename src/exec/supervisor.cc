@@ -107,6 +107,7 @@ class Supervisor {
 
   bool exited_ = false;
   bool timed_out_ = false;
+  bool cancelled_ = false;
   ExitInfo exit_;
   std::string error_;
   Clock::time_point deadline_ = Clock::time_point::max();
@@ -179,8 +180,8 @@ bool Supervisor::PollOnce(Clock::time_point now) {
     return false;
   }
 
-  std::array<pollfd, 4> fds{};
-  std::array<int, 4> role{};  // 0, 1: streams; 2: status channel; 3: pidfd
+  std::array<pollfd, 5> fds{};
+  std::array<int, 5> role{};  // 0, 1: streams; 2: status channel; 3: pidfd; 4: cancel
   nfds_t count = 0;
   for (int i = 0; i < 2; ++i) {
     if (!streams_[i].fd.valid()) continue;
@@ -194,6 +195,12 @@ bool Supervisor::PollOnce(Clock::time_point now) {
   if (!exited_ && process_.pidfd.valid()) {
     fds[count] = pollfd{process_.pidfd.get(), POLLIN, 0};
     role[count++] = 3;
+  }
+
+  // The caller's cancel descriptor stays readable once signalled: watch it only until acted on.
+  if (!exited_ && !cancelled_ && !timed_out_ && options_.cancel_fd >= 0) {
+    fds[count] = pollfd{options_.cancel_fd, POLLIN, 0};
+    role[count++] = 4;
   }
 
   int wait_ms = -1;
@@ -217,6 +224,12 @@ bool Supervisor::PollOnce(Clock::time_point now) {
     if (role[i] < 2) ReadStream(streams_[static_cast<std::size_t>(role[i])]);
     if (role[i] == 2) status_.ReadOnce();
     if (role[i] == 3) exit_seen = true;
+    if (role[i] == 4 && !exited_) {
+      // Cancelled by the caller (an MCP client's notifications/cancelled): the whole tree goes
+      // at once, exactly as on timeout.
+      KillTree(process_);
+      cancelled_ = true;
+    }
   }
   if (!exited_ && !process_.pidfd.valid()) {
     Result<bool> gone = HasExited(process_);
@@ -245,6 +258,12 @@ RunResult Supervisor::Finish() {
   if (timed_out_) {
     result.status = RunStatus::kTimedOut;
     result.signal = SIGKILL;
+    return result;
+  }
+  if (cancelled_) {
+    result.status = RunStatus::kSignaled;
+    result.signal = SIGKILL;
+    result.error = "cancelled";
     return result;
   }
   if (!error_.empty() && !status_.have) {

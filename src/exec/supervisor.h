@@ -36,6 +36,9 @@ struct SuperviseOptions {
   // After the launched process is gone, how long to keep reading output still in flight from
   // processes that escaped (possible only unsandboxed). The sandboxed case reaches EOF at once.
   std::chrono::milliseconds drain_grace{250};
+  // When this descriptor (owned by the caller) becomes readable, the whole tree is killed at
+  // once and the run ends as kSignaled/SIGKILL with error "cancelled". Never read. -1: none.
+  int cancel_fd = -1;
 };
 
 // The supervisor's read ends of the command's stdout and stderr pipes (non-blocking). The

@@ -1,7 +1,10 @@
 // Session::Run: policy, plan, launch, supervise. Every exit path returns a RunResult; nothing is
 // started unless the policy allowed it and the plan gives every guarantee the config asks for.
 
+#include <poll.h>
+
 #include <chrono>
+#include <csignal>
 
 #include "cordon/session.h"
 #include "exec/command_pipes.h"
@@ -25,10 +28,23 @@ RunResult SetupFailed(RunResult result, std::string message) {
   return result;
 }
 
+// A cancel descriptor that is already readable: the caller gave up before anything started.
+bool IsReadable(int fd) {
+  if (fd < 0) return false;
+  pollfd p{fd, POLLIN, 0};
+  return ::poll(&p, 1, 0) > 0 && (p.revents & POLLIN) != 0;
+}
+
 // Everything that needs a plan: descriptors, launch, supervision.
 RunResult LaunchAndSupervise(const plan::LaunchPlan& plan, const CommandRequest& request,
                              std::chrono::milliseconds timeout, std::uint64_t output_cap,
                              const OutputCallback& on_output, RunResult result) {
+  if (IsReadable(request.cancel_fd)) {
+    result.status = RunStatus::kSignaled;
+    result.signal = SIGKILL;
+    result.error = "cancelled";
+    return result;
+  }
   Result<exec::CommandPipes> pipes = exec::CreateCommandPipes();
   if (!pipes) return SetupFailed(std::move(result), pipes.error().message);
   // stdin: the caller's descriptor (it keeps owning it) or /dev/null, never inherited by default.
@@ -52,6 +68,7 @@ RunResult LaunchAndSupervise(const plan::LaunchPlan& plan, const CommandRequest&
   options.timeout = timeout;
   options.output_cap = output_cap;
   options.on_output = on_output;
+  options.cancel_fd = request.cancel_fd;
   RunResult supervised = exec::Supervise(
       std::move(*launched),
       exec::OutputReaders{std::move(pipes->stdout_read), std::move(pipes->stderr_read)}, options);

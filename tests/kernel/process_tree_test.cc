@@ -1,6 +1,7 @@
 // The process tree: what a command can signal, and what is left running when a run ends
 // (normal exit, timeout, the supervisor itself killed with SIGKILL). Checked on the host's
 // /proc and on a heartbeat file the daemon keeps appending to.
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -120,6 +121,56 @@ TEST_F(ProcessTreeTest, DaemonIsDeadAfterATimeout) {
   ASSERT_TRUE(Exists(heartbeat)) << "the daemon never started: " << Describe(result);
   EXPECT_TRUE(NoProcessWithMarker(heartbeat.string()));
   EXPECT_TRUE(FileStopsChanging(heartbeat, 300ms));
+}
+
+TEST_F(ProcessTreeTest, CancellationKillsTheDaemonToo) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const std::filesystem::path heartbeat = workspace_ / "heartbeat";
+  int cancel[2];
+  ASSERT_EQ(::pipe2(cancel, O_CLOEXEC), 0);
+  CommandRequest request;
+  request.shell_text = StartDaemonShell(heartbeat) + "; sleep 60";
+  request.cancel_fd = cancel[0];
+  // The caller cancels from another thread once the daemon is beating (an MCP client's
+  // notifications/cancelled does exactly this through an eventfd).
+  std::thread canceller([&] {
+    for (int i = 0; i < 500 && !(Exists(heartbeat) && !ReadFile(heartbeat).empty()); ++i) {
+      std::this_thread::sleep_for(10ms);
+    }
+    (void)!::write(cancel[1], "x", 1);
+  });
+  const auto start = std::chrono::steady_clock::now();
+  const RunResult result = session->Run(request);
+  canceller.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 20s);
+  EXPECT_EQ(result.status, RunStatus::kSignaled) << Describe(result);
+  EXPECT_EQ(result.error, "cancelled");
+  ASSERT_TRUE(Exists(heartbeat)) << "the daemon never started: " << Describe(result);
+  EXPECT_TRUE(NoProcessWithMarker(heartbeat.string()));
+  EXPECT_TRUE(FileStopsChanging(heartbeat, 300ms));
+  ::close(cancel[0]);
+  ::close(cancel[1]);
+}
+
+TEST_F(ProcessTreeTest, AlreadyCancelledRequestLaunchesNothing) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  int cancel[2];
+  ASSERT_EQ(::pipe2(cancel, O_CLOEXEC), 0);
+  ASSERT_EQ(::write(cancel[1], "x", 1), 1);
+  CommandRequest request;
+  request.shell_text = "touch started";
+  request.cancel_fd = cancel[0];
+  const RunResult result = session->Run(request);
+  EXPECT_EQ(result.error, "cancelled");
+  EXPECT_FALSE(Exists(workspace_ / "started"));
+  // Twin: the same request without a signalled descriptor runs.
+  request.cancel_fd = -1;
+  EXPECT_EQ(session->Run(request).status, RunStatus::kExited);
+  EXPECT_TRUE(Exists(workspace_ / "started"));
+  ::close(cancel[0]);
+  ::close(cancel[1]);
 }
 
 TEST_F(ProcessTreeTest, TimeoutEndsTheRunAsTimedOut) {

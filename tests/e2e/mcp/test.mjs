@@ -92,12 +92,9 @@ async function waitUntil(predicate, ms) {
 
 const shared = await connect();
 
-// Killing a running command on notifications/cancelled or EOF needs Session::Run to accept a
-// cancellation descriptor (CommandRequest::cancel_fd, docs/mcp.md). Until the session has it
-// these two tests are reported as todo; CORDON_MCP_EXPECT_CANCEL=1 makes them count.
-const cancelTodo = process.env.CORDON_MCP_EXPECT_CANCEL === '1'
-  ? false
-  : 'Session::Run cannot be cancelled yet (needs CommandRequest::cancel_fd)';
+// Killing a running command on notifications/cancelled or EOF goes through
+// CommandRequest::cancel_fd (docs/mcp.md).
+const cancelTodo = false;
 
 test('initialize reports the server and the sandbox capabilities', () => {
   assert.equal(shared.getServerVersion().name, 'cordon');

@@ -70,6 +70,42 @@ TEST(Supervise, TimeoutKillsTheCommandAndReportsTimedOut) {
   EXPECT_EQ(result.CliExitCode(), 124);
 }
 
+TEST(Supervise, CancelDescriptorKillsTheWholeGroupAtOnce) {
+  int cancel[2];
+  ASSERT_EQ(::pipe2(cancel, O_CLOEXEC), 0);
+  SuperviseOptions options;
+  options.timeout = 30s;
+  options.cancel_fd = cancel[0];
+  std::string pid_text;
+  options.on_output = [&](OutputStream, std::string_view data) {
+    pid_text.append(data);
+    (void)!::write(cancel[1], "x", 1);  // cancel as soon as the command has said who it is
+  };
+  const auto start = std::chrono::steady_clock::now();
+  RunResult result = MustRunShell("sleep 30 & echo $!; wait", options);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+  EXPECT_EQ(result.status, RunStatus::kSignaled);
+  EXPECT_EQ(result.signal, SIGKILL);
+  EXPECT_EQ(result.error, "cancelled");
+  ASSERT_FALSE(pid_text.empty());
+  EXPECT_TRUE(ProcessGone(std::stoi(pid_text))) << "background sleep survived cancellation";
+  ::close(cancel[0]);
+  ::close(cancel[1]);
+}
+
+TEST(Supervise, UnsignalledCancelDescriptorLetsTheCommandFinish) {
+  int cancel[2];
+  ASSERT_EQ(::pipe2(cancel, O_CLOEXEC), 0);
+  SuperviseOptions options;
+  options.cancel_fd = cancel[0];
+  RunResult result = MustRunShell("sleep 0.2; echo done", options);
+  EXPECT_EQ(result.status, RunStatus::kExited);
+  EXPECT_EQ(result.stdout_data.data, "done\n");
+  EXPECT_TRUE(result.error.empty());
+  ::close(cancel[0]);
+  ::close(cancel[1]);
+}
+
 TEST(Supervise, CommandFinishingInTimeIsNotTimedOut) {
   SuperviseOptions options;
   options.timeout = 10s;
