@@ -61,6 +61,10 @@ struct ChildContext {
   std::uint64_t landlock_scoped = 0;
   std::vector<const char*> landlock_writable;
 
+  // Without a mount namespace: the host directory holding the private HOME and TMPDIR, which
+  // init removes after the command (nullptr with a mount namespace: the tmpfs vanishes).
+  const char* private_dir = nullptr;
+
   bool seccomp = false;
   std::vector<sock_filter> seccomp_program;
 

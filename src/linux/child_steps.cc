@@ -15,6 +15,7 @@
 #include "linux/landlock_ruleset.h"
 #include "linux/loopback.h"
 #include "linux/mount_view.h"
+#include "linux/no_namespace.h"
 #include "linux/seccomp_filter.h"
 #include "linux/system_headers/syscalls.h"
 #include "linux/user_namespace.h"
@@ -110,6 +111,13 @@ void RunInit(const ChildContext& c) {
   Require(c, ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == 0, Step::kParentDeathSignal);
   // 2. ...unless the parent died before step 1 took effect: then nobody would send the signal.
   Require(c, ParentAlive(c.alive_fd), Step::kParentAlive);
+  // 2b. Without a PID namespace: a session and process group of our own (the supervisor kills
+  //     the group; nothing in it has the caller's terminal) and the subreaper role, so that
+  //     orphaned daemons come to init and die in the sweep after the command.
+  if (!c.namespaces.pid) {
+    Require(c, ::setsid() >= 0, Step::kSetsid);
+    Require(c, ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0, Step::kSubreaper);
+  }
   // 3. Id maps before anything else in the user namespace: until they exist our ids are
   //    unmapped and mounts, files and sockets would belong to the overflow id.
   if (c.namespaces.user) Require(c, WriteIdMaps(c));
@@ -135,8 +143,11 @@ void RunInit(const ChildContext& c) {
     int status = 0;
     pid_t pid = ::waitpid(-1, &status, 0);
     if (pid == command) {
+      // Exiting kills every process still in a PID namespace (double-forked daemons
+      // included); without one, init kills and reaps them itself first.
+      if (!c.namespaces.pid) KillRemainingChildren();
       (void)!::write(c.status_fd, &status, sizeof status);
-      // Exiting kills every process still in the namespace (double-forked daemons included).
+      if (c.private_dir != nullptr) RemoveTree(c.private_dir);
       ::_exit(0);
     }
     if (pid < 0 && errno != EINTR) ::_exit(126);  // ECHILD: cannot happen while command lives
@@ -146,7 +157,8 @@ void RunInit(const ChildContext& c) {
 void RunCommand(const ChildContext& c) {
   // 1. A new session: no controlling terminal of the caller, so no TIOCSTI into it and no
   //    signals from its job control; also the process group the command's tree lives in.
-  Require(c, ::setsid() >= 0, Step::kSetsid);
+  //    (Without a PID namespace init made that session, and the command stays in its group.)
+  if (c.namespaces.pid) Require(c, ::setsid() >= 0, Step::kSetsid);
   // 2. Descriptors: the caller's stdio on 0..2, then nothing else but the error pipe.
   Require(c, SetUpStdio(c), Step::kStdio);
   Require(c, CloseOtherFds(c.error_fd), Step::kCloseFds);

@@ -16,6 +16,8 @@ const char* StepName(Step step) {
       return "parent_death_signal";
     case Step::kParentAlive:
       return "parent_alive";
+    case Step::kSubreaper:
+      return "child_subreaper";
     case Step::kSetgroups:
       return "setgroups_deny";
     case Step::kUidMap:

@@ -18,6 +18,7 @@ enum class Step : std::int32_t {
   kSignals,
   kParentDeathSignal,
   kParentAlive,
+  kSubreaper,
   kSetgroups,
   kUidMap,
   kGidMap,

@@ -18,6 +18,7 @@
 #include "linux/child_steps.h"
 #include "linux/error_pipe.h"
 #include "linux/mount_view.h"
+#include "linux/no_namespace.h"
 #include "linux/system_headers/syscalls.h"
 
 namespace cordon::linux_native {
@@ -128,6 +129,28 @@ Error ReportError(const plan::LaunchPlan& plan, const ChildContext& c, const Ste
                            std::strerror(r.err))};
 }
 
+// Removes the fallback's private directory unless ownership passed to the sandbox's init.
+struct PrivateDir {
+  std::string path;
+  PrivateDir() = default;
+  PrivateDir(const PrivateDir&) = delete;
+  PrivateDir& operator=(const PrivateDir&) = delete;
+  ~PrivateDir() {
+    if (!path.empty()) RemoveTree(path.c_str());
+  }
+};
+
+// Points HOME and TMPDIR at the host directory and lets Landlock allow writes beneath it.
+void UsePrivateDir(ChildContext& c, const std::string& dir) {
+  c.private_dir = c.Keep(dir);
+  for (const char*& entry : c.envp) {
+    if (entry == nullptr) continue;
+    if (std::strncmp(entry, "HOME=", 5) == 0) entry = c.Keep("HOME=" + dir + "/home");
+    if (std::strncmp(entry, "TMPDIR=", 7) == 0) entry = c.Keep("TMPDIR=" + dir + "/tmp");
+  }
+  c.landlock_writable.push_back(c.private_dir);
+}
+
 void KillAndReap(pid_t pid) {
   ::kill(pid, SIGKILL);
   while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
@@ -140,12 +163,17 @@ Result<exec::LaunchedProcess> Launch(const plan::LaunchPlan& plan, const exec::S
   if (!plan.sandboxed) {
     return Fail(ErrorCode::kInvalidArgument, "native sandbox: plan is not sandboxed (mode off)");
   }
-  if (!plan.namespaces.user || !plan.namespaces.mount || !plan.namespaces.pid) {
+  const bool namespaced = plan.namespaces.user && plan.namespaces.mount && plan.namespaces.pid;
+  if (!namespaced && (plan.landlock.abi < 1 || !plan.seccomp.enabled)) {
     return Fail(ErrorCode::kUnavailable,
-                "native sandbox: running without user, mount and PID namespaces (Landlock-only "
-                "fallback) is not implemented yet");
+                "native sandbox: a plan without namespaces needs Landlock and seccomp");
   }
   CORDON_TRY(std::unique_ptr<ChildContext> context, PrepareChildContext(plan, stdio));
+  PrivateDir private_dir;
+  if (!namespaced) {
+    CORDON_TRY(private_dir.path, CreatePrivateDir());
+    UsePrivateDir(*context, private_dir.path);
+  }
   CORDON_TRY(Pipe error_pipe, MakePipe("sandbox error pipe"));
   CORDON_TRY(Pipe alive_pipe, MakePipe("sandbox alive pipe"));
   CORDON_TRY(Pipe status_pipe, MakePipe("sandbox status pipe"));
@@ -180,8 +208,12 @@ Result<exec::LaunchedProcess> Launch(const plan::LaunchPlan& plan, const exec::S
     KillAndReap(pid);
     return std::unexpected(std::move(error));
   }
+  private_dir.path.clear();  // init owns it now and removes it after the command
   exec::LaunchedProcess launched;
   launched.pid = pid;
+  // Without a PID namespace, killing init alone would leave the command running: the
+  // supervisor kills init's process group (the command and its non-setsid descendants).
+  launched.kill_process_group = !namespaced;
   launched.pidfd = std::move(pidfd);
   launched.status_fd = std::move(status_pipe.read);
   return launched;

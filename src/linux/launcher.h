@@ -17,8 +17,9 @@ namespace cordon::linux_native {
 // Thread-safe: several threads may launch at once. The sandbox dies with the *thread* that
 // called Launch (PR_SET_PDEATHSIG is tied to the creating thread), so call it from the thread
 // that supervises the run until the end. The caller reaps `pid` (it is the caller's child).
-// Fails closed with kUnavailable for a plan without user, mount and PID namespaces (the
-// Landlock-only fallback is not implemented; docs/sandbox-linux.md says why).
+// A plan without user, mount and PID namespaces runs as the Landlock-only fallback (it needs
+// Landlock and seccomp, else kUnavailable): then kill_process_group is set, and HOME/TMPDIR
+// live in a private host directory that init removes (docs/sandbox-linux.md).
 [[nodiscard]] Result<exec::LaunchedProcess> Launch(const plan::LaunchPlan& plan,
                                                    const exec::StdioFds& stdio);
 

@@ -66,9 +66,10 @@ Assessment Assess(const Config& config, const KernelFeatures& f) {
                     "available: {}; {}",
                     SandboxModeName(sandbox.mode), WhyNoNamespaces(f), WhyNoLandlock(f)));
   } else if (!use_ns) {
-    a.missing.push_back(
-        fmt::format("the Landlock-only fallback (no namespaces) is not implemented yet: {}",
-                    WhyNoNamespaces(f)));
+    // Launch supports a Landlock-only plan, but it can neither mask credential paths nor keep
+    // .git read-only; which of those the fallback refuses is issue 4's decision.
+    a.missing.push_back(fmt::format(
+        "the Landlock-only fallback (no namespaces) is not enabled yet: {}", WhyNoNamespaces(f)));
   }
   if (!f.seccomp) {
     a.missing.push_back(

@@ -44,9 +44,13 @@ LandlockRules BuildLandlock(const Config& config, const Assessment& a, int abi,
   rules.abi = abi;
   rules.handled_fs = lsys::WriteFsAccess(abi);
   rules.writable = writable_roots;
-  rules.writable.emplace_back(kPrivateTmp);
-  if (auto var_tmp = core::Canonical("/var/tmp"); var_tmp && *var_tmp != kPrivateTmp) {
-    rules.writable.push_back(*var_tmp);
+  // The private tmpfs mounts exist only with a mount namespace; without one /tmp is the host's
+  // (the backend then adds its own private directory).
+  if (a.namespaces.mount) {
+    rules.writable.emplace_back(kPrivateTmp);
+    if (auto var_tmp = core::Canonical("/var/tmp"); var_tmp && *var_tmp != kPrivateTmp) {
+      rules.writable.push_back(*var_tmp);
+    }
   }
   // /dev/null, /dev/tty and the pts instance are written by ordinary tools.
   rules.writable.emplace_back("/dev");

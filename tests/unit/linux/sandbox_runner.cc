@@ -50,7 +50,13 @@ Result<ProbeRun> RunInSandbox(const Config& config, const std::filesystem::path&
   request.caller_env = std::move(caller_env);
   request.caller_home = caller_home;
   CORDON_TRY(plan::LaunchPlan launch_plan, plan::Plan(config, Features(), request));
+  return RunPlan(std::move(launch_plan));
+}
 
+Result<ProbeRun> RunPlan(plan::LaunchPlan launch_plan) {
+  if (!launch_plan.argv.empty() && launch_plan.argv[0] == "probe") {
+    launch_plan.argv[0] = ProbePath();
+  }
   int out[2];
   if (::pipe2(out, O_CLOEXEC) != 0) return Fail(ErrorCode::kSystem, "pipe2");
   exec::StdioFds stdio{-1, out[1], 2};

@@ -10,6 +10,7 @@
 #include "cordon/config.h"
 #include "cordon/error.h"
 #include "linux/kernel_features.h"
+#include "plan/launch_plan.h"
 
 namespace cordon::testing {
 
@@ -41,6 +42,9 @@ Result<ProbeRun> RunInSandbox(const Config& config, const std::filesystem::path&
                               std::vector<std::string> command,
                               std::vector<std::string> caller_env = {},
                               const std::filesystem::path& caller_home = "/nonexistent");
+
+// Launches an already built plan (argv[0] "probe" replaced) and collects the run.
+Result<ProbeRun> RunPlan(plan::LaunchPlan launch_plan);
 
 // A fresh directory (canonical) below `parent`, removed by the destructor.
 class TempDir {
