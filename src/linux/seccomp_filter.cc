@@ -135,6 +135,14 @@ Result<std::vector<sock_filter>> BuildSeccompProgram(const plan::SeccompSettings
       break;
     case plan::SocketPolicy::kUnixAndNetlink:
       CORDON_TRY_VOID(AllowOnlyFamilies(ctx.get(), {AF_UNIX, AF_NETLINK}));
+      // Without a net namespace netlink talks to the host's kernel: keep NETLINK_ROUTE
+      // (interface and route queries, which libc's getaddrinfo uses) and refuse the rest
+      // (sock_diag would list the host's sockets, uevents its devices).
+      CORDON_TRY_VOID(
+          Check(seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EPROTONOSUPPORT), SCMP_SYS(socket), 2,
+                                 SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(AF_NETLINK)),
+                                 SCMP_A2(SCMP_CMP_NE, static_cast<scmp_datum_t>(0))),
+                "netlink protocol rule"));
       break;
   }
   return Export(ctx.get());

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <gtest/gtest.h>
+#include <linux/netlink.h>
 #include <sched.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -82,6 +83,17 @@ TEST(SeccompFilter, SocketFamiliesFollowThePolicy) {
             EAFNOSUPPORT);
   EXPECT_EQ(InChildWithFilter(SocketPolicy::kUnixAndNetlink, [] { return SocketErrno(AF_UNIX); }),
             0);
+  auto netlink = [](int protocol) {
+    int fd = ::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, protocol);
+    if (fd < 0) return errno;
+    ::close(fd);
+    return 0;
+  };
+  EXPECT_EQ(
+      InChildWithFilter(SocketPolicy::kUnixAndNetlink, [&] { return netlink(NETLINK_SOCK_DIAG); }),
+      EPROTONOSUPPORT);
+  EXPECT_EQ(
+      InChildWithFilter(SocketPolicy::kUnixAndNetlink, [&] { return netlink(NETLINK_ROUTE); }), 0);
 }
 
 }  // namespace
