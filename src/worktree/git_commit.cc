@@ -1,0 +1,67 @@
+#include "worktree/git_commit.h"
+
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+namespace cordon::worktree {
+namespace {
+
+std::string_view Trim(std::string_view text) {
+  constexpr std::string_view kSpace = " \t\r\n\v\f";
+  const auto first = text.find_first_not_of(kSpace);
+  if (first == std::string_view::npos) return {};
+  return text.substr(first, text.find_last_not_of(kSpace) - first + 1);
+}
+
+// A git step that must succeed; its stderr explains a failure.
+Result<std::string> Step(const LinkedWorktree& worktree, std::vector<std::string> args,
+                         const GitRunOptions& options) {
+  const std::string name = fmt::format("git {}", args.front());
+  CORDON_TRY(GitOutput output, RunGit(worktree.root, args, options));
+  if (output.exit_code != 0) {
+    std::string_view why = Trim(output.err);
+    if (why.empty()) why = Trim(output.out);
+    return Fail(ErrorCode::kSystem,
+                fmt::format("{} failed (exit {}): {}", name, output.exit_code, why));
+  }
+  return std::move(output.out);
+}
+
+bool IsObjectId(std::string_view id) {
+  if (id.size() != 40 && id.size() != 64) return false;
+  return id.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+}
+
+}  // namespace
+
+Result<CommitOutcome> CommitAll(const LinkedWorktree& worktree, std::string_view message,
+                                const GitRunOptions& options) {
+  if (Trim(message).empty()) return CommitOutcome{CommitStatus::kEmptyMessage, {}, {}};
+  if (message.find('\0') != std::string_view::npos) {
+    return Fail(ErrorCode::kInvalidArgument, "the commit message contains a NUL byte");
+  }
+  if (message.size() > kMaxCommitMessage) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("the commit message is {} bytes; at most {} are accepted",
+                            message.size(), kMaxCommitMessage));
+  }
+  CORDON_TRY(std::string status,
+             Step(worktree, {"status", "--porcelain", "--untracked-files=all"}, options));
+  if (Trim(status).empty()) return CommitOutcome{CommitStatus::kNothingToCommit, {}, {}};
+
+  CORDON_TRY_VOID(Step(worktree, {"add", "-A"}, options));
+  CORDON_TRY(std::string summary,
+             Step(worktree, {"commit", "--no-verify", "-m", std::string(message)},
+                  options));
+  CORDON_TRY(std::string head, Step(worktree, {"rev-parse", "--verify", "HEAD"}, options));
+  const std::string_view id = Trim(head);
+  if (!IsObjectId(id)) {
+    return Fail(ErrorCode::kInternal,
+                fmt::format("git rev-parse HEAD printed '{}', not a commit id", id));
+  }
+  return CommitOutcome{CommitStatus::kCommitted, std::string(id), std::string(Trim(summary))};
+}
+
+}  // namespace cordon::worktree
