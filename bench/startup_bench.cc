@@ -36,14 +36,34 @@ std::vector<std::string> Cordon(std::vector<std::string> cmd) {
 
 std::vector<std::string> Bwrap(std::vector<std::string> cmd) {
   const std::string& ws = Workspace();
-  std::vector<std::string> argv = {
-      "/usr/bin/bwrap", "--unshare-all", "--die-with-parent", "--new-session",
-      "--ro-bind",      "/",             "/",                 "--bind",
-      ws,               ws,              "--tmpfs",           "/tmp",
-      "--proc",         "/proc",         "--dev",             "/dev",
-      "--chdir",        ws,              "--clearenv",        "--setenv",
-      "PATH",           "/usr/bin:/bin", "--setenv",          "HOME",
-      "/tmp",           "--cap-drop",    "ALL",               "--"};
+  std::vector<std::string> argv = {"/usr/bin/bwrap",
+                                   "--unshare-all",
+                                   "--die-with-parent",
+                                   "--new-session",
+                                   "--ro-bind",
+                                   "/",
+                                   "/",
+                                   "--bind",
+                                   ws,
+                                   ws,
+                                   "--tmpfs",
+                                   "/tmp",
+                                   "--proc",
+                                   "/proc",
+                                   "--dev",
+                                   "/dev",
+                                   "--chdir",
+                                   ws,
+                                   "--clearenv",
+                                   "--setenv",
+                                   "PATH",
+                                   "/usr/bin:/bin",
+                                   "--setenv",
+                                   "HOME",
+                                   "/tmp",
+                                   "--cap-drop",
+                                   "ALL",
+                                   "--"};
   argv.insert(argv.end(), cmd.begin(), cmd.end());
   return argv;
 }

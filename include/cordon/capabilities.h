@@ -14,9 +14,9 @@ namespace cordon {
 struct Capabilities {
   SandboxMode mode = SandboxMode::kWorkspaceWrite;
   NetworkPolicy network = NetworkPolicy::kDeny;
-  std::string backend;          // the backend that would run commands ("native", "none", ...)
-  std::string backend_reason;   // why that backend was chosen
-  Enforcement enforcement;      // the layers that would be in force
+  std::string backend;               // the backend that would run commands ("native", "none", ...)
+  std::string backend_reason;        // why that backend was chosen
+  Enforcement enforcement;           // the layers that would be in force
   bool filesystem_enforced = false;  // the mode's write confinement holds
   bool network_enforced = false;     // network deny holds (false when network is allowed)
   // Requested guarantees that this machine cannot give. Non-empty means every run is refused

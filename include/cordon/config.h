@@ -33,9 +33,9 @@ struct SandboxConfig {
 };
 
 struct PolicyConfig {
-  std::vector<std::string> deny;   // RE2 patterns; a match refuses the command
-  std::vector<std::string> allow;  // RE2 patterns; when non-empty a command must match one
-  bool default_deny = true;        // apply cordon's built-in deny rules
+  std::vector<std::string> deny;           // RE2 patterns; a match refuses the command
+  std::vector<std::string> allow;          // RE2 patterns; when non-empty a command must match one
+  bool default_deny = true;                // apply cordon's built-in deny rules
   std::vector<std::string> nested_agents;  // extra agent CLI names refused like the built-in ones
 };
 
@@ -46,8 +46,8 @@ struct LimitsConfig {
 };
 
 struct EnvironmentConfig {
-  std::vector<std::string> pass;                          // names copied from the caller
-  std::vector<std::pair<std::string, std::string>> set;   // NAME=value set explicitly
+  std::vector<std::string> pass;                         // names copied from the caller
+  std::vector<std::pair<std::string, std::string>> set;  // NAME=value set explicitly
 };
 
 struct Config {
@@ -57,8 +57,8 @@ struct Config {
   EnvironmentConfig environment;
 };
 
-const char* SandboxModeName(SandboxMode mode);      // "off", "read_only", "workspace_write"
-const char* NetworkPolicyName(NetworkPolicy net);   // "deny", "allow"
-const char* BackendChoiceName(BackendChoice b);     // "auto", "native", "bwrap", "seatbelt"
+const char* SandboxModeName(SandboxMode mode);     // "off", "read_only", "workspace_write"
+const char* NetworkPolicyName(NetworkPolicy net);  // "deny", "allow"
+const char* BackendChoiceName(BackendChoice b);    // "auto", "native", "bwrap", "seatbelt"
 
 }  // namespace cordon

@@ -45,14 +45,14 @@ const char* ErrorCodeName(ErrorCode code);
 // otherwise binds the value to `var`.
 #define CORDON_TRY_CONCAT_INNER(a, b) a##b
 #define CORDON_TRY_CONCAT(a, b) CORDON_TRY_CONCAT_INNER(a, b)
-#define CORDON_TRY(var, expr)                                                      \
-  auto CORDON_TRY_CONCAT(cordon_try_, __LINE__) = (expr);                          \
-  if (!CORDON_TRY_CONCAT(cordon_try_, __LINE__))                                   \
+#define CORDON_TRY(var, expr)                                                            \
+  auto CORDON_TRY_CONCAT(cordon_try_, __LINE__) = (expr);                                \
+  if (!CORDON_TRY_CONCAT(cordon_try_, __LINE__))                                         \
     return std::unexpected(std::move(CORDON_TRY_CONCAT(cordon_try_, __LINE__)).error()); \
   var = std::move(*CORDON_TRY_CONCAT(cordon_try_, __LINE__))
 // CORDON_TRY_VOID(expr): the same for Result<void>.
-#define CORDON_TRY_VOID(expr)                                                      \
-  do {                                                                             \
-    auto cordon_try_void_ = (expr);                                                \
+#define CORDON_TRY_VOID(expr)                                                           \
+  do {                                                                                  \
+    auto cordon_try_void_ = (expr);                                                     \
     if (!cordon_try_void_) return std::unexpected(std::move(cordon_try_void_).error()); \
   } while (0)

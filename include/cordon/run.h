@@ -37,32 +37,32 @@ enum class RunStatus { kExited, kSignaled, kTimedOut, kDenied, kSetupFailed };
 
 // Which layers of the sandbox were in force for a run (or would be, in a capabilities report).
 struct Enforcement {
-  std::string backend;              // "native", "bwrap", "seatbelt", "none"
-  bool filesystem = false;          // writes are confined as the mode says
-  bool network = false;             // network deny is enforced (false when network is allowed)
+  std::string backend;      // "native", "bwrap", "seatbelt", "none"
+  bool filesystem = false;  // writes are confined as the mode says
+  bool network = false;     // network deny is enforced (false when network is allowed)
   bool user_namespace = false;
   bool mount_namespace = false;
   bool pid_namespace = false;
   bool net_namespace = false;
   bool ipc_namespace = false;
-  int landlock_abi = 0;             // 0 when Landlock was not applied
+  int landlock_abi = 0;  // 0 when Landlock was not applied
   bool seccomp = false;
   bool capabilities_dropped = false;
   bool no_new_privs = false;
 };
 
 struct CapturedOutput {
-  std::string data;                 // head, then a marker line, then tail when truncated
-  std::uint64_t total_bytes = 0;    // bytes the command wrote
+  std::string data;                   // head, then a marker line, then tail when truncated
+  std::uint64_t total_bytes = 0;      // bytes the command wrote
   std::uint64_t truncated_bytes = 0;  // bytes dropped from the middle
 };
 
 struct RunResult {
   RunStatus status = RunStatus::kSetupFailed;
-  int exit_code = 0;                // kExited: the command's code
-  int signal = 0;                   // kSignaled / kTimedOut: the signal that ended it
-  Decision decision;                // the policy decision (always set)
-  std::string error;                // kSetupFailed: what is missing and how to fix it
+  int exit_code = 0;  // kExited: the command's code
+  int signal = 0;     // kSignaled / kTimedOut: the signal that ended it
+  Decision decision;  // the policy decision (always set)
+  std::string error;  // kSetupFailed: what is missing and how to fix it
   CapturedOutput stdout_data;
   CapturedOutput stderr_data;
   std::chrono::microseconds duration{0};

@@ -1,6 +1,6 @@
-#include <cstdio>
-
 #include <fmt/format.h>
+
+#include <cstdio>
 
 #include "cli/subcommands.h"
 
@@ -18,11 +18,8 @@ int Main(int argc, char** argv) {
                  "User config file (default: $XDG_CONFIG_HOME/cordon/config.json)");
 
   std::vector<Subcommand> subcommands = {
-      AddRunCommand(app, global),
-      AddCheckCommand(app, global),
-      AddStatusCommand(app, global),
-      AddSandboxCommand(app, global),
-      AddMcpCommand(app, global),
+      AddRunCommand(app, global),     AddCheckCommand(app, global), AddStatusCommand(app, global),
+      AddSandboxCommand(app, global), AddMcpCommand(app, global),
   };
   for (Subcommand& s : subcommands) s.app->fallthrough();
 

@@ -1,8 +1,8 @@
 // `cordon check [--json] -- TEXT...`: the policy verdict for a command, and the rule that
 // decided it. Nothing runs. Exit 0 allowed, 126 denied, 125 bad config.
-#include <cstdio>
-
 #include <fmt/format.h>
+
+#include <cstdio>
 
 #include "cli/subcommands.h"
 #include "cordon/policy.h"
@@ -34,7 +34,9 @@ int RunCheck(const GlobalOptions& global, const CheckOptions& options) {
     out["command"] = text;
     fmt::print("{}\n", report::Dump(out, 2));
   } else if (decision.allowed()) {
-    fmt::print("allow{}\n", decision.unparsed ? " (text could not be parsed as shell; checked as raw text)" : "");
+    fmt::print("allow{}\n", decision.unparsed
+                                ? " (text could not be parsed as shell; checked as raw text)"
+                                : "");
   } else {
     fmt::print("deny [{}] {}\n", decision.rule_id, decision.reason);
     if (!decision.matched_command.empty()) fmt::print("  command: {}\n", decision.matched_command);

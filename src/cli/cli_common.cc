@@ -1,11 +1,11 @@
 #include "cli/cli_common.h"
 
-#include <cstdio>
-
 #include <fmt/format.h>
 
-#include "config/load.h"
+#include <cstdio>
+
 #include "config/enums.h"
+#include "config/load.h"
 #include "config/overrides.h"
 #include "config/validate.h"
 

@@ -23,9 +23,9 @@ struct GlobalOptions {
 
 // Flags that override the config file (run, status).
 struct SandboxFlags {
-  std::string mode;     // --mode
-  std::string network;  // --network
-  std::string backend;  // --backend
+  std::string mode;                         // --mode
+  std::string network;                      // --network
+  std::string backend;                      // --backend
   std::vector<std::string> writable_roots;  // --writable-root (repeatable)
   std::optional<double> timeout_seconds;    // --timeout
   bool unsafe = false;                      // --unsafe: mode off, with a warning

@@ -1,15 +1,15 @@
 // `cordon sandbox status | off | read_only | workspace_write | network deny|allow`: inspect or
 // change the sandbox section of the user config. Writes are atomic; a change applies to new
 // sessions only — a session that is running keeps the configuration it pinned at start.
-#include <cstdio>
-
 #include <fmt/format.h>
 
+#include <cstdio>
+
 #include "cli/subcommands.h"
-#include "config/load.h"
-#include "config/update.h"
 #include "config/enums.h"
+#include "config/load.h"
 #include "config/overrides.h"
+#include "config/update.h"
 
 namespace cordon::cli {
 namespace {
@@ -19,7 +19,8 @@ struct SandboxOptions {
 };
 
 void PrintSandbox(const std::filesystem::path& path, const Config& config, bool exists) {
-  fmt::print("config:                {}{}\n", path.string(), exists ? "" : " (not present: defaults)");
+  fmt::print("config:                {}{}\n", path.string(),
+             exists ? "" : " (not present: defaults)");
   fmt::print("mode:                  {}\n", SandboxModeName(config.sandbox.mode));
   fmt::print("network:               {}\n", NetworkPolicyName(config.sandbox.network));
   fmt::print("protect_git_metadata:  {}\n", config.sandbox.protect_git_metadata);
@@ -40,9 +41,8 @@ int RunSandbox(const GlobalOptions& global, const SandboxOptions& options) {
   if (w.empty() || (w.size() == 1 && w[0] == "status")) {
     std::error_code ec;
     const bool exists = std::filesystem::exists(*path, ec);
-    auto config = config::LoadUserConfig(std::optional<std::filesystem::path>(
-                                             exists ? std::optional(*path) : std::nullopt),
-                                         env);
+    auto config = config::LoadUserConfig(
+        std::optional<std::filesystem::path>(exists ? std::optional(*path) : std::nullopt), env);
     if (!config) return ReportSetupError(config.error());
     PrintSandbox(*path, *config, exists);
     return 0;

@@ -1,8 +1,8 @@
 // `cordon status [--json] [flags]`: the capabilities payload — what a session with this
 // configuration would enforce on this machine, layer by layer, and what is missing.
-#include <cstdio>
-
 #include <fmt/format.h>
+
+#include <cstdio>
 
 #include "cli/subcommands.h"
 #include "cordon/session.h"
@@ -25,8 +25,8 @@ void PrintHuman(const Capabilities& c) {
   fmt::print("backend:              {} ({})\n", c.backend, c.backend_reason);
   fmt::print("filesystem enforced:  {}\n", YesNo(c.filesystem_enforced));
   fmt::print("network enforced:     {}\n", c.network == NetworkPolicy::kAllow
-                                                ? "not requested (network allowed)"
-                                                : YesNo(c.network_enforced));
+                                               ? "not requested (network allowed)"
+                                               : YesNo(c.network_enforced));
   fmt::print("layers:\n");
   fmt::print("  user namespace      {}\n", YesNo(e.user_namespace));
   fmt::print("  mount namespace     {}\n", YesNo(e.mount_namespace));

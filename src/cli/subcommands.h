@@ -2,10 +2,9 @@
 // was selected. One file per subcommand.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <functional>
 #include <memory>
-
-#include <CLI/CLI.hpp>
 
 #include "cli/cli_common.h"
 

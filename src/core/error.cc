@@ -7,61 +7,86 @@ namespace cordon {
 
 const char* ErrorCodeName(ErrorCode code) {
   switch (code) {
-    case ErrorCode::kInvalidArgument: return "invalid_argument";
-    case ErrorCode::kConfig: return "config";
-    case ErrorCode::kNotFound: return "not_found";
-    case ErrorCode::kUnavailable: return "unavailable";
-    case ErrorCode::kSystem: return "system";
-    case ErrorCode::kInternal: return "internal";
+    case ErrorCode::kInvalidArgument:
+      return "invalid_argument";
+    case ErrorCode::kConfig:
+      return "config";
+    case ErrorCode::kNotFound:
+      return "not_found";
+    case ErrorCode::kUnavailable:
+      return "unavailable";
+    case ErrorCode::kSystem:
+      return "system";
+    case ErrorCode::kInternal:
+      return "internal";
   }
   return "unknown";
 }
 
 const char* SandboxModeName(SandboxMode mode) {
   switch (mode) {
-    case SandboxMode::kOff: return "off";
-    case SandboxMode::kReadOnly: return "read_only";
-    case SandboxMode::kWorkspaceWrite: return "workspace_write";
+    case SandboxMode::kOff:
+      return "off";
+    case SandboxMode::kReadOnly:
+      return "read_only";
+    case SandboxMode::kWorkspaceWrite:
+      return "workspace_write";
   }
   return "unknown";
 }
 
 const char* NetworkPolicyName(NetworkPolicy net) {
   switch (net) {
-    case NetworkPolicy::kDeny: return "deny";
-    case NetworkPolicy::kAllow: return "allow";
+    case NetworkPolicy::kDeny:
+      return "deny";
+    case NetworkPolicy::kAllow:
+      return "allow";
   }
   return "unknown";
 }
 
 const char* BackendChoiceName(BackendChoice b) {
   switch (b) {
-    case BackendChoice::kAuto: return "auto";
-    case BackendChoice::kNative: return "native";
-    case BackendChoice::kBwrap: return "bwrap";
-    case BackendChoice::kSeatbelt: return "seatbelt";
+    case BackendChoice::kAuto:
+      return "auto";
+    case BackendChoice::kNative:
+      return "native";
+    case BackendChoice::kBwrap:
+      return "bwrap";
+    case BackendChoice::kSeatbelt:
+      return "seatbelt";
   }
   return "unknown";
 }
 
 const char* RunStatusName(RunStatus status) {
   switch (status) {
-    case RunStatus::kExited: return "exited";
-    case RunStatus::kSignaled: return "signaled";
-    case RunStatus::kTimedOut: return "timed_out";
-    case RunStatus::kDenied: return "denied";
-    case RunStatus::kSetupFailed: return "setup_failed";
+    case RunStatus::kExited:
+      return "exited";
+    case RunStatus::kSignaled:
+      return "signaled";
+    case RunStatus::kTimedOut:
+      return "timed_out";
+    case RunStatus::kDenied:
+      return "denied";
+    case RunStatus::kSetupFailed:
+      return "setup_failed";
   }
   return "unknown";
 }
 
 int RunResult::CliExitCode() const {
   switch (status) {
-    case RunStatus::kExited: return exit_code;
-    case RunStatus::kSignaled: return 128 + signal;
-    case RunStatus::kTimedOut: return 124;
-    case RunStatus::kDenied: return 126;
-    case RunStatus::kSetupFailed: return 125;
+    case RunStatus::kExited:
+      return exit_code;
+    case RunStatus::kSignaled:
+      return 128 + signal;
+    case RunStatus::kTimedOut:
+      return 124;
+    case RunStatus::kDenied:
+      return 126;
+    case RunStatus::kSetupFailed:
+      return 125;
   }
   return 125;
 }

@@ -1,9 +1,9 @@
 #include "core/paths.h"
 
+#include <fmt/format.h>
+
 #include <climits>
 #include <cstdlib>
-
-#include <fmt/format.h>
 
 #include "core/syscall_error.h"
 

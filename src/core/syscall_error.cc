@@ -1,8 +1,8 @@
 #include "core/syscall_error.h"
 
-#include <cstring>
-
 #include <fmt/format.h>
+
+#include <cstring>
 
 namespace cordon::core {
 

@@ -4,9 +4,8 @@
 // docs/cli.md).
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "cordon/capabilities.h"
 #include "cordon/policy.h"

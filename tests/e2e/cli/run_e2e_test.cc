@@ -41,9 +41,7 @@ TEST_F(RunCommand, UnknownModeIsASetupErrorNamingTheValidModes) {
   EXPECT_NE(o.err.find("read_only"), std::string::npos) << o.err;
 }
 
-TEST_F(RunCommand, MissingCommandIsASetupError) {
-  EXPECT_EQ(Cordon({"run"}).exit_code, 125);
-}
+TEST_F(RunCommand, MissingCommandIsASetupError) { EXPECT_EQ(Cordon({"run"}).exit_code, 125); }
 
 TEST_F(RunCommand, WorkspaceThatDoesNotExistIsASetupError) {
   Outcome o = Cordon({"run", "--workspace", "/nonexistent/ws", "--", "true"});
@@ -123,8 +121,8 @@ TEST_F(RunCommand, MakeBuildsACProgramInTheWorkspace) {
 TEST_F(RunCommand, GitStatusAndDiffWorkInARepositoryWorkspace) {
   // The repository is made on the host; the sandbox only reads it.
   Invocation git;
-  git.env = {"PATH=/usr/bin:/bin", "HOME=" + home_.string(), "GIT_AUTHOR_NAME=t",
-             "GIT_AUTHOR_EMAIL=t@e", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e"};
+  git.env = {"PATH=/usr/bin:/bin",   "HOME=" + home_.string(), "GIT_AUTHOR_NAME=t",
+             "GIT_AUTHOR_EMAIL=t@e", "GIT_COMMITTER_NAME=t",   "GIT_COMMITTER_EMAIL=t@e"};
   git.cwd = workspace_;
   WriteFile(workspace_ / "file.txt", "one\n");
   for (auto args : {std::vector<std::string>{"/usr/bin/git", "init", "-q"},
