@@ -8,9 +8,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 
 #include "cli/subcommands.h"
 #include "cordon/session.h"
+#include "worktree/strict_policy.h"
 #include "mcp/session_runner.h"
 #include "mcp/stdio_server.h"
 
@@ -21,12 +23,19 @@ struct McpOptions {
   SandboxFlags flags;
   std::string workspace;
   double approval_timeout_seconds = 300;
+  bool worktree = false;
 };
 
 int RunMcp(const GlobalOptions& global, const McpOptions& options) {
+  if (options.worktree) {
+    if (auto flags = worktree::CheckWorktreeFlags(options.flags.unsafe, options.flags.mode);
+        !flags) {
+      return ReportSetupError(flags.error());
+    }
+  }
   auto config = LoadConfig(global, options.flags);
   if (!config) return ReportSetupError(config.error());
-  if (config->sandbox.mode == SandboxMode::kOff) {
+  if (config->sandbox.mode == SandboxMode::kOff && !options.worktree) {
     fmt::print(stderr,
                "cordon: WARNING: serving without a sandbox (mode off): every command the model "
                "runs can write, read and connect anywhere your user can\n");
@@ -40,6 +49,17 @@ int RunMcp(const GlobalOptions& global, const McpOptions& options) {
       return kExitSetupFailed;
     }
   }
+  std::optional<worktree::LinkedWorktree> linked;
+  if (options.worktree) {
+    // Strict policy: the worktree (found from the workspace) is the only writable root.
+    auto mode = worktree::EnterWorktreeMode(*config, workspace);
+    if (!mode) return ReportSetupError(mode.error());
+    if (auto notice = worktree::DroppedRootsNotice(mode->dropped_roots); !notice.empty()) {
+      fmt::print(stderr, "cordon: {}\n", notice);
+    }
+    workspace = mode->worktree.root;
+    linked = std::move(mode->worktree);
+  }
   auto session = Session::Create(*std::move(config), workspace);
   if (!session) return ReportSetupError(session.error());
   if (!(options.approval_timeout_seconds > 0)) {
@@ -50,6 +70,7 @@ int RunMcp(const GlobalOptions& global, const McpOptions& options) {
   mcp::SessionRunner runner(*std::move(session));
   mcp::ServerOptions server_options;
   server_options.server_version = CORDON_VERSION;
+  server_options.worktree = std::move(linked);
   server_options.elicitation_timeout = std::chrono::milliseconds(
       static_cast<std::int64_t>(options.approval_timeout_seconds * 1000.0));
   fmt::print(stderr, "cordon mcp: serving on stdio, workspace {}\n", runner.Workspace().string());
@@ -75,6 +96,9 @@ Subcommand AddMcpCommand(CLI::App& root, const GlobalOptions& global) {
   app->add_option("--approval-timeout", options->approval_timeout_seconds,
                   "Seconds to wait for a person to approve an outside_sandbox request "
                   "(default 300)");
+  app->add_flag("--worktree", options->worktree,
+                "Worktree mode: the workspace must be a linked git worktree, the only writable "
+                "root (docs/mcp.md)");
   return {app, [&global, options] { return RunMcp(global, *options); }};
 }
 

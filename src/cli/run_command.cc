@@ -11,6 +11,7 @@
 #include "cli/subcommands.h"
 #include "core/paths.h"
 #include "cordon/session.h"
+#include "worktree/strict_policy.h"
 #include "report/json_report.h"
 
 namespace cordon::cli {
@@ -22,6 +23,7 @@ struct RunOptions {
   std::string shell_text;
   std::vector<std::string> argv;
   bool json = false;
+  bool worktree = false;
 };
 
 void WriteAll(int fd, std::string_view data) {
@@ -51,9 +53,15 @@ int RunRun(const GlobalOptions& global, const RunOptions& options) {
     fmt::print(stderr, "cordon: run needs either -c 'shell text' or a command after --\n");
     return kExitSetupFailed;
   }
+  if (options.worktree) {
+    if (auto flags = worktree::CheckWorktreeFlags(options.flags.unsafe, options.flags.mode);
+        !flags) {
+      return ReportSetupError(flags.error());
+    }
+  }
   auto config = LoadConfig(global, options.flags);
   if (!config) return ReportSetupError(config.error());
-  if (config->sandbox.mode == SandboxMode::kOff) {
+  if (config->sandbox.mode == SandboxMode::kOff && !options.worktree) {
     fmt::print(stderr,
                "cordon: WARNING: running without a sandbox (mode off): the command can write, "
                "read and connect anywhere your user can\n");
@@ -66,6 +74,15 @@ int RunRun(const GlobalOptions& global, const RunOptions& options) {
       fmt::print(stderr, "cordon: cannot read the current directory: {}\n", ec.message());
       return kExitSetupFailed;
     }
+  }
+  if (options.worktree) {
+    // Strict policy: the worktree (found from the workspace) is the only writable root.
+    auto mode = worktree::EnterWorktreeMode(*config, workspace);
+    if (!mode) return ReportSetupError(mode.error());
+    if (auto notice = worktree::DroppedRootsNotice(mode->dropped_roots); !notice.empty()) {
+      fmt::print(stderr, "cordon: {}\n", notice);
+    }
+    workspace = mode->worktree.root;
   }
   auto session = Session::Create(*std::move(config), workspace);
   if (!session) return ReportSetupError(session.error());
@@ -131,6 +148,9 @@ Subcommand AddRunCommand(CLI::App& root, const GlobalOptions& global) {
   app->add_option("-c", options->shell_text, "Shell text, run as /bin/sh -c TEXT");
   app->add_flag("--json", options->json, "Collect output and print one JSON result");
   app->add_option("command", options->argv, "The command and its arguments, after --");
+  app->add_flag("--worktree", options->worktree,
+                "Worktree mode: the workspace must be a linked git worktree, the only writable "
+                "root (docs/mcp.md)");
   return {app, [&global, options] { return RunRun(global, *options); }};
 }
 

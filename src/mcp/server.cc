@@ -7,6 +7,7 @@
 #include <exception>
 #include <utility>
 
+#include "mcp/git_commit_tool.h"
 #include "mcp/run_command_tool.h"
 #include "mcp/tool_schema.h"
 
@@ -99,8 +100,9 @@ void Server::Dispatch(const Request& request) {
     return;
   }
   if (method == "tools/list") {
-    sink_.Send(MakeResult(request.id,
-                          {{"tools", json::array({RunCommandTool(sandbox_, protocol_version_)})}}));
+    json tools = json::array({RunCommandTool(sandbox_, protocol_version_)});
+    if (options_.worktree) tools.push_back(GitCommitTool(protocol_version_));
+    sink_.Send(MakeResult(request.id, {{"tools", std::move(tools)}}));
   } else if (method == "tools/call") {
     CallTool(request);
   } else if (method == "logging/setLevel") {
@@ -165,7 +167,8 @@ void Server::CallTool(const Request& request) {
     return;
   }
   const std::string name = params["name"].get<std::string>();
-  if (name != kRunCommandTool) {
+  const bool git_commit = name == kGitCommitTool && options_.worktree.has_value();
+  if (name != kRunCommandTool && !git_commit) {
     sink_.Send(
         MakeError(request.id, rpc_error::kInvalidParams, fmt::format("Unknown tool: {}", name)));
     return;
@@ -179,11 +182,12 @@ void Server::CallTool(const Request& request) {
   json token = ProgressToken(params);
   const json id = request.id;
   const auto status = calls_.Start(
-      IdKey(id), [this, id, arguments = std::move(arguments),
+      IdKey(id), [this, id, git_commit, arguments = std::move(arguments),
                   token = std::move(token)](const std::shared_ptr<CancelToken>& cancel) {
         json result;
         try {
-          result = RunCommandCall(arguments, token, *cancel);
+          result = git_commit ? GitCommitCall(arguments, *options_.worktree, *cancel)
+                              : RunCommandCall(arguments, token, *cancel);
         } catch (const std::exception& e) {
           result = ToolErrorResult(fmt::format("cordon failed internally: {}", e.what()));
         }

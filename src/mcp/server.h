@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstddef>
 #include <mutex>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -23,6 +24,7 @@
 #include "mcp/lifecycle.h"
 #include "mcp/message_sink.h"
 #include "mcp/pending_requests.h"
+#include "worktree/detect.h"
 
 namespace cordon::mcp {
 
@@ -33,6 +35,8 @@ struct ServerOptions {
   std::chrono::milliseconds progress_interval{100};
   // How long Shutdown waits for cancelled commands to end.
   std::chrono::milliseconds shutdown_grace{std::chrono::seconds(10)};
+  // Worktree mode: the linked worktree git_commit commits. Unset: git_commit is not offered.
+  std::optional<worktree::LinkedWorktree> worktree;
 };
 
 class Server {

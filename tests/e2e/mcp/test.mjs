@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -41,11 +41,11 @@ after(async () => {
 });
 
 // The person in the loop: approves when the justification says APPROVE, declines otherwise.
-async function connect({ elicitation = true } = {}) {
+async function connect({ elicitation = true, args = ['mcp', '--workspace', workspace], extraEnv = {} } = {}) {
   const transport = new StdioClientTransport({
     command: cordon,
-    args: ['mcp', '--workspace', workspace],
-    env,
+    args,
+    env: { ...env, ...extraEnv },
     stderr: 'ignore',
   });
   const client = new Client(
@@ -303,4 +303,140 @@ test('EOF on stdin kills running commands and exits 0', { todo: cancelTodo }, as
   assert.equal(await s.exited, 0);
   assert.ok(Date.now() - started < 5000, 'the server took too long to exit');
   assert.equal(processesMatching('sleep 3018').length, 0);
+});
+
+// Worktree mode: a main repository with one commit and a linked worktree beside it.
+const identity = {
+  GIT_AUTHOR_NAME: 'Cordon E2E',
+  GIT_AUTHOR_EMAIL: 'e2e@cordon.invalid',
+  GIT_COMMITTER_NAME: 'Cordon E2E',
+  GIT_COMMITTER_EMAIL: 'e2e@cordon.invalid',
+};
+function git(dir, ...args) {
+  return execFileSync('git', ['-C', dir, ...args], { env: { ...env, ...identity }, encoding: 'utf8' }).trim();
+}
+const mainRepo = path.join(scratch, 'wt-main');
+const linked = path.join(scratch, 'wt-linked');
+fs.mkdirSync(mainRepo);
+git(mainRepo, 'init', '-q', '-b', 'main');
+fs.writeFileSync(path.join(mainRepo, 'README'), 'hello\n');
+git(mainRepo, 'add', 'README');
+git(mainRepo, 'commit', '-q', '-m', 'initial');
+git(mainRepo, 'worktree', 'add', '-q', '-b', 'feature', linked);
+const worktreeClient = await connect({ args: ['mcp', '--worktree', '--workspace', linked], extraEnv: identity });
+
+test('worktree mode lists git_commit; the ordinary server does not', async () => {
+  const names = (await worktreeClient.listTools()).tools.map((t) => t.name);
+  assert.deepEqual(names.sort(), ['git_commit', 'run_command']);
+  const plain = (await shared.listTools()).tools.map((t) => t.name);
+  assert.deepEqual(plain, ['run_command']);
+  const refused = await shared.callTool({ name: 'git_commit', arguments: { message: 'x' } }).catch((e) => e);
+  assert.ok(refused instanceof Error, 'git_commit must not be callable outside worktree mode');
+});
+
+test('worktree mode: a command writes the worktree, git_commit commits it onto the branch', async () => {
+  const wrote = await worktreeClient.callTool({ name: 'run_command', arguments: { command: 'echo made > made.txt' } });
+  assert.equal(wrote.structuredContent.exit_code, 0, JSON.stringify(wrote));
+  const result = await worktreeClient.callTool({ name: 'git_commit', arguments: { message: 'Add made.txt' } });
+  assert.equal(result.isError, false, JSON.stringify(result));
+  const { commit, summary } = result.structuredContent;
+  assert.match(commit, /^[0-9a-f]{40}$/);
+  assert.match(summary, /Add made\.txt/);
+  assert.equal(git(mainRepo, 'rev-parse', 'feature'), commit);
+  assert.equal(git(mainRepo, 'show', 'feature:made.txt'), 'made');
+});
+
+test('worktree mode: the main working tree and the git dir stay read-only', async () => {
+  const result = await worktreeClient.callTool({
+    name: 'run_command',
+    arguments: { command: `echo x > ${mainRepo}/planted; echo x > ${mainRepo}/.git/worktrees/wt-linked/planted` },
+  });
+  assert.notEqual(result.structuredContent.exit_code, 0);
+  assert.equal(fs.existsSync(path.join(mainRepo, 'planted')), false);
+  assert.equal(fs.existsSync(path.join(mainRepo, '.git', 'worktrees', 'wt-linked', 'planted')), false);
+});
+
+test('worktree mode: the worktree\'s .git file cannot be overwritten, removed or replaced', async () => {
+  const gitFile = path.join(linked, '.git');
+  const original = fs.readFileSync(gitFile, 'utf8');
+  for (const command of [
+    `echo "gitdir: /tmp/evil" > .git`,
+    'rm -f .git',
+    'mv .git moved-git',
+    'echo "[core]" >> .git',
+  ]) {
+    const result = await worktreeClient.callTool({ name: 'run_command', arguments: { command } });
+    assert.notEqual(result.structuredContent.exit_code, 0, `${command} succeeded`);
+    assert.equal(fs.readFileSync(gitFile, 'utf8'), original, `${command} changed .git`);
+  }
+});
+
+test('git_commit refuses an empty message and nothing to commit, as tool results', async () => {
+  fs.writeFileSync(path.join(linked, 'pending.txt'), 'pending\n');
+  const empty = await worktreeClient.callTool({ name: 'git_commit', arguments: { message: '   ' } });
+  assert.equal(empty.isError, true);
+  assert.match(empty.content[0].text, /message is empty/);
+  const committed = await worktreeClient.callTool({ name: 'git_commit', arguments: { message: 'pending' } });
+  assert.equal(committed.isError, false, JSON.stringify(committed));
+  const before = git(mainRepo, 'rev-parse', 'feature');
+  const nothing = await worktreeClient.callTool({ name: 'git_commit', arguments: { message: 'again' } });
+  assert.equal(nothing.isError, true);
+  assert.match(nothing.content[0].text, /nothing to commit/);
+  assert.equal(git(mainRepo, 'rev-parse', 'feature'), before);
+});
+
+test('worktree mode refuses a main working tree and a plain directory (exit 125)', () => {
+  for (const [dir, why] of [[mainRepo, /a main working tree, not a linked worktree/], [workspace, /not a git repository/]]) {
+    let failure;
+    try {
+      execFileSync(cordon, ['run', '--worktree', '--workspace', dir, '--', 'true'], { env, stdio: 'pipe' });
+    } catch (e) {
+      failure = e;
+    }
+    assert.ok(failure, `cordon run --worktree accepted ${dir}`);
+    assert.equal(failure.status, 125);
+    assert.match(failure.stderr.toString(), why);
+  }
+});
+
+test('worktree mode overrides a configured mode off and drops extra writable roots, saying so', () => {
+  // A config that asks for no sandbox at all and an extra writable root.
+  const offHome = path.join(scratch, 'config-off');
+  const extra = path.join(scratch, 'extra-root');
+  fs.mkdirSync(path.join(offHome, 'cordon'), { recursive: true });
+  fs.mkdirSync(extra);
+  fs.writeFileSync(
+    path.join(offHome, 'cordon', 'config.json'),
+    JSON.stringify({ sandbox: { mode: 'off', writable_roots: [extra] } }),
+  );
+  const offEnv = { ...env, XDG_CONFIG_HOME: offHome };
+  const result = spawnSync(
+    cordon,
+    ['run', '--worktree', '--workspace', linked, '-c', `echo x > ${extra}/f; echo x > ${mainRepo}/f; echo ok > in-worktree`],
+    { env: offEnv, encoding: 'utf8' },
+  );
+  assert.match(result.stderr, /ignoring the configured writable roots/);
+  assert.match(result.stderr, new RegExp(extra.replaceAll('/', '\\/')));
+  assert.equal(fs.existsSync(path.join(extra, 'f')), false, 'the dropped root was writable');
+  assert.equal(fs.existsSync(path.join(mainRepo, 'f')), false, 'mode off was not overridden');
+  assert.equal(fs.readFileSync(path.join(linked, 'in-worktree'), 'utf8'), 'ok\n');
+  // Without --worktree the same config really is unconfined: the twin that shows the override.
+  const plain = spawnSync(cordon, ['run', '--workspace', linked, '-c', `echo x > ${extra}/f`], {
+    env: offEnv,
+    encoding: 'utf8',
+  });
+  assert.equal(plain.status, 0, plain.stderr);
+  assert.equal(fs.existsSync(path.join(extra, 'f')), true);
+  fs.rmSync(path.join(linked, 'in-worktree'));
+});
+
+test('worktree mode refuses --unsafe and --mode read_only (exit 125)', () => {
+  for (const flags of [['--unsafe'], ['--mode', 'read_only']]) {
+    const result = spawnSync(cordon, ['run', '--worktree', ...flags, '--workspace', linked, '--', 'true'], {
+      env,
+      encoding: 'utf8',
+    });
+    assert.equal(result.status, 125);
+    assert.match(result.stderr, /contradicts --worktree/);
+  }
 });
