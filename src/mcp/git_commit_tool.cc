@@ -64,6 +64,12 @@ json GitCommitCall(const json& arguments, const worktree::LinkedWorktree& worktr
     case worktree::CommitStatus::kNothingToCommit:
       return ToolErrorResult("Not committed: nothing to commit (git status lists no change in "
                              "the worktree)");
+    case worktree::CommitStatus::kNestedRepository:
+      return ToolErrorResult(fmt::format(
+          "Not committed: {} is a nested git repository or submodule. git would run inside it "
+          "and read its configuration, which commands in the sandbox can change; cordon does not "
+          "commit worktrees holding one. Remove it (or ask the person to commit).",
+          outcome->detail));
     case worktree::CommitStatus::kCommitted:
       break;
   }

@@ -186,8 +186,16 @@ void Server::CallTool(const Request& request) {
                   token = std::move(token)](const std::shared_ptr<CancelToken>& cancel) {
         json result;
         try {
-          result = git_commit ? GitCommitCall(arguments, *options_.worktree, *cancel)
-                              : RunCommandCall(arguments, token, *cancel);
+          if (git_commit) {
+            std::unique_lock lock(worktree_lock_, std::try_to_lock);
+            result = lock.owns_lock()
+                         ? GitCommitCall(arguments, *options_.worktree, *cancel)
+                         : ToolErrorResult(
+                               "Not committed: a command is still running in the worktree; "
+                               "call git_commit again once it has finished");
+          } else {
+            result = RunCommandCall(arguments, token, *cancel);
+          }
         } catch (const std::exception& e) {
           result = ToolErrorResult(fmt::format("cordon failed internally: {}", e.what()));
         }

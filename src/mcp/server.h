@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstddef>
 #include <mutex>
+#include <shared_mutex>
 #include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -74,6 +75,11 @@ class Server {
   std::string protocol_version_;
   ClientFeatures client_;
   std::atomic<int> log_level_{-1};  // index into the syslog levels; -1: client did not ask
+
+  // Worktree mode: run_command holds it shared while its command runs, git_commit exclusively
+  // (or refuses), so no sandboxed command changes the worktree while git on the host reads it
+  // (checked for nested repositories, then `git add -A`).
+  std::shared_mutex worktree_lock_;
 
   PendingRequests pending_;
   CallsInFlight calls_;  // last: destroyed first, waiting for workers that use the rest

@@ -3,6 +3,9 @@
 // progress, format.
 #include <fmt/format.h>
 
+#include <mutex>
+#include <shared_mutex>
+
 #include "mcp/elicitation.h"
 #include "mcp/progress.h"
 #include "mcp/run_command_tool.h"
@@ -52,6 +55,8 @@ json Server::RunCommandCall(const json& arguments, const json& progress_token,
     outside = true;
   }
 
+  std::shared_lock<std::shared_mutex> worktree_guard;
+  if (options_.worktree) worktree_guard = std::shared_lock(worktree_lock_);
   RunResult result;
   if (progress_token.is_null()) {
     result = runner_.Run(*request, outside, cancel, {});

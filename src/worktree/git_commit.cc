@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -47,9 +48,34 @@ Result<CommitOutcome> CommitAll(const LinkedWorktree& worktree, std::string_view
                 fmt::format("the commit message is {} bytes; at most {} are accepted",
                             message.size(), kMaxCommitMessage));
   }
-  CORDON_TRY(std::string status,
-             Step(worktree, {"status", "--porcelain", "--untracked-files=all"}, options));
+  // --ignore-submodules=all: without it git status runs `git status` inside every submodule.
+  CORDON_TRY(std::string status, Step(worktree,
+                                      {"status", "--porcelain", "--untracked-files=all",
+                                       "--ignore-submodules=all"},
+                                      options));
   if (Trim(status).empty()) return CommitOutcome{CommitStatus::kNothingToCommit, {}, {}};
+  // With --untracked-files=all git lists files, except an untracked nested repository, which
+  // it shows as its directory ("?? dir/"). `git add -A` would run git inside it.
+  for (std::string_view rest = status; !rest.empty();) {
+    const auto end = rest.find('\n');
+    const std::string_view line = Trim(rest.substr(0, end));
+    rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
+    if (line.ends_with('/')) {
+      return CommitOutcome{CommitStatus::kNestedRepository, {}, {},
+                           std::string(Trim(line.substr(std::min<std::size_t>(2, line.size()))))};
+    }
+  }
+  CORDON_TRY(std::string staged, Step(worktree, {"ls-files", "--stage"}, options));
+  for (std::string_view rest = staged; !rest.empty();) {
+    const auto end = rest.find('\n');
+    const std::string_view line = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
+    if (line.starts_with("160000 ")) {
+      const auto tab = line.find('\t');
+      return CommitOutcome{CommitStatus::kNestedRepository, {}, {},
+                           std::string(tab == std::string_view::npos ? line : line.substr(tab + 1))};
+    }
+  }
 
   CORDON_TRY_VOID(Step(worktree, {"add", "-A"}, options));
   CORDON_TRY(std::string summary,

@@ -1,6 +1,9 @@
 // Committing a linked worktree's changes on the host, for the MCP tool git_commit.
 //
-//   git status --porcelain          nothing listed: nothing to commit, refused
+//   git status --porcelain --ignore-submodules=all
+//                                   nothing listed: nothing to commit, refused;
+//                                   a nested repository ("?? dir/"): refused
+//   git ls-files --stage            a gitlink (mode 160000, a submodule): refused
 //   git add -A
 //   git commit --no-verify -m MESSAGE
 //   git rev-parse HEAD              the new commit id
@@ -23,12 +26,17 @@ enum class CommitStatus {
   kCommitted,
   kEmptyMessage,     // the message is empty or blank: nothing was run
   kNothingToCommit,  // git status lists no change: nothing was committed
+  // The worktree holds a submodule (gitlink) or a nested repository (`detail` names it): git
+  // would run git inside it, reading that repository's config — which the sandboxed command
+  // could write, and which can name programs (filters, fsmonitor) git runs on the host.
+  kNestedRepository,
 };
 
 struct CommitOutcome {
   CommitStatus status = CommitStatus::kCommitted;
   std::string commit;   // kCommitted: the full id of the new commit
   std::string summary;  // kCommitted: git commit's own summary line(s)
+  std::string detail;   // kNestedRepository: the path of the nested repository or submodule
 };
 
 // Longest message accepted (git itself has no small limit; this keeps argv sane).

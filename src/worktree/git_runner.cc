@@ -66,7 +66,11 @@ std::vector<std::string> GitArgv(const std::filesystem::path& worktree,
                                    "-c",
                                    "core.fsmonitor=false",
                                    "-c",
-                                   "core.pager=cat"};
+                                   "core.pager=cat",
+                                   "-c",
+                                   "diff.ignoreSubmodules=all",
+                                   "-c",
+                                   "submodule.recurse=false"};
   argv.insert(argv.end(), args.begin(), args.end());
   return argv;
 }

@@ -440,3 +440,20 @@ test('worktree mode refuses --unsafe and --mode read_only (exit 125)', () => {
     assert.match(result.stderr, /contradicts --worktree/);
   }
 });
+
+test('git_commit refuses while a command runs in the worktree, and a nested repository', async () => {
+  const slow = worktreeClient.callTool({ name: 'run_command', arguments: { command: 'sleep 1; echo late > late.txt' } });
+  await new Promise((r) => setTimeout(r, 300));
+  const during = await worktreeClient.callTool({ name: 'git_commit', arguments: { message: 'during' } });
+  assert.equal(during.isError, true);
+  assert.match(during.content[0].text, /still running/);
+  assert.equal((await slow).structuredContent.exit_code, 0);
+  const nested = await worktreeClient.callTool({ name: 'run_command', arguments: { command: 'git init -q nested && echo a > nested/a' } });
+  assert.equal(nested.structuredContent.exit_code, 0, JSON.stringify(nested.structuredContent));
+  const refused = await worktreeClient.callTool({ name: 'git_commit', arguments: { message: 'nested' } });
+  assert.equal(refused.isError, true);
+  assert.match(refused.content[0].text, /nested\/ is a nested git repository/);
+  fs.rmSync(path.join(linked, 'nested'), { recursive: true, force: true });
+  const after = await worktreeClient.callTool({ name: 'git_commit', arguments: { message: 'late' } });
+  assert.equal(after.isError, false, JSON.stringify(after));
+});

@@ -97,6 +97,43 @@ TEST_F(CommitAllTest, RunsNoRepositoryHook) {
   EXPECT_FALSE(fs::exists(marker));
 }
 
+// A nested repository's config is writable from the sandbox and can name a clean filter that
+// `git status`/`git add` inside it would run on the host.
+void PlantNestedRepository(const fs::path& dir, const fs::path& marker) {
+  fs::create_directories(dir);
+  RepoFixture::Git(dir, "init -q");
+  RepoFixture::Git(dir, "config filter.evil.clean \"sh -c 'touch " + marker.string() + "; cat'\"");
+  RepoFixture::Write(dir / ".gitattributes", "* filter=evil\n");
+  RepoFixture::Write(dir / "a", "a\n");
+}
+
+TEST_F(CommitAllTest, RefusesAnUntrackedNestedRepositoryAndRunsNothingInside) {
+  const fs::path marker = base_ / "filter-ran";
+  PlantNestedRepository(linked_ / "sub" / "nested", marker);
+  auto outcome = CommitAll(Detected(), "Commit the nested repository");
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  EXPECT_EQ(outcome->status, CommitStatus::kNestedRepository);
+  EXPECT_EQ(outcome->detail, "sub/nested/");
+  EXPECT_FALSE(fs::exists(marker));
+  EXPECT_EQ(GitOut(main_, "rev-list --count feature"), "1");
+}
+
+TEST_F(CommitAllTest, RefusesAWorktreeWithASubmoduleAndRunsNothingInside) {
+  const fs::path marker = base_ / "filter-ran";
+  PlantNestedRepository(linked_ / "nested", marker);
+  Git(linked_ / "nested", "-c filter.evil.clean=cat add a");
+  Git(linked_ / "nested", "-c filter.evil.clean=cat -c user.name=t -c user.email=t@e commit -q -m n");
+  Git(linked_, "add nested");  // a gitlink, as an earlier commit could have made
+  fs::remove(marker);
+  Write(linked_ / "nested" / "a", "changed\n");
+  Write(linked_ / "other", "other\n");
+  auto outcome = CommitAll(Detected(), "Commit around the submodule");
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  EXPECT_EQ(outcome->status, CommitStatus::kNestedRepository);
+  EXPECT_EQ(outcome->detail, "nested");
+  EXPECT_FALSE(fs::exists(marker));
+}
+
 TEST_F(CommitAllTest, ReportsGitsOwnErrorWhenAStepFails) {
   Write(linked_ / "new.txt", "new\n");
   LinkedWorktree broken = Detected();

@@ -41,6 +41,7 @@ class RepoFixture : public ::testing::Test {
     }
   }
 
+ public:  // the helpers are also used by free functions in the tests
   static void Git(const std::filesystem::path& dir, const std::string& args) {
     const std::string command = "git -C " + Quote(dir) + " " + args + " >/dev/null 2>&1";
     ASSERT_EQ(std::system(command.c_str()), 0) << command;
@@ -60,6 +61,7 @@ class RepoFixture : public ::testing::Test {
     std::ofstream(path) << text;
   }
 
+ protected:
   std::filesystem::path base_;
   std::filesystem::path main_;
   std::filesystem::path linked_;
