@@ -14,9 +14,11 @@ if dpkg -s cordon >/dev/null 2>&1; then
   echo "deb_test.sh: a cordon package is already installed; not touching it" >&2; exit 1
 fi
 
+# Warnings stay warnings here: a distribution build must not fail on a new compiler's false
+# positive (g++ 12 -O2 reports a bogus -Wrestrict in std::string); the dev preset keeps -Werror.
 step "release build in $build"
 cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCORDON_BUILD_TESTS=OFF -DCORDON_BUILD_BENCH=OFF >/dev/null
+  -DCORDON_BUILD_TESTS=OFF -DCORDON_BUILD_BENCH=OFF -DCORDON_WERROR=OFF >/dev/null
 cmake --build "$build" -j2 --target cordon cordon_shared
 
 step "cpack -G DEB"
