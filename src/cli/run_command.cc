@@ -2,17 +2,18 @@
 // under the policy and the sandbox. Output streams through to the terminal (or is collected and
 // printed as one JSON object with --json). Exit: the command's own code; 124 timeout; 125
 // cordon could not set up; 126 denied by policy; 128+N killed by signal N.
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
 
-#include <fmt/format.h>
-
 #include "cli/subcommands.h"
-#include "core/paths.h"
+#include "cli/tty_approval.h"
 #include "cordon/session.h"
-#include "worktree/strict_policy.h"
+#include "core/paths.h"
+#include "policy/shell_quote.h"
 #include "report/json_report.h"
+#include "worktree/strict_policy.h"
 
 namespace cordon::cli {
 namespace {
@@ -24,6 +25,8 @@ struct RunOptions {
   std::vector<std::string> argv;
   bool json = false;
   bool worktree = false;
+  bool outside_sandbox = false;
+  std::string justification;
 };
 
 void WriteAll(int fd, std::string_view data) {
@@ -46,6 +49,46 @@ std::filesystem::path ChooseCwd(const std::filesystem::path& workspace) {
   auto canonical = core::Canonical(here);
   if (canonical && core::IsWithin(*canonical, workspace)) return *canonical;
   return workspace;
+}
+
+std::string CommandText(const RunOptions& options) {
+  return options.shell_text.empty() ? policy::ShellQuote(options.argv) : options.shell_text;
+}
+
+// ADR 0064 on the terminal: refuse unless the operator allows escapes, the policy allows the
+// command, and a person at the terminal approves it. Returns 0 when approved, else the exit code.
+int CheckEscapeAllowed(const Config& config, const RunOptions& options) {
+  const std::string text = CommandText(options);
+  if (options.worktree) {
+    fmt::print(stderr, "cordon: --outside-sandbox cannot be combined with --worktree\n");
+    return kExitSetupFailed;
+  }
+  if (!config.sandbox.allow_outside_sandbox) {
+    fmt::print(stderr,
+               "cordon: refused: running outside the sandbox is turned off "
+               "(sandbox.allow_outside_sandbox is false); nothing ran\n");
+    return kExitDenied;
+  }
+  // The policy applies to escapes too, and is checked before anyone is asked.
+  auto policy = Policy::Create(config.command_policy);
+  if (!policy) return ReportSetupError(policy.error());
+  if (const Decision d = policy->Evaluate(text); !d.allowed()) {
+    fmt::print(stderr, "cordon: denied by policy [{}]: {}\n", d.rule_id, d.reason);
+    return kExitDenied;
+  }
+  switch (AskOnTerminal(text, options.justification)) {
+    case Approval::kApproved:
+      return 0;
+    case Approval::kDeclined:
+      fmt::print(stderr, "cordon: refused: not approved; nothing ran\n");
+      return kExitDenied;
+    case Approval::kNoTerminal:
+      fmt::print(stderr,
+                 "cordon: refused: --outside-sandbox needs a person to approve it on a terminal, "
+                 "and there is none; nothing ran\n");
+      return kExitDenied;
+  }
+  return kExitDenied;
 }
 
 int RunRun(const GlobalOptions& global, const RunOptions& options) {
@@ -83,6 +126,13 @@ int RunRun(const GlobalOptions& global, const RunOptions& options) {
       fmt::print(stderr, "cordon: {}\n", notice);
     }
     workspace = mode->worktree.root;
+  }
+  if (options.outside_sandbox) {
+    if (int refused = CheckEscapeAllowed(*config, options); refused != 0) return refused;
+    // The person approved this one command: it runs once, unconfined (the policy still
+    // applied above); nothing is remembered for the next run.
+    config->sandbox.mode = SandboxMode::kOff;
+    fmt::print(stderr, "cordon: WARNING: approved: running this one command outside the sandbox\n");
   }
   auto session = Session::Create(*std::move(config), workspace);
   if (!session) return ReportSetupError(session.error());
@@ -147,6 +197,11 @@ Subcommand AddRunCommand(CLI::App& root, const GlobalOptions& global) {
                   "The writable workspace (default: the current directory)");
   app->add_option("-c", options->shell_text, "Shell text, run as /bin/sh -c TEXT");
   app->add_flag("--json", options->json, "Collect output and print one JSON result");
+  app->add_flag("--outside-sandbox", options->outside_sandbox,
+                "Ask the person at the terminal to approve running this one command without "
+                "the sandbox (ADR 0064); refused without a terminal");
+  app->add_option("--justification", options->justification,
+                  "Why the command must run outside the sandbox (shown to the person)");
   app->add_option("command", options->argv, "The command and its arguments, after --");
   app->add_flag("--worktree", options->worktree,
                 "Worktree mode: the workspace must be a linked git worktree, the only writable "

@@ -159,3 +159,73 @@ TEST_F(RunCommand, AServerAndClientOnTheSandboxesOwnLoopbackWorkWithNetworkDenie
 
 }  // namespace
 }  // namespace cordon::e2e
+
+namespace cordon::e2e {
+namespace {
+
+// ADR 0064 on the terminal: `cordon run --outside-sandbox` asks the person on /dev/tty.
+class OutsideSandbox : public CliTest {
+ protected:
+  // Runs cordon under `script`, which gives it a pseudo-terminal fed with `answer`.
+  Outcome WithTerminal(const std::string& cordon_args, const std::string& answer) {
+    Invocation inv;
+    inv.argv = {"/usr/bin/script", "-qec", std::string(CORDON_BINARY) + " " + cordon_args,
+                "/dev/null"};
+    inv.env = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + home_.string(), "LANG=C.UTF-8",
+               "TERM=dumb"};
+    inv.cwd = workspace_;
+    inv.stdin_data = answer;
+    return RunBinary(inv);
+  }
+  std::string TouchOutside() const {
+    return "run --outside-sandbox --justification 'needs the host' -c 'touch " + outside_.string() +
+           "'";
+  }
+
+  std::filesystem::path outside_ = tmp_.path() / "outside.txt";
+};
+
+TEST_F(OutsideSandbox, ApprovedOnTheTerminalRunsOnceUnconfined) {
+  Outcome o = WithTerminal(TouchOutside(), "y\n");
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("needs the host"), std::string::npos) << o.out;  // the prompt showed it
+  EXPECT_TRUE(std::filesystem::exists(outside_));
+}
+
+TEST_F(OutsideSandbox, DeclinedOnTheTerminalRunsNothing) {
+  Outcome o = WithTerminal(TouchOutside(), "n\n");
+  EXPECT_EQ(o.exit_code, 126) << o.out << o.err;
+  EXPECT_FALSE(std::filesystem::exists(outside_));
+}
+
+TEST_F(OutsideSandbox, WithoutATerminalItIsRefused) {
+  Invocation inv;
+  inv.argv = {"/usr/bin/setsid",           "-w", CORDON_BINARY, "run", "--outside-sandbox", "-c",
+              "touch " + outside_.string()};
+  inv.env = {"PATH=/usr/bin:/bin", "HOME=" + home_.string()};
+  inv.cwd = workspace_;
+  inv.stdin_data = "y\n";  // stdin is not a terminal: an agent could write this
+  Outcome o = RunBinary(inv);
+  EXPECT_EQ(o.exit_code, 126) << o.err;
+  EXPECT_NE(o.err.find("terminal"), std::string::npos) << o.err;
+  EXPECT_FALSE(std::filesystem::exists(outside_));
+}
+
+TEST_F(OutsideSandbox, TurnedOffByTheOperatorItIsRefusedWithoutAsking) {
+  WriteConfig(R"({"sandbox": {"allow_outside_sandbox": false}})");
+  Outcome o = WithTerminal(TouchOutside(), "y\n");
+  EXPECT_EQ(o.exit_code, 126) << o.out;
+  EXPECT_EQ(o.out.find("[y/N]"), std::string::npos) << o.out;
+  EXPECT_FALSE(std::filesystem::exists(outside_));
+}
+
+TEST_F(OutsideSandbox, ThePolicyStillAppliesBeforeAnyoneIsAsked) {
+  Outcome o =
+      WithTerminal("run --outside-sandbox -c 'sudo touch " + outside_.string() + "'", "y\n");
+  EXPECT_EQ(o.exit_code, 126) << o.out;
+  EXPECT_EQ(o.out.find("[y/N]"), std::string::npos) << o.out;
+  EXPECT_FALSE(std::filesystem::exists(outside_));
+}
+
+}  // namespace
+}  // namespace cordon::e2e
