@@ -59,11 +59,13 @@ json GitCommitCall(const json& arguments, const worktree::LinkedWorktree& worktr
   if (!outcome) return ToolErrorResult(fmt::format("Not committed: {}", outcome.error().message));
   switch (outcome->status) {
     case worktree::CommitStatus::kEmptyMessage:
-      return ToolErrorResult("Not committed: the commit message is empty; give a message that "
-                             "says what the change does");
+      return ToolErrorResult(
+          "Not committed: the commit message is empty; give a message that "
+          "says what the change does");
     case worktree::CommitStatus::kNothingToCommit:
-      return ToolErrorResult("Not committed: nothing to commit (git status lists no change in "
-                             "the worktree)");
+      return ToolErrorResult(
+          "Not committed: nothing to commit (git status lists no change in "
+          "the worktree)");
     case worktree::CommitStatus::kNestedRepository:
       return ToolErrorResult(fmt::format(
           "Not committed: {} is a nested git repository or submodule. git would run inside it "

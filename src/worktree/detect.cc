@@ -30,7 +30,8 @@ Result<std::string> ReadPointerFile(const fs::path& path) {
   }
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
-    return Fail(ErrorCode::kInvalidArgument, fmt::format("{} is not a regular file", path.string()));
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("{} is not a regular file", path.string()));
   }
   std::string data(kMaxPointerFile + 1, '\0');
   std::size_t used = 0;
@@ -53,7 +54,8 @@ Result<std::string> ReadPointerFile(const fs::path& path) {
   while (!data.empty() && (data.back() == '\n' || data.back() == '\r' || data.back() == ' ')) {
     data.pop_back();
   }
-  if (data.empty() || data.find('\n') != std::string::npos || data.find('\0') != std::string::npos) {
+  if (data.empty() || data.find('\n') != std::string::npos ||
+      data.find('\0') != std::string::npos) {
     return Fail(ErrorCode::kInvalidArgument,
                 fmt::format("{} is not a one-line git pointer file", path.string()));
   }
@@ -84,8 +86,8 @@ Error NotLinked(const fs::path& root, std::string why) {
 Result<LinkedWorktree> DetectLinkedWorktree(const fs::path& start) {
   auto canonical_start = core::Canonical(start);
   if (!canonical_start) {
-    return Fail(ErrorCode::kNotFound,
-                fmt::format("worktree mode: {}: {}", start.string(), canonical_start.error().message));
+    return Fail(ErrorCode::kNotFound, fmt::format("worktree mode: {}: {}", start.string(),
+                                                  canonical_start.error().message));
   }
   // Like git: the nearest directory (this one or an ancestor) holding a .git entry.
   fs::path root = *canonical_start;
@@ -147,7 +149,8 @@ Result<LinkedWorktree> DetectLinkedWorktree(const fs::path& start) {
   if (::lstat((found.common_dir / "HEAD").c_str(), &head) != 0 || !S_ISREG(head.st_mode) ||
       ::stat((found.common_dir / "objects").c_str(), &objects) != 0 || !S_ISDIR(objects.st_mode)) {
     return std::unexpected(NotLinked(
-        root, fmt::format("{} is not a git directory (no HEAD or objects)", found.common_dir.string())));
+        root,
+        fmt::format("{} is not a git directory (no HEAD or objects)", found.common_dir.string())));
   }
 
   // And the git dir's back pointer must name this worktree's .git file, not another's.

@@ -49,10 +49,10 @@ Result<CommitOutcome> CommitAll(const LinkedWorktree& worktree, std::string_view
                             message.size(), kMaxCommitMessage));
   }
   // --ignore-submodules=all: without it git status runs `git status` inside every submodule.
-  CORDON_TRY(std::string status, Step(worktree,
-                                      {"status", "--porcelain", "--untracked-files=all",
-                                       "--ignore-submodules=all"},
-                                      options));
+  CORDON_TRY(
+      std::string status,
+      Step(worktree, {"status", "--porcelain", "--untracked-files=all", "--ignore-submodules=all"},
+           options));
   if (Trim(status).empty()) return CommitOutcome{CommitStatus::kNothingToCommit, {}, {}};
   // With --untracked-files=all git lists files, except an untracked nested repository, which
   // it shows as its directory ("?? dir/"). `git add -A` would run git inside it.
@@ -61,7 +61,9 @@ Result<CommitOutcome> CommitAll(const LinkedWorktree& worktree, std::string_view
     const std::string_view line = Trim(rest.substr(0, end));
     rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
     if (line.ends_with('/')) {
-      return CommitOutcome{CommitStatus::kNestedRepository, {}, {},
+      return CommitOutcome{CommitStatus::kNestedRepository,
+                           {},
+                           {},
                            std::string(Trim(line.substr(std::min<std::size_t>(2, line.size()))))};
     }
   }
@@ -72,15 +74,17 @@ Result<CommitOutcome> CommitAll(const LinkedWorktree& worktree, std::string_view
     rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
     if (line.starts_with("160000 ")) {
       const auto tab = line.find('\t');
-      return CommitOutcome{CommitStatus::kNestedRepository, {}, {},
-                           std::string(tab == std::string_view::npos ? line : line.substr(tab + 1))};
+      return CommitOutcome{
+          CommitStatus::kNestedRepository,
+          {},
+          {},
+          std::string(tab == std::string_view::npos ? line : line.substr(tab + 1))};
     }
   }
 
   CORDON_TRY_VOID(Step(worktree, {"add", "-A"}, options));
   CORDON_TRY(std::string summary,
-             Step(worktree, {"commit", "--no-verify", "-m", std::string(message)},
-                  options));
+             Step(worktree, {"commit", "--no-verify", "-m", std::string(message)}, options));
   CORDON_TRY(std::string head, Step(worktree, {"rev-parse", "--verify", "HEAD"}, options));
   const std::string_view id = Trim(head);
   if (!IsObjectId(id)) {

@@ -20,14 +20,21 @@ constexpr std::string_view kDefaultPath = "/usr/local/bin:/usr/bin:/bin";
 
 // Copied from the caller when set: where git is, where the person's identity is configured,
 // and the identity variables themselves.
-constexpr std::array<std::string_view, 10> kPassed = {
-    "PATH",           "HOME",            "XDG_CONFIG_HOME",     "USER",
-    "LOGNAME",        "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",    "GIT_COMMITTER_NAME",
-    "GIT_COMMITTER_EMAIL", "TZ"};
+constexpr std::array<std::string_view, 10> kPassed = {"PATH",
+                                                      "HOME",
+                                                      "XDG_CONFIG_HOME",
+                                                      "USER",
+                                                      "LOGNAME",
+                                                      "GIT_AUTHOR_NAME",
+                                                      "GIT_AUTHOR_EMAIL",
+                                                      "GIT_COMMITTER_NAME",
+                                                      "GIT_COMMITTER_EMAIL",
+                                                      "TZ"};
 
 std::vector<std::string> CallerEnvironment() {
   std::vector<std::string> env;
-  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) env.emplace_back(*entry);
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry)
+    env.emplace_back(*entry);
   return env;
 }
 
@@ -89,29 +96,30 @@ Result<GitOutput> RunGit(const std::filesystem::path& worktree,
   CORDON_TRY(core::UniqueFd dev_null, exec::OpenDevNull());
   auto process = exec::SpawnUnsandboxed(plan, exec::MakeStdio(pipes, dev_null.get()));
   if (!process) {
-    return Fail(ErrorCode::kNotFound, fmt::format("could not start git: {}", process.error().message));
+    return Fail(ErrorCode::kNotFound,
+                fmt::format("could not start git: {}", process.error().message));
   }
   pipes.CloseWriteEnds();
   exec::SuperviseOptions supervise;
   supervise.timeout = options.timeout;
   supervise.cancel_fd = options.cancel_fd;
   supervise.output_cap = 256 * 1024;
-  RunResult result =
-      exec::Supervise(*std::move(process),
-                      exec::OutputReaders{std::move(pipes.stdout_read), std::move(pipes.stderr_read)},
-                      supervise);
+  RunResult result = exec::Supervise(
+      *std::move(process),
+      exec::OutputReaders{std::move(pipes.stdout_read), std::move(pipes.stderr_read)}, supervise);
   switch (result.status) {
     case RunStatus::kExited:
       return GitOutput{result.exit_code, std::move(result.stdout_data.data),
                        std::move(result.stderr_data.data)};
     case RunStatus::kTimedOut:
-      return Fail(ErrorCode::kSystem, fmt::format("git {} timed out after {} s; killed",
-                                                  args.empty() ? "" : args.front(),
-                                                  options.timeout.count() / 1000));
-    case RunStatus::kSignaled:
       return Fail(ErrorCode::kSystem,
-                  fmt::format("git {} was killed by signal {}{}", args.empty() ? "" : args.front(),
-                              result.signal, result.error.empty() ? "" : " (" + result.error + ")"));
+                  fmt::format("git {} timed out after {} s; killed",
+                              args.empty() ? "" : args.front(), options.timeout.count() / 1000));
+    case RunStatus::kSignaled:
+      return Fail(
+          ErrorCode::kSystem,
+          fmt::format("git {} was killed by signal {}{}", args.empty() ? "" : args.front(),
+                      result.signal, result.error.empty() ? "" : " (" + result.error + ")"));
     case RunStatus::kDenied:
     case RunStatus::kSetupFailed:
       break;

@@ -33,9 +33,10 @@ std::string DroppedRootsNotice(const std::vector<std::filesystem::path>& dropped
   if (dropped.empty()) return {};
   std::string list;
   for (const auto& root : dropped) list += (list.empty() ? "" : ", ") + root.string();
-  return fmt::format("worktree mode: ignoring the configured writable roots ({}): the worktree "
-                     "is the only writable root",
-                     list);
+  return fmt::format(
+      "worktree mode: ignoring the configured writable roots ({}): the worktree "
+      "is the only writable root",
+      list);
 }
 
 Result<WorktreeMode> EnterWorktreeMode(Config& config, const std::filesystem::path& start) {

@@ -22,7 +22,7 @@ namespace cordon::worktree {
 [[nodiscard]] Result<void> CheckWorktreeFlags(bool unsafe, std::string_view mode_flag);
 
 struct WorktreeMode {
-  LinkedWorktree worktree;                            // the workspace is worktree.root
+  LinkedWorktree worktree;                           // the workspace is worktree.root
   std::vector<std::filesystem::path> dropped_roots;  // configured roots no longer writable
 };
 

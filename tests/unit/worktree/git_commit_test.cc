@@ -122,7 +122,8 @@ TEST_F(CommitAllTest, RefusesAWorktreeWithASubmoduleAndRunsNothingInside) {
   const fs::path marker = base_ / "filter-ran";
   PlantNestedRepository(linked_ / "nested", marker);
   Git(linked_ / "nested", "-c filter.evil.clean=cat add a");
-  Git(linked_ / "nested", "-c filter.evil.clean=cat -c user.name=t -c user.email=t@e commit -q -m n");
+  Git(linked_ / "nested",
+      "-c filter.evil.clean=cat -c user.name=t -c user.email=t@e commit -q -m n");
   Git(linked_, "add nested");  // a gitlink, as an earlier commit could have made
   fs::remove(marker);
   Write(linked_ / "nested" / "a", "changed\n");
@@ -146,9 +147,9 @@ TEST_F(CommitAllTest, ReportsGitsOwnErrorWhenAStepFails) {
 }
 
 TEST(GitEnvironment, KeepsIdentityAndPathButDropsOtherGitVariables) {
-  const auto env = GitEnvironment({"PATH=/opt/bin", "HOME=/home/u", "GIT_DIR=/elsewhere",
-                                   "GIT_CONFIG_COUNT=1", "GIT_AUTHOR_NAME=A", "SECRET=x",
-                                   "GIT_COMMITTER_EMAIL=c@e"});
+  const auto env =
+      GitEnvironment({"PATH=/opt/bin", "HOME=/home/u", "GIT_DIR=/elsewhere", "GIT_CONFIG_COUNT=1",
+                      "GIT_AUTHOR_NAME=A", "SECRET=x", "GIT_COMMITTER_EMAIL=c@e"});
   EXPECT_THAT(env, Contains("PATH=/opt/bin"));
   EXPECT_THAT(env, Contains("HOME=/home/u"));
   EXPECT_THAT(env, Contains("GIT_AUTHOR_NAME=A"));

@@ -10,8 +10,8 @@
 namespace cordon::mcp {
 namespace {
 
-using ::testing::HasSubstr;
 using nlohmann::json;
+using ::testing::HasSubstr;
 using worktree::testing::RepoFixture;
 
 class GitCommitCallTest : public RepoFixture {
