@@ -13,11 +13,15 @@ fi
 stage=$(mktemp -d /tmp/cordon-unpriv.XXXXXX)
 trap 'rm -rf "$stage"' EXIT
 chmod 755 "$stage"
-cp "$build/tests/kernel/kernel_tests" "$build/tests/probe/cordon_probe" "$stage/"
+cp "$build/tests/kernel/kernel_tests" "$build/tests/unit/linux/linux_sandbox_tests" \
+  "$build/tests/probe/cordon_probe" "$stage/"
 home="$stage/home"
 mkdir -p "$home" && chown "$user" "$home"
 
 cd "$stage"
-runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" \
-  CORDON_PROBE="$stage/cordon_probe" CORDON_TEST_MUST_WORK="${CORDON_TEST_MUST_WORK:-1}" \
-  "$stage/kernel_tests" --gtest_brief=1
+for suite in kernel_tests linux_sandbox_tests; do
+  echo "-- $suite as $user"
+  runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" \
+    CORDON_PROBE="$stage/cordon_probe" CORDON_TEST_MUST_WORK="${CORDON_TEST_MUST_WORK:-1}" \
+    "$stage/$suite" --gtest_brief=1
+done

@@ -148,12 +148,14 @@ namespace cordon::e2e {
 namespace {
 
 TEST_F(RunCommand, AServerAndClientOnTheSandboxesOwnLoopbackWorkWithNetworkDenied) {
-  // The probe binds 127.0.0.1:0 inside the sandbox and connects to itself.
-  Outcome o = Cordon({"run", "--network", "deny", "--", CORDON_PROBE_BINARY, "loopback-echo"});
+  // The probe binds 127.0.0.1:0 inside the sandbox and connects to itself. It is copied into
+  // the workspace: the build tree may lie under the host's /tmp, which the sandbox hides.
+  std::filesystem::copy_file(CORDON_PROBE_BINARY, workspace_ / "probe");
+  Outcome o = Cordon({"run", "--network", "deny", "--", "./probe", "loopback-echo"});
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_EQ(o.out.rfind("ok", 0), 0u) << o.out;
   // Twin: an internet socket of another family than the loopback is refused.
-  Outcome packet = Cordon({"run", "--", CORDON_PROBE_BINARY, "socket", "packet"});
+  Outcome packet = Cordon({"run", "--", "./probe", "socket", "packet"});
   EXPECT_NE(packet.exit_code, 0) << packet.out;
 }
 

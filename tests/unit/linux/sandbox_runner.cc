@@ -35,12 +35,30 @@ bool NativeSandboxAvailable() {
   return false;
 }
 
-std::string ProbePath() { return CORDON_PROBE_PATH; }
+std::string ProbePath() {
+  // scripts/run_unprivileged.sh copies the binaries elsewhere and names the probe's new place.
+  if (const char* staged = std::getenv("CORDON_PROBE"); staged != nullptr && staged[0] != '\0') {
+    return staged;
+  }
+  return CORDON_PROBE_PATH;
+}
+
+// The build tree may lie under the host's /tmp, which the sandbox replaces with a private one:
+// run a copy of the probe from the workspace, which is always visible inside.
+std::string StageProbe(const std::filesystem::path& workspace) {
+  const std::filesystem::path staged = workspace / ".cordon_probe";
+  std::error_code ec;
+  if (!std::filesystem::exists(staged, ec)) {
+    std::filesystem::copy_file(ProbePath(), staged, ec);
+    if (ec) ADD_FAILURE() << "copy " << ProbePath() << " to " << staged << ": " << ec.message();
+  }
+  return staged.string();
+}
 
 Result<ProbeRun> RunInSandbox(const Config& config, const std::filesystem::path& workspace,
                               std::vector<std::string> command, std::vector<std::string> caller_env,
                               const std::filesystem::path& caller_home) {
-  if (!command.empty() && command[0] == "probe") command[0] = ProbePath();
+  if (!command.empty() && command[0] == "probe") command[0] = StageProbe(workspace);
   if (caller_env.empty()) {
     for (char** e = environ; *e != nullptr; ++e) caller_env.emplace_back(*e);
   }
@@ -55,7 +73,7 @@ Result<ProbeRun> RunInSandbox(const Config& config, const std::filesystem::path&
 
 Result<ProbeRun> RunPlan(plan::LaunchPlan launch_plan) {
   if (!launch_plan.argv.empty() && launch_plan.argv[0] == "probe") {
-    launch_plan.argv[0] = ProbePath();
+    launch_plan.argv[0] = StageProbe(launch_plan.workspace);
   }
   int out[2];
   if (::pipe2(out, O_CLOEXEC) != 0) return Fail(ErrorCode::kSystem, "pipe2");
