@@ -111,8 +111,9 @@ TEST(LandlockFallback, ADaemonThatCalledSetsidDiesWithTheCommand) {
   CORDON_REQUIRE_FALLBACK();
   TempDir workspace;
   auto heartbeat = workspace.path() / "heartbeat";
-  std::string script = ProbePath() + " daemonize " + heartbeat.string() + " && until [ -s " +
-                       heartbeat.string() + " ]; do sleep 0.02; done; sleep 0.1";
+  std::string script = StageProbe(workspace.path()) + " daemonize " + heartbeat.string() +
+                       " && until [ -s " + heartbeat.string() +
+                       " ]; do sleep 0.02; done; sleep 0.1";
   auto run = RunPlan(FallbackPlan(workspace.path(), {"/bin/sh", "-c", script}));
   ASSERT_EQ(Line(run), "ok");
   long after = Counter(heartbeat);

@@ -170,8 +170,9 @@ TEST(NativeHardening, ADoubleForkedDaemonDiesWithTheCommand) {
   TempDir workspace;
   auto heartbeat = workspace.path() / "heartbeat";
   // Twin first: while the command runs, the daemon it started is alive and beating.
-  std::string script = ProbePath() + " daemonize " + heartbeat.string() + " && until [ -s " +
-                       heartbeat.string() + " ]; do sleep 0.02; done; sleep 0.2";
+  std::string script = StageProbe(workspace.path()) + " daemonize " + heartbeat.string() +
+                       " && until [ -s " + heartbeat.string() +
+                       " ]; do sleep 0.02; done; sleep 0.2";
   auto run = RunInSandbox(kDefault, workspace.path(), {"/bin/sh", "-c", script});
   ASSERT_TRUE(run) << run.error().message;
   EXPECT_EQ(run->line(), "ok");

@@ -35,6 +35,9 @@ bool NativeSandboxAvailable();
   } while (0)
 
 std::string ProbePath();
+// A copy of the probe inside `workspace` (always visible in the sandbox, unlike a build tree
+// under the host's /tmp); returns its path.
+std::string StageProbe(const std::filesystem::path& workspace);
 
 // Runs `command` (argv; "probe" as argv[0] is replaced by the probe binary) in `workspace`.
 // `caller_home` is the "real" home whose credential paths are hidden.
