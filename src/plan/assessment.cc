@@ -110,8 +110,9 @@ Assessment Assess(const Config& config, const KernelFeatures& f) {
   e.network = a.network_enforced;
 
   a.unsupported = {
-      "host unix-socket isolation: pathname sockets of the host (ssh-agent, docker.sock, "
-      "D-Bus) stay connectable when network is denied",
+      "host unix-socket isolation outside /run: with network deny the host's /run (docker.sock, "
+      "D-Bus, agents in $XDG_RUNTIME_DIR) is hidden, but a pathname socket elsewhere on the "
+      "host (e.g. under the home directory) stays connectable",
       "secret path hiding beyond the built-in list and sandbox.hidden_paths (other files "
       "under the real home stay readable)",
       "git metadata protection for nested repositories below a writable root, and against "

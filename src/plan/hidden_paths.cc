@@ -40,4 +40,17 @@ std::vector<MountOp> BuildHiddenPathOps(const SandboxConfig& config,
   return ops;
 }
 
+std::vector<MountOp> BuildRuntimeDirMasks(const std::vector<std::filesystem::path>& roots) {
+  std::vector<MountOp> ops;
+  for (const char* dir : {"/run", "/var/run"}) {
+    auto canonical = core::Canonical(dir);
+    if (!canonical) continue;
+    const bool holds_root = std::any_of(roots.begin(), roots.end(), [&](const auto& root) {
+      return core::IsWithin(root, *canonical);
+    });
+    if (!holds_root) AddMask(ops, *canonical);
+  }
+  return ops;
+}
+
 }  // namespace cordon::plan

@@ -42,4 +42,12 @@ inline constexpr std::string_view kBuiltinHiddenPaths[] = {".ssh",
 std::vector<MountOp> BuildHiddenPathOps(const SandboxConfig& config,
                                         const std::filesystem::path& home);
 
+// With network deny: masks over the host's runtime directory (/run, which /var/run points to on
+// current distributions). It holds the host's pathname unix sockets — docker.sock and
+// containerd (root on the host), the D-Bus buses, database sockets, and every user's
+// $XDG_RUNTIME_DIR (/run/user/UID: ssh and gpg agents, rootless docker). A socket is network
+// access in disguise, and neither the read-only host view nor Landlock (ABI <= 7) stops
+// connect() on one. Skipped when a writable root lies inside /run (masking would hide it).
+std::vector<MountOp> BuildRuntimeDirMasks(const std::vector<std::filesystem::path>& roots);
+
 }  // namespace cordon::plan

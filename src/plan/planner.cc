@@ -99,6 +99,10 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
     // Masks after the writable binds, so a secret inside a writable root is hidden as well.
     std::vector<MountOp> hidden = BuildHiddenPathOps(config.sandbox, request.caller_home);
     plan.mounts.insert(plan.mounts.end(), hidden.begin(), hidden.end());
+    if (config.sandbox.network == NetworkPolicy::kDeny) {
+      std::vector<MountOp> runtime = BuildRuntimeDirMasks(roots);
+      plan.mounts.insert(plan.mounts.end(), runtime.begin(), runtime.end());
+    }
   }
   plan.landlock = BuildLandlock(config, a, features.landlock_abi, roots);
   plan.seccomp = SeccompSettings{.enabled = true, .sockets = a.sockets};

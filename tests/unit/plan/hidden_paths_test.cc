@@ -53,5 +53,17 @@ TEST_F(HiddenPaths, ConfiguredPathsAreAddedAndAnEmptyHomeAddsNothing) {
   EXPECT_TRUE(Has(ops, MountOpKind::kMaskFile, home_ / "token"));
 }
 
+TEST_F(HiddenPaths, TheHostRuntimeDirectoryIsMaskedOnce) {
+  auto ops = BuildRuntimeDirMasks({home_});
+  // /var/run points to /run: one mask, on the real directory.
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_TRUE(Has(ops, MountOpKind::kMaskDirectory, "/run"));
+}
+
+TEST_F(HiddenPaths, ARuntimeDirectoryHoldingAWritableRootIsNotMasked) {
+  // Masking /run would hide the writable root itself.
+  EXPECT_TRUE(BuildRuntimeDirMasks({"/run/user"}).empty());
+}
+
 }  // namespace
 }  // namespace cordon::plan

@@ -84,6 +84,23 @@ TEST(Planner, NetworkAllowCreatesNoNetNamespaceAndNoSocketFilter) {
   EXPECT_EQ(plan->landlock.scoped & linux_native::sys::kScopeAbstractUnixSocket, 0u);
 }
 
+bool MasksRun(const LaunchPlan& plan) {
+  return std::any_of(plan.mounts.begin(), plan.mounts.end(), [](const MountOp& op) {
+    return op.kind == MountOpKind::kMaskDirectory && op.path == "/run";
+  });
+}
+
+TEST(Planner, NetworkDenyHidesTheHostsRuntimeSocketsButAllowKeepsThem) {
+  auto denied = Plan(Default(), Everything(), Request());
+  ASSERT_TRUE(denied) << denied.error().message;
+  EXPECT_TRUE(MasksRun(*denied)) << "docker.sock, D-Bus and agents in /run must be hidden";
+  Config config = Default();
+  config.sandbox.network = NetworkPolicy::kAllow;
+  auto allowed = Plan(config, Everything(), Request());
+  ASSERT_TRUE(allowed) << allowed.error().message;
+  EXPECT_FALSE(MasksRun(*allowed));
+}
+
 TEST(Planner, NoNamespacesAndNoLandlockIsRefusedWithAFix) {
   KernelFeatures f = NoNamespaces(0);
   auto plan = Plan(Default(), f, Request());
