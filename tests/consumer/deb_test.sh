@@ -10,7 +10,7 @@ build=${1:-$src/build/deb}
 step() { printf '== %s\n' "$*"; }
 
 if [ "$(id -u)" -ne 0 ]; then echo "deb_test.sh: needs root (dpkg -i)" >&2; exit 1; fi
-if dpkg -s cordon >/dev/null 2>&1; then
+if dpkg-query -W -f='${Status}' cordon 2>/dev/null | grep -q 'ok installed'; then
   echo "deb_test.sh: a cordon package is already installed; not touching it" >&2; exit 1
 fi
 
@@ -34,7 +34,8 @@ done
 dpkg-deb --contents "$deb"
 
 step "dpkg -i"
-trap 'dpkg -r cordon >/dev/null 2>&1 || true' EXIT
+# Purge (dpkg -r plus its status record), so that the machine is left as it was found.
+trap 'dpkg -P cordon >/dev/null 2>&1 || true' EXIT
 dpkg -i "$deb"
 test "$(command -v cordon)" = /usr/bin/cordon
 /usr/bin/cordon --version
@@ -45,8 +46,10 @@ workspace=$(mktemp -d)
 rmdir "$workspace"
 pkg-config --exists cordon
 
-step "dpkg -r"
+step "dpkg -r / -P"
 dpkg -r cordon
+test ! -e /usr/lib/libcordon.so.0
+dpkg -P cordon
 trap - EXIT
 test ! -e /usr/bin/cordon
 step "deb test passed"
