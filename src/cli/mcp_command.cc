@@ -12,9 +12,9 @@
 
 #include "cli/subcommands.h"
 #include "cordon/session.h"
-#include "worktree/strict_policy.h"
 #include "mcp/session_runner.h"
 #include "mcp/stdio_server.h"
+#include "worktree/strict_policy.h"
 
 namespace cordon::cli {
 namespace {

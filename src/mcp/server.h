@@ -13,9 +13,9 @@
 #include <chrono>
 #include <cstddef>
 #include <mutex>
-#include <shared_mutex>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <shared_mutex>
 #include <string>
 #include <string_view>
 
