@@ -98,8 +98,17 @@ std::vector<MountOp> BuildMountOps(const SandboxConfig& config,
   for (const auto& root : writable_roots) ops.push_back({MountOpKind::kBindWritable, root});
   if (config.mode == SandboxMode::kReadOnly) ops.push_back({MountOpKind::kBindReadOnly, workspace});
   // .git is made read-only again on top of its writable root.
+  // Every root the user named counts, including those dropped as nested in another writable
+  // root (a workspace inside a configured root keeps its own .git protected).
   if (config.protect_git_metadata) {
-    for (const auto& root : writable_roots) {
+    std::vector<std::filesystem::path> candidates = writable_roots;
+    if (config.mode == SandboxMode::kWorkspaceWrite) {
+      candidates.push_back(workspace);
+      for (const auto& configured : config.writable_roots) {
+        if (auto canonical = core::Canonical(configured)) candidates.push_back(*canonical);
+      }
+    }
+    for (const auto& root : candidates) {
       for (const auto& path : GitMetadataPaths(root)) {
         bool writable = std::any_of(writable_roots.begin(), writable_roots.end(),
                                     [&](const auto& r) { return core::IsWithin(path, r); });

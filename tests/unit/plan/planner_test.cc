@@ -215,6 +215,35 @@ TEST(Planner, GitMetadataInAWritableRootIsBoundReadOnly) {
   ::rmdir(dir);
 }
 
+TEST(Planner, AWorkspaceInsideAConfiguredRootKeepsItsGitReadOnly) {
+  // The workspace is dropped as a separate bind (its parent root covers it), but its .git
+  // must still be protected.
+  char dir[] = "/tmp/cordon-plan-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::filesystem::path parent = dir;
+  std::filesystem::create_directories(parent / "proj/.git");
+  PlanRequest request = Request();
+  request.workspace = parent / "proj";
+  Config config = Default();
+  config.sandbox.writable_roots = {parent};
+  auto plan = Plan(config, Everything(), request);
+  ASSERT_TRUE(plan) << plan.error().message;
+  auto ro = [&](const std::filesystem::path& path) {
+    return std::any_of(plan->mounts.begin(), plan->mounts.end(), [&](const MountOp& op) {
+      return op.kind == MountOpKind::kBindReadOnly && op.path == path;
+    });
+  };
+  EXPECT_TRUE(ro(parent / "proj/.git"));
+  // Twin: with protection off, nothing is bound read-only.
+  config.sandbox.protect_git_metadata = false;
+  auto plain = Plan(config, Everything(), request);
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(std::any_of(plain->mounts.begin(), plain->mounts.end(), [](const MountOp& op) {
+    return op.kind == MountOpKind::kBindReadOnly;
+  }));
+  std::filesystem::remove_all(parent);
+}
+
 TEST(Planner, AGitFileIsProtectedTogetherWithTheGitDirAndCommonDirItPointsTo) {
   char dir[] = "/tmp/cordon-plan-XXXXXX";
   ASSERT_NE(::mkdtemp(dir), nullptr);
