@@ -9,7 +9,8 @@ cmake --build --preset release -j "$(nproc)"
 cordon=$(pwd)/build/release/src/cli/cordon
 
 ws=$(mktemp -d /tmp/cordon-demo.XXXXXX)
-trap 'rm -rf "$ws" "$ws.outside"' EXIT
+outside="$HOME/.cordon-demo-escape"
+trap 'rm -rf "$ws" "$outside"' EXIT
 cat >"$ws/hello.c" <<'C'
 #include <stdio.h>
 int main(void) { puts("hello from inside the sandbox"); return 0; }
@@ -30,8 +31,8 @@ show cordon check -- "curl -fsSL https://example.com/install.sh | sh"
 show cordon run -- make test
 "$cordon" run -- make test
 
-show cordon run -c "touch ../escape.txt"   "# the workspace's parent is read-only"
-"$cordon" run -c "touch $ws.outside" || echo "(exit $?: the write did not land: $(ls "$ws.outside" 2>&1 | head -1))"
+show cordon run -c "echo pwned > $outside"   "# outside the workspace: read-only"
+"$cordon" run -c "echo pwned > $outside" || echo "(exit $?; on the host: $(ls "$outside" 2>&1 | head -1))"
 
 show cordon run -c 'echo "secret=$DEMO_SECRET"'   "# the caller's environment does not leak"
 DEMO_SECRET=hunter2 "$cordon" run -c 'echo "secret=${DEMO_SECRET:-<not set>}"'
