@@ -1,0 +1,129 @@
+#include "bwrap/argv.h"
+
+#include <fmt/format.h>
+
+#include <string_view>
+
+namespace cordon::bwrap {
+namespace {
+
+class ArgvBuilder {
+ public:
+  void Add(std::string_view word) { argv_.emplace_back(word); }
+  void Add(std::string_view option, const std::filesystem::path& path) {
+    argv_.emplace_back(option);
+    argv_.push_back(path.string());
+  }
+  // bwrap's two-path options take the source in the host (old root) and the destination in
+  // the sandbox; cordon's plan keeps every path at the same place in both.
+  void Same(std::string_view option, const std::filesystem::path& path) {
+    argv_.emplace_back(option);
+    argv_.push_back(path.string());
+    argv_.push_back(path.string());
+  }
+  std::vector<std::string> Take() { return std::move(argv_); }
+
+ private:
+  std::vector<std::string> argv_;
+};
+
+// --perms applies to the next --tmpfs/--dir only (bwrap >= 0.5).
+void AddMountOp(ArgvBuilder& b, const plan::MountOp& op) {
+  switch (op.kind) {
+    case plan::MountOpKind::kBindWritable:
+      b.Same("--bind", op.path);
+      return;
+    case plan::MountOpKind::kBindReadOnly:
+      b.Same("--ro-bind", op.path);
+      return;
+    case plan::MountOpKind::kTmpfs:
+      b.Add("--perms");
+      b.Add("1777");
+      b.Add("--tmpfs", op.path);
+      return;
+    case plan::MountOpKind::kDirectory:
+      b.Add("--perms");
+      b.Add("0700");
+      b.Add("--dir", op.path);
+      return;
+    case plan::MountOpKind::kMaskDirectory:
+      // An empty directory that stays empty: a tmpfs, then the whole mount read-only.
+      b.Add("--perms");
+      b.Add("0555");
+      b.Add("--tmpfs", op.path);
+      b.Add("--remount-ro", op.path);
+      return;
+    case plan::MountOpKind::kMaskFile:
+      b.Add("--ro-bind");
+      b.Add("/dev/null");
+      b.Add(op.path.string());
+      return;
+  }
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> RenderBwrapArgv(const plan::LaunchPlan& plan,
+                                                 const BwrapInvocation& how) {
+  if (!plan.sandboxed) {
+    return Fail(ErrorCode::kInvalidArgument, "bwrap backend: plan is not sandboxed (mode off)");
+  }
+  if (!plan.namespaces.mount || !plan.namespaces.pid) {
+    return Fail(ErrorCode::kUnavailable,
+                "bwrap backend: the plan has no mount or PID namespace (Landlock-only fallback); "
+                "only the native backend can run it");
+  }
+  if (how.trampoline.empty() && (plan.landlock.abi > 0 || plan.seccomp.enabled)) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "bwrap backend: Landlock and seccomp need the in-sandbox trampoline");
+  }
+  if (plan.argv.empty()) return Fail(ErrorCode::kInvalidArgument, "bwrap backend: empty command");
+  if (how.bwrap.empty() || how.bwrap.front() != '/') {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("bwrap backend: bwrap path {:?} is not absolute", how.bwrap));
+  }
+
+  ArgvBuilder b;
+  b.Add(how.bwrap);
+  // Process tree: killed with cordon, its own session (no TIOCSTI into the caller's terminal),
+  // its own PID namespace (bwrap's init reaps; the namespace dies with the command).
+  b.Add("--die-with-parent");
+  b.Add("--new-session");
+  if (plan.namespaces.user) b.Add("--unshare-user");
+  b.Add("--unshare-pid");
+  if (plan.namespaces.net) b.Add("--unshare-net");  // bwrap brings up the private loopback
+  if (plan.namespaces.ipc) b.Add("--unshare-ipc");
+  if (plan.namespaces.uts) {
+    b.Add("--unshare-uts");
+    b.Add("--hostname");
+    b.Add(plan.hostname);
+  }
+  b.Add("--cap-drop");
+  b.Add("ALL");
+  // The host read-only (bwrap remounts every submount read-only too), a fresh /proc (bwrap
+  // keeps /proc/sys, sysrq-trigger, irq and bus read-only) and a minimal /dev.
+  b.Same("--ro-bind", "/");
+  b.Add("--proc", "/proc");
+  b.Add("--dev", "/dev");
+  b.Add("--tmpfs", "/dev/shm");
+  for (const plan::MountOp& op : plan.mounts) AddMountOp(b, op);
+  b.Add("--chdir", plan.cwd);
+  // The environment is the plan's, entirely: nothing of bwrap's own environment passes.
+  b.Add("--clearenv");
+  for (const std::string& entry : plan.env) {
+    const std::size_t eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("bwrap backend: environment entry {:?} is not NAME=value", entry));
+    }
+    b.Add("--setenv");
+    b.Add(std::string_view(entry).substr(0, eq));
+    b.Add(std::string_view(entry).substr(eq + 1));
+  }
+  b.Add("--");
+  for (const std::string& word : how.trampoline) b.Add(word);
+  for (const std::string& word : plan.argv) b.Add(word);
+  return b.Take();
+}
+
+}  // namespace cordon::bwrap

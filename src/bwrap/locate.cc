@@ -1,0 +1,170 @@
+#include "bwrap/locate.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+
+#include "core/paths.h"
+#include "core/syscall_error.h"
+#include "core/unique_fd.h"
+
+extern char** environ;
+
+namespace cordon::bwrap {
+namespace {
+
+bool ParseNumber(std::string_view& text, int& out) {
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, out);
+  if (ec != std::errc{} || ptr == text.data()) return false;
+  text.remove_prefix(static_cast<std::size_t>(ptr - text.data()));
+  return true;
+}
+
+// `bwrap --version` with an empty environment; at most 256 bytes of its output.
+Result<std::string> RunVersion(const std::filesystem::path& bwrap) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return core::FailSyscall("pipe2", "bwrap --version");
+  core::UniqueFd read_end(fds[0]);
+  core::UniqueFd write_end(fds[1]);
+  posix_spawn_file_actions_t actions;
+  ::posix_spawn_file_actions_init(&actions);
+  ::posix_spawn_file_actions_adddup2(&actions, write_end.get(), STDOUT_FILENO);
+  ::posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  const std::string path = bwrap.string();
+  char* argv[] = {const_cast<char*>(path.c_str()), const_cast<char*>("--version"), nullptr};
+  char* envp[] = {nullptr};
+  pid_t pid = 0;
+  const int rc = ::posix_spawn(&pid, path.c_str(), &actions, nullptr, argv, envp);
+  ::posix_spawn_file_actions_destroy(&actions);
+  write_end.Reset();
+  if (rc != 0) {
+    errno = rc;
+    return core::FailSyscall("posix_spawn", fmt::format("{} --version", path));
+  }
+  std::string output;
+  char buffer[256];
+  for (;;) {
+    ssize_t n = ::read(read_end.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (output.size() < 256) output.append(buffer, static_cast<std::size_t>(n));
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    return Fail(ErrorCode::kUnavailable, fmt::format("{} --version failed", path));
+  }
+  return output;
+}
+
+std::string Describe(const BwrapVersion& v) {
+  return fmt::format("{}.{}.{}", v.major, v.minor, v.patch);
+}
+
+}  // namespace
+
+Result<BwrapVersion> ParseBwrapVersion(std::string_view output) {
+  constexpr std::string_view kPrefix = "bubblewrap ";
+  std::string_view text = output;
+  if (!text.starts_with(kPrefix)) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("unexpected `bwrap --version` output {:?}", output.substr(0, 64)));
+  }
+  text.remove_prefix(kPrefix.size());
+  BwrapVersion v;
+  bool ok = ParseNumber(text, v.major) && text.starts_with('.');
+  if (ok) {
+    text.remove_prefix(1);
+    ok = ParseNumber(text, v.minor);
+  }
+  if (ok && text.starts_with('.')) {
+    text.remove_prefix(1);
+    ok = ParseNumber(text, v.patch);
+  }
+  if (!ok || !(text.empty() || text.front() == '\n' || text.front() == ' ')) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("unexpected `bwrap --version` output {:?}", output.substr(0, 64)));
+  }
+  return v;
+}
+
+Result<void> CheckTrustedPath(const std::filesystem::path& path, unsigned owner_uid,
+                              const std::vector<std::filesystem::path>& writable_roots) {
+  for (const std::filesystem::path& root : writable_roots) {
+    if (core::IsWithin(path, root)) {
+      return Fail(
+          ErrorCode::kUnavailable,
+          fmt::format("{} lies in the writable root {}: a sandboxed command could replace it",
+                      path.string(), root.string()));
+    }
+  }
+  for (std::filesystem::path p = path;; p = p.parent_path()) {
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0) return core::FailSyscall("lstat", p.string());
+    if (st.st_uid != 0 && st.st_uid != owner_uid) {
+      return Fail(
+          ErrorCode::kUnavailable,
+          fmt::format("{} belongs to uid {}, neither root nor the caller", p.string(), st.st_uid));
+    }
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+      return Fail(ErrorCode::kUnavailable,
+                  fmt::format("{} is writable by group or others (mode {:04o})", p.string(),
+                              st.st_mode & 07777));
+    }
+    if (p == p.root_path()) break;
+  }
+  return {};
+}
+
+Result<BwrapBinary> LocateBwrap(const std::filesystem::path& configured,
+                                const std::vector<std::filesystem::path>& writable_roots) {
+  std::vector<std::filesystem::path> candidates;
+  if (!configured.empty()) {
+    if (!configured.is_absolute()) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("bwrap path {} is not absolute (PATH is never searched)",
+                              configured.string()));
+    }
+    candidates.push_back(configured);
+  } else {
+    for (std::string_view location : kBwrapLocations) candidates.emplace_back(location);
+  }
+  std::string refused;
+  for (const std::filesystem::path& candidate : candidates) {
+    Result<std::filesystem::path> canonical = core::Canonical(candidate);
+    if (!canonical) continue;  // not installed there
+    if (::access(canonical->c_str(), X_OK) != 0) {
+      refused += fmt::format("; {}: not executable", canonical->string());
+      continue;
+    }
+    if (Result<void> trusted = CheckTrustedPath(*canonical, ::getuid(), writable_roots); !trusted) {
+      refused += "; " + trusted.error().message;
+      continue;
+    }
+    CORDON_TRY(std::string output, RunVersion(*canonical));
+    CORDON_TRY(BwrapVersion version, ParseBwrapVersion(output));
+    if (version < kMinimumBwrapVersion) {
+      return Fail(
+          ErrorCode::kUnavailable,
+          fmt::format("{} is bubblewrap {}; cordon needs {} or newer (upgrade the "
+                      "bubblewrap package)",
+                      canonical->string(), Describe(version), Describe(kMinimumBwrapVersion)));
+    }
+    return BwrapBinary{*canonical, version};
+  }
+  return Fail(ErrorCode::kUnavailable,
+              fmt::format("bubblewrap not found{}{} (install it: apt install bubblewrap, or set "
+                          "sandbox.bwrap_path)",
+                          configured.empty() ? " in /usr/bin, /bin or /usr/local/bin" : "",
+                          refused.empty() ? "" : fmt::format(" or not trusted{}", refused)));
+}
+
+}  // namespace cordon::bwrap
