@@ -39,10 +39,23 @@ struct PolicyConfig {
   std::vector<std::string> nested_agents;  // extra agent CLI names refused like the built-in ones
 };
 
+// Resource limits of one command (docs/limits.md, decision 0007). For the four resource limits
+// 0 means "no limit": a limit that is set must be enforced (by a cgroup or an rlimit) or the
+// run is refused; an unset one never refuses a run.
 struct LimitsConfig {
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
   // Per stream (stdout, stderr): beyond this cordon keeps the head and the tail.
   std::uint64_t output_bytes = 1024 * 1024;
+  // Memory of the whole process tree (cgroup memory.max / v1 memory.limit_in_bytes); the
+  // command is OOM-killed beyond it. Needs a usable cgroup memory controller.
+  std::uint64_t memory_bytes = 0;
+  // Processes and threads alive at once in the sandbox (cgroup pids.max, or RLIMIT_NPROC in
+  // the sandbox's own user namespace); fork/clone fails with EAGAIN beyond it.
+  std::uint64_t processes = 0;
+  // Open descriptors per process (RLIMIT_NOFILE); open/socket fail with EMFILE beyond it.
+  std::uint64_t open_files = 0;
+  // CPU time per process in seconds (RLIMIT_CPU): SIGXCPU at the limit, SIGKILL one second on.
+  std::uint64_t cpu_seconds = 0;
 };
 
 struct EnvironmentConfig {

@@ -22,7 +22,8 @@ constexpr std::string_view kSandboxKeys[] = {
     "mode",         "network", "writable_roots", "protect_git_metadata", "allow_outside_sandbox",
     "hidden_paths", "backend"};
 constexpr std::string_view kPolicyKeys[] = {"deny", "allow", "default_deny", "nested_agents"};
-constexpr std::string_view kLimitsKeys[] = {"timeout_seconds", "output_bytes"};
+constexpr std::string_view kLimitsKeys[] = {"timeout_seconds", "output_bytes", "memory_bytes",
+                                            "processes",       "open_files",   "cpu_seconds"};
 constexpr std::string_view kEnvironmentKeys[] = {"pass", "set"};
 
 std::span<const std::string_view> KeysOf(std::string_view section) {
@@ -152,6 +153,32 @@ Result<void> ReadPolicy(const Reader& reader, const Json& json, PolicyConfig& ou
   return {};
 }
 
+// An integer from `range` (or 0 when the range allows "no limit"). 2020-12 schemas count
+// 4096.0 as an integer; so does the reader.
+Result<std::uint64_t> ReadCount(const Reader& reader, const Json& value, const std::string& pointer,
+                                const CountRange& range) {
+  const std::string expected =
+      range.zero_means_none
+          ? fmt::format("0 (no limit) or an integer number of {} from {} to {}", range.unit,
+                        range.min, range.max)
+          : fmt::format("an integer number of {} from {} to {}", range.unit, range.min, range.max);
+  if (!value.is_number()) return reader.Mismatch(pointer, expected, value);
+  const double as_double = value.get<double>();
+  if (value.is_number_float() && as_double != std::floor(as_double)) {
+    return reader.Mismatch(pointer, expected, value);
+  }
+  if (value.is_number_integer() && !value.is_number_unsigned()) {
+    return reader.Mismatch(pointer, expected, value);  // negative
+  }
+  if (as_double < 0 || as_double > static_cast<double>(range.max)) {
+    return reader.Mismatch(pointer, expected, value);
+  }
+  const std::uint64_t count = value.is_number_unsigned() ? value.get<std::uint64_t>()
+                                                         : static_cast<std::uint64_t>(as_double);
+  if (!InRange(count, range)) return reader.Mismatch(pointer, expected, value);
+  return count;
+}
+
 Result<void> ReadLimits(const Reader& reader, const Json& json, LimitsConfig& out) {
   const std::string base = "/limits";
   CORDON_TRY_VOID(reader.CheckObject(json, base, kLimitsKeys));
@@ -166,24 +193,16 @@ Result<void> ReadLimits(const Reader& reader, const Json& json, LimitsConfig& ou
         return reader.Mismatch(pointer, expected, value);
       }
       out.timeout = TimeoutFromSeconds(seconds);
+    } else if (key == "output_bytes") {
+      CORDON_TRY(out.output_bytes, ReadCount(reader, value, pointer, kOutputBytesRange));
+    } else if (key == "memory_bytes") {
+      CORDON_TRY(out.memory_bytes, ReadCount(reader, value, pointer, kMemoryBytesRange));
+    } else if (key == "processes") {
+      CORDON_TRY(out.processes, ReadCount(reader, value, pointer, kProcessesRange));
+    } else if (key == "open_files") {
+      CORDON_TRY(out.open_files, ReadCount(reader, value, pointer, kOpenFilesRange));
     } else {
-      const std::string expected =
-          fmt::format("an integer number of bytes from {} to {}", kMinOutputBytes, kMaxOutputBytes);
-      if (!value.is_number()) return reader.Mismatch(pointer, expected, value);
-      double as_double = value.get<double>();
-      // 2020-12 schemas count 4096.0 as an integer; so does the reader.
-      if (value.is_number_float() && as_double != std::floor(as_double)) {
-        return reader.Mismatch(pointer, expected, value);
-      }
-      if (value.is_number_integer() && !value.is_number_unsigned()) {
-        return reader.Mismatch(pointer, expected, value);  // negative
-      }
-      if (as_double < static_cast<double>(kMinOutputBytes) ||
-          as_double > static_cast<double>(kMaxOutputBytes)) {
-        return reader.Mismatch(pointer, expected, value);
-      }
-      out.output_bytes = value.is_number_unsigned() ? value.get<std::uint64_t>()
-                                                    : static_cast<std::uint64_t>(as_double);
+      CORDON_TRY(out.cpu_seconds, ReadCount(reader, value, pointer, kCpuSecondsRange));
     }
   }
   return {};

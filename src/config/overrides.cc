@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "config/diagnostics.h"
 #include "config/resolve_paths.h"
@@ -75,6 +76,24 @@ Result<void> ApplyOverrides(Config& config, const ConfigOverrides& overrides, co
                               kSource, kMinOutputBytes, kMaxOutputBytes, *overrides.output_bytes));
     }
     result.limits.output_bytes = *overrides.output_bytes;
+  }
+  const std::tuple<const char*, const std::optional<std::uint64_t>&, std::uint64_t&,
+                   const CountRange&>
+      counts[] = {
+          {"--memory", overrides.memory_bytes, result.limits.memory_bytes, kMemoryBytesRange},
+          {"--processes", overrides.processes, result.limits.processes, kProcessesRange},
+          {"--open-files", overrides.open_files, result.limits.open_files, kOpenFilesRange},
+          {"--cpu-seconds", overrides.cpu_seconds, result.limits.cpu_seconds, kCpuSecondsRange},
+      };
+  for (const auto& [flag, value, target, range] : counts) {
+    if (!value) continue;
+    if (!InRange(*value, range)) {
+      return Fail(ErrorCode::kConfig,
+                  fmt::format("{}: {}: expected 0 (no limit) or an integer number of {} from {} "
+                              "to {}, found {}",
+                              kSource, flag, range.unit, range.min, range.max, *value));
+    }
+    target = *value;
   }
   CORDON_TRY_VOID(ValidateConfig(result, kSource));
   config = std::move(result);

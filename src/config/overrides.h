@@ -26,6 +26,10 @@ struct ConfigOverrides {
   std::optional<BackendChoice> backend;              // --backend
   std::optional<std::chrono::milliseconds> timeout;  // --timeout
   std::optional<std::uint64_t> output_bytes;
+  std::optional<std::uint64_t> memory_bytes;  // --memory (0: no limit)
+  std::optional<std::uint64_t> processes;     // --processes
+  std::optional<std::uint64_t> open_files;    // --open-files
+  std::optional<std::uint64_t> cpu_seconds;   // --cpu-seconds
   // When set, relative --writable-root / --hide values are resolved against it (the CLI passes
   // its working directory: on a command line "../cache" is unambiguous, in a file it is not).
   std::optional<std::filesystem::path> working_directory;

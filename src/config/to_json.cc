@@ -49,6 +49,10 @@ OrderedJson ToDocument(const Config& config) {
   OrderedJson limits = OrderedJson::object();
   limits["timeout_seconds"] = Seconds(config.limits.timeout);
   limits["output_bytes"] = config.limits.output_bytes;
+  limits["memory_bytes"] = config.limits.memory_bytes;
+  limits["processes"] = config.limits.processes;
+  limits["open_files"] = config.limits.open_files;
+  limits["cpu_seconds"] = config.limits.cpu_seconds;
 
   // Sorted by name: the reader returns them sorted (JSON objects are unordered), so this is the
   // one order in which writing and reading agree.

@@ -118,10 +118,20 @@ Result<void> CheckLimits(const LimitsConfig& limits, std::string_view source) {
                                   "found {} ms",
                                   kMaxTimeoutSeconds, limits.timeout.count()));
   }
-  if (limits.output_bytes < kMinOutputBytes || limits.output_bytes > kMaxOutputBytes) {
-    return FailConfig(source, "/limits/output_bytes",
-                      fmt::format("expected an integer number of bytes from {} to {}, found {}",
-                                  kMinOutputBytes, kMaxOutputBytes, limits.output_bytes));
+  const std::pair<const char*, std::pair<std::uint64_t, const CountRange*>> counts[] = {
+      {"output_bytes", {limits.output_bytes, &kOutputBytesRange}},
+      {"memory_bytes", {limits.memory_bytes, &kMemoryBytesRange}},
+      {"processes", {limits.processes, &kProcessesRange}},
+      {"open_files", {limits.open_files, &kOpenFilesRange}},
+      {"cpu_seconds", {limits.cpu_seconds, &kCpuSecondsRange}},
+  };
+  for (const auto& [key, entry] : counts) {
+    const auto& [value, range] = entry;
+    if (InRange(value, *range)) continue;
+    return FailConfig(source, fmt::format("/limits/{}", key),
+                      fmt::format("expected {}an integer number of {} from {} to {}, found {}",
+                                  range->zero_means_none ? "0 (no limit) or " : "", range->unit,
+                                  range->min, range->max, value));
   }
   return {};
 }

@@ -17,6 +17,27 @@ inline constexpr double kMaxTimeoutSeconds = 86400;  // one day
 inline constexpr std::uint64_t kMinOutputBytes = 1024;
 inline constexpr std::uint64_t kMaxOutputBytes = std::uint64_t{1} << 30;  // 1 GiB
 
+// The accepted values of an integer limit. zero_means_none: 0 is also accepted ("no limit").
+struct CountRange {
+  std::uint64_t min;
+  std::uint64_t max;
+  bool zero_means_none;
+  const char* unit;
+};
+inline constexpr CountRange kOutputBytesRange{kMinOutputBytes, kMaxOutputBytes, false, "bytes"};
+// Below 4 MiB not even a shell starts; 1 TiB is far above any machine this runs on.
+inline constexpr CountRange kMemoryBytesRange{std::uint64_t{4} << 20, std::uint64_t{1} << 40, true,
+                                              "bytes"};
+// pid_max can be at most 2^22 (PID_MAX_LIMIT).
+inline constexpr CountRange kProcessesRange{1, std::uint64_t{1} << 22, true, "processes"};
+// 3: stdin, stdout and stderr; 2^20 is the kernel's default fs.nr_open.
+inline constexpr CountRange kOpenFilesRange{3, std::uint64_t{1} << 20, true, "descriptors"};
+inline constexpr CountRange kCpuSecondsRange{1, 86400 * 7, true, "seconds"};
+
+constexpr bool InRange(std::uint64_t value, const CountRange& range) {
+  return (value == 0 && range.zero_means_none) || (value >= range.min && value <= range.max);
+}
+
 // Seconds (> 0, finite) -> milliseconds, rounded to the nearest, at least 1 ms.
 std::chrono::milliseconds TimeoutFromSeconds(double seconds);
 

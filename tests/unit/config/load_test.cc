@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config/overrides.h"
+#include "config/to_json.h"
 #include "config_matchers.h"
 #include "temp_dir.h"
 
@@ -411,6 +413,72 @@ TEST(LoadUserConfig, NeverReadsAConfigFromTheWorkingDirectory) {
   ASSERT_TRUE(config.has_value()) << config.error().message;
   EXPECT_EQ(config->sandbox.mode, SandboxMode::kWorkspaceWrite);
   EXPECT_EQ(config->sandbox.network, NetworkPolicy::kDeny);
+}
+
+}  // namespace
+}  // namespace cordon::config
+
+namespace cordon::config {
+namespace {
+
+TEST(LoadConfigLimits, ResourceLimitsDefaultToNoLimit) {
+  Result<Config> config = ParseConfigText("{}", "test.json", Env{.home = "/home/u"});
+  ASSERT_TRUE(config.has_value());
+  EXPECT_EQ(config->limits.memory_bytes, 0u);
+  EXPECT_EQ(config->limits.processes, 0u);
+  EXPECT_EQ(config->limits.open_files, 0u);
+  EXPECT_EQ(config->limits.cpu_seconds, 0u);
+}
+
+TEST(LoadConfigLimits, ResourceLimitsAreReadAndRoundTrip) {
+  Result<Config> config = ParseConfigText(
+      R"({"limits": {"memory_bytes": 268435456, "processes": 256, "open_files": 1024,
+                     "cpu_seconds": 60}})",
+      "test.json", Env{.home = "/home/u"});
+  ASSERT_TRUE(config.has_value()) << config.error().message;
+  EXPECT_EQ(config->limits.memory_bytes, 268435456u);
+  EXPECT_EQ(config->limits.processes, 256u);
+  EXPECT_EQ(config->limits.open_files, 1024u);
+  EXPECT_EQ(config->limits.cpu_seconds, 60u);
+  Result<Config> again = ParseConfigText(ToJson(*config), "again.json", Env{.home = "/home/u"});
+  ASSERT_TRUE(again.has_value()) << again.error().message;
+  EXPECT_EQ(ToJson(*again), ToJson(*config));
+}
+
+TEST(LoadConfigLimits, ResourceLimitsOutsideTheirRangesAreRefused) {
+  auto error = [](const char* text) {
+    Result<Config> config = ParseConfigText(text, "test.json", Env{.home = "/home/u"});
+    return config ? std::string() : config.error().message;
+  };
+  EXPECT_THAT(error(R"({"limits": {"memory_bytes": 1000}})"),
+              ::testing::HasSubstr("/limits/memory_bytes: expected 0 (no limit) or an integer "
+                                   "number of bytes from 4194304 to 1099511627776, found 1000"));
+  EXPECT_EQ(error(R"({"limits": {"memory_bytes": 4194304}})"), "");
+  EXPECT_THAT(error(R"({"limits": {"processes": -1}})"), ::testing::HasSubstr("found -1"));
+  EXPECT_THAT(error(R"({"limits": {"processes": 4194305}})"),
+              ::testing::HasSubstr("found 4194305"));
+  EXPECT_EQ(error(R"({"limits": {"processes": 1}})"), "");
+  EXPECT_THAT(error(R"({"limits": {"open_files": 2}})"), ::testing::HasSubstr("found 2"));
+  EXPECT_EQ(error(R"({"limits": {"open_files": 3}})"), "");
+  EXPECT_THAT(error(R"({"limits": {"cpu_seconds": 1.5}})"), ::testing::HasSubstr("found 1.5"));
+  EXPECT_THAT(error(R"({"limits": {"cpu_seconds": "10"}})"), ::testing::HasSubstr("found \"10\""));
+  EXPECT_EQ(error(R"({"limits": {"cpu_seconds": 10}})"), "");
+}
+
+TEST(ConfigOverridesLimits, FlagsSetResourceLimitsAndAreRangeChecked) {
+  Config config;
+  ConfigOverrides flags;
+  flags.memory_bytes = std::uint64_t{64} << 20;
+  flags.processes = 64;
+  ASSERT_TRUE(ApplyOverrides(config, flags, Env{.home = "/home/u"}).has_value());
+  EXPECT_EQ(config.limits.memory_bytes, std::uint64_t{64} << 20);
+  EXPECT_EQ(config.limits.processes, 64u);
+
+  ConfigOverrides bad;
+  bad.open_files = 1;
+  Result<void> refused = ApplyOverrides(config, bad, Env{.home = "/home/u"});
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_THAT(refused.error().message, ::testing::HasSubstr("--open-files"));
 }
 
 }  // namespace
