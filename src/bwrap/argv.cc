@@ -106,6 +106,11 @@ Result<std::vector<std::string>> RenderBwrapArgv(const plan::LaunchPlan& plan,
   b.Add("--proc", "/proc");
   b.Add("--dev", "/dev");
   b.Add("--tmpfs", "/dev/shm");
+  for (const auto& [source, target] : how.extra_ro_binds) {
+    b.Add("--ro-bind");
+    b.Add(source);
+    b.Add(target);
+  }
   for (const plan::MountOp& op : plan.mounts) AddMountOp(b, op);
   b.Add("--chdir", plan.cwd);
   // The environment is the plan's, entirely: nothing of bwrap's own environment passes.

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cordon/error.h"
@@ -22,6 +23,9 @@ struct BwrapInvocation {
   // Words placed between `--` and the command (e.g. cordon's trampoline and its options);
   // empty: bwrap execs the command directly (only for plans without Landlock and seccomp).
   std::vector<std::string> trampoline;
+  // Host files bound read-only into the sandbox right after /dev exists ({source, target}), e.g.
+  // the trampoline itself at a fixed path that no private tmpfs or mask can hide.
+  std::vector<std::pair<std::string, std::string>> extra_ro_binds;
 };
 
 // Fails (kUnavailable) for plans bwrap cannot express: no mount or user/PID namespace (the

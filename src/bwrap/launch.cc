@@ -1,0 +1,186 @@
+#include "bwrap/launch.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bwrap/argv.h"
+#include "bwrap/trampoline_protocol.h"
+#include "core/paths.h"
+#include "core/syscall_error.h"
+#include "linux/error_pipe.h"
+#include "linux/seccomp_filter.h"
+#include "linux/system_headers/syscalls.h"
+
+namespace cordon::bwrap {
+namespace {
+
+using core::UniqueFd;
+
+constexpr const char* kTrampolineName = "cordon-bwrap-exec";
+
+// The trampoline's options: Landlock rules as numbers and paths, seccomp from the memfd.
+std::vector<std::string> TrampolineWords(const plan::LaunchPlan& plan) {
+  std::vector<std::string> words{kTrampolineInSandbox};
+  if (plan.landlock.abi > 0) {
+    words.insert(
+        words.end(),
+        {"--landlock", std::to_string(plan.landlock.abi), std::to_string(plan.landlock.handled_fs),
+         std::to_string(plan.landlock.handled_net), std::to_string(plan.landlock.scoped)});
+    for (const auto& path : plan.landlock.writable) {
+      words.emplace_back("--writable");
+      words.push_back(path.string());
+    }
+  }
+  if (plan.seccomp.enabled) words.emplace_back("--seccomp");
+  words.emplace_back("--");
+  return words;
+}
+
+Result<UniqueFd> MemFd(const char* name) {
+  UniqueFd fd(::memfd_create(name, MFD_CLOEXEC));
+  if (!fd) return core::FailSyscall("memfd_create", name);
+  return fd;
+}
+
+Result<UniqueFd> SeccompMemFd(const plan::LaunchPlan& plan) {
+  CORDON_TRY(UniqueFd fd, MemFd("cordon-seccomp"));
+  if (!plan.seccomp.enabled) return fd;
+  CORDON_TRY(std::vector<sock_filter> program, linux_native::BuildSeccompProgram(plan.seccomp));
+  const auto* bytes = reinterpret_cast<const char*>(program.data());
+  const std::size_t size = program.size() * sizeof(sock_filter);
+  for (std::size_t done = 0; done < size;) {
+    ssize_t n = ::write(fd.get(), bytes + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return core::FailSyscall("write", "seccomp program memfd");
+    done += static_cast<std::size_t>(n);
+  }
+  return fd;
+}
+
+// What bwrap printed on its stderr (a memfd), for the error message; at most 2 KiB.
+std::string BwrapMessage(int memfd) {
+  char buffer[2048];
+  ssize_t n = ::pread(memfd, buffer, sizeof buffer - 1, 0);
+  std::string text(buffer, n > 0 ? static_cast<std::size_t>(n) : 0);
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text.empty() ? "no message" : text;
+}
+
+// Child: descriptors onto their protocol numbers, then exec bwrap. Only async-signal-safe calls:
+// the parent may be threaded (the MCP server).
+[[noreturn]] void ExecBwrap(const char* bwrap, char* const* argv, const int (&fds)[6],
+                            pid_t parent) {
+  // Die with cordon (bwrap's --die-with-parent then takes the sandbox down with it), and not
+  // at all if cordon is already gone.
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || ::getppid() != parent) ::_exit(125);
+  int high[6];
+  for (int i = 0; i < 6; ++i) {  // above every target first: no dup2 clobbers a source
+    high[i] =
+        fds[i] < 0 ? ::open("/dev/null", O_RDWR | O_CLOEXEC) : ::fcntl(fds[i], F_DUPFD_CLOEXEC, 16);
+    if (high[i] < 0) ::_exit(125);
+  }
+  for (int i = 0; i < 6; ++i) {
+    if (::dup2(high[i], i) != i) ::_exit(125);  // clears close-on-exec
+  }
+  if (linux_native::sys::CloseRange(kFirstFreeFd, ~0U, 0) != 0) ::_exit(125);
+  char* envp[] = {nullptr};
+  ::execve(bwrap, argv, envp);
+  ::_exit(125);
+}
+
+}  // namespace
+
+Result<std::filesystem::path> LocateTrampoline(
+    const std::vector<std::filesystem::path>& writable_roots) {
+  CORDON_TRY(std::filesystem::path self, core::Canonical("/proc/self/exe"));
+  const std::filesystem::path dir = self.parent_path();
+  for (const std::filesystem::path& candidate :
+       {dir / kTrampolineName, dir.parent_path() / "libexec/cordon" / kTrampolineName,
+        dir.parent_path() / "bwrap" / kTrampolineName}) {
+    Result<std::filesystem::path> canonical = core::Canonical(candidate);
+    if (!canonical || ::access(canonical->c_str(), X_OK) != 0) continue;
+    CORDON_TRY_VOID(CheckTrustedPath(*canonical, ::getuid(), writable_roots));
+    return *canonical;
+  }
+  return Fail(ErrorCode::kUnavailable,
+              fmt::format("bwrap backend: {} not found next to {} or in {}/libexec/cordon "
+                          "(reinstall cordon)",
+                          kTrampolineName, self.string(), dir.parent_path().string()));
+}
+
+Result<exec::LaunchedProcess> LaunchBwrap(const plan::LaunchPlan& plan, const exec::StdioFds& stdio,
+                                          const BwrapBinary& bwrap,
+                                          const std::filesystem::path& trampoline) {
+  BwrapInvocation how;
+  how.bwrap = bwrap.path.string();
+  how.trampoline = TrampolineWords(plan);
+  how.extra_ro_binds = {{trampoline.string(), kTrampolineInSandbox}};
+  CORDON_TRY(std::vector<std::string> words, RenderBwrapArgv(plan, how));
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+
+  CORDON_TRY(UniqueFd seccomp, SeccompMemFd(plan));
+  CORDON_TRY(UniqueFd bwrap_stderr, MemFd("cordon-bwrap-stderr"));
+  int report[2];
+  if (::pipe2(report, O_CLOEXEC) != 0) return core::FailSyscall("pipe2", "bwrap report pipe");
+  UniqueFd report_read(report[0]);
+  UniqueFd report_write(report[1]);
+
+  const int fds[6] = {stdio.stdin_fd,  stdio.stdout_fd,    bwrap_stderr.get(),
+                      stdio.stderr_fd, report_write.get(), seccomp.get()};
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) return core::FailSyscall("fork", "bwrap");
+  if (pid == 0) ExecBwrap(argv[0], argv.data(), fds, parent);
+  report_write.Reset();
+
+  // Until EOF: the start byte, then either nothing (the command runs) or a failed step.
+  std::string bytes;
+  char buffer[64];
+  for (;;) {
+    ssize_t n = ::read(report_read.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (bytes.size() < 256) bytes.append(buffer, static_cast<std::size_t>(n));
+  }
+  auto fail = [&](Error error) -> Result<exec::LaunchedProcess> {
+    ::kill(pid, SIGKILL);
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    return std::unexpected(std::move(error));
+  };
+  if (bytes.empty() || bytes[0] != kStartedByte) {
+    return fail(Error{ErrorCode::kSystem, 0,
+                      fmt::format("bwrap backend: bubblewrap could not build the sandbox: {}",
+                                  BwrapMessage(bwrap_stderr.get()))});
+  }
+  if (bytes.size() > 1) {
+    linux_native::StepReport r;
+    std::memcpy(&r, bytes.data() + 1, std::min(sizeof r, bytes.size() - 1));
+    const bool not_found =
+        r.step == linux_native::Step::kExecve && (r.err == ENOENT || r.err == EACCES);
+    return fail(Error{not_found ? ErrorCode::kNotFound : ErrorCode::kSystem, r.err,
+                      fmt::format("bwrap backend: step {}: {}{}", linux_native::StepName(r.step),
+                                  std::strerror(r.err),
+                                  not_found ? fmt::format(" ({})", plan.argv.front()) : "")});
+  }
+  UniqueFd pidfd(linux_native::sys::PidfdOpen(pid, 0));
+  if (!pidfd) return fail(core::SyscallError("pidfd_open", std::to_string(pid)));
+  exec::LaunchedProcess launched;
+  launched.pid = pid;
+  launched.pidfd = std::move(pidfd);
+  return launched;
+}
+
+}  // namespace cordon::bwrap

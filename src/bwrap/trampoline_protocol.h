@@ -1,0 +1,22 @@
+// The contract between LaunchBwrap (parent) and cordon-bwrap-exec (the trampoline bwrap runs
+// inside the sandbox): descriptor numbers, the report pipe's bytes, the in-sandbox path.
+#pragma once
+
+namespace cordon::bwrap {
+
+// Where the trampoline is bound read-only inside the sandbox: in bwrap's private /dev, which no
+// plan mount (private /tmp, masks) can cover, so a build tree under /tmp still works.
+inline constexpr const char* kTrampolineInSandbox = "/dev/.cordon-bwrap-exec";
+
+// Descriptors bwrap passes through to the trampoline (bwrap's own stderr is 2: a memfd the
+// parent reads when bwrap fails before the trampoline ran).
+inline constexpr int kCommandStderrFd = 3;  // becomes the command's 2
+inline constexpr int kReportFd = 4;         // close-on-exec: EOF after 'S' = execve succeeded
+inline constexpr int kSeccompFd = 5;        // memfd holding the BPF program (sock_filter[])
+inline constexpr int kFirstFreeFd = 6;
+
+// First byte on the report pipe: the trampoline is running (bwrap's setup succeeded). A failed
+// step follows as one linux_native::StepReport.
+inline constexpr char kStartedByte = 'S';
+
+}  // namespace cordon::bwrap
