@@ -3,6 +3,7 @@
 // value; its JSON schema is documented in docs/capabilities.md.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,17 @@
 #include "cordon/run.h"
 
 namespace cordon {
+
+// One configured limit and what enforces it on this machine (docs/capabilities.md).
+struct LimitEnforcement {
+  std::string name;         // the config key: "memory_bytes", "processes", "open_files", ...
+  std::uint64_t value = 0;  // configured value (0: no limit; timeout in milliseconds)
+  // What would enforce it when set, e.g. "cgroup v2 memory.max", "cgroup v1 pids.max",
+  // "RLIMIT_NPROC in the sandbox's user namespace", "RLIMIT_NOFILE", "supervisor".
+  // Empty: nothing on this machine can; a set limit then refuses every run.
+  std::string mechanism;
+  bool enforced = false;  // set, and enforced by `mechanism`
+};
 
 struct Capabilities {
   SandboxMode mode = SandboxMode::kWorkspaceWrite;
@@ -24,6 +36,9 @@ struct Capabilities {
   std::vector<std::string> missing;
   // Features cordon does not implement (yet); reported so a client never assumes them.
   std::vector<std::string> unsupported;
+  // Every limit of the config (timeout_seconds, output_bytes, memory_bytes, processes,
+  // open_files, cpu_seconds), in that order, with its mechanism.
+  std::vector<LimitEnforcement> limits;
 
   bool can_run() const { return missing.empty(); }
 };

@@ -35,6 +35,36 @@ struct CommandRequest {
 
 enum class RunStatus { kExited, kSignaled, kTimedOut, kDenied, kSetupFailed };
 
+// Which configured limit ended a command (RunResult::limit) or was reached during it
+// (RunResult::limits_reached). docs/limits.md.
+enum class RunLimit {
+  kNone,
+  kTimeout,    // limits.timeout_seconds: the tree was killed at the deadline
+  kOutput,     // limits.output_bytes: output was cut to its head and tail (never ends a run)
+  kMemory,     // limits.memory_bytes: the cgroup's OOM killer killed the command
+  kProcesses,  // limits.processes: a fork/clone failed (EAGAIN) at the limit
+  kCpu,        // limits.cpu_seconds: RLIMIT_CPU's SIGXCPU ended the command
+};
+
+// "none", "timeout", "output", "memory", "processes", "cpu".
+constexpr const char* RunLimitName(RunLimit limit) {
+  switch (limit) {
+    case RunLimit::kNone:
+      return "none";
+    case RunLimit::kTimeout:
+      return "timeout";
+    case RunLimit::kOutput:
+      return "output";
+    case RunLimit::kMemory:
+      return "memory";
+    case RunLimit::kProcesses:
+      return "processes";
+    case RunLimit::kCpu:
+      return "cpu";
+  }
+  return "none";
+}
+
 // Which layers of the sandbox were in force for a run (or would be, in a capabilities report).
 struct Enforcement {
   std::string backend;      // "native", "bwrap", "seatbelt", "none"
@@ -67,6 +97,12 @@ struct RunResult {
   CapturedOutput stderr_data;
   std::chrono::microseconds duration{0};
   Enforcement enforcement;
+  // The limit that ended the command (kNone: it ended on its own, by a signal from inside, or
+  // was cancelled). A timeout is also kTimedOut; a memory or cpu kill is kSignaled.
+  RunLimit limit = RunLimit::kNone;
+  // Every limit the command ran into, the one that ended it included (e.g. kProcesses for a
+  // fork bomb that was then ended by the timeout, kOutput for truncated output).
+  std::vector<RunLimit> limits_reached;
 
   // The exit code the CLI uses: own code; 124 timeout; 125 setup; 126 denied; 128+N signal.
   int CliExitCode() const;

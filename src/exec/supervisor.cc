@@ -95,7 +95,10 @@ class Supervisor {
   bool PollOnce(Clock::time_point now);
   void OnExit();
   void FailInternal(std::string message);
+  void KillAll();
+  void ReportLimits(RunResult& result) const;
   RunResult Finish();
+  RunResult FinishStatus();
 
   LaunchedProcess process_;
   const SuperviseOptions& options_;
@@ -156,9 +159,16 @@ void Supervisor::OnExit() {
   }
 }
 
+// The tree (through init or the process group) and, when there is one, the cgroup: a process
+// that left both (possible only without a PID namespace) is still in the cgroup.
+void Supervisor::KillAll() {
+  KillTree(process_);
+  if (options_.cgroup != nullptr) options_.cgroup->Kill();
+}
+
 void Supervisor::FailInternal(std::string message) {
   if (error_.empty()) error_ = std::move(message);
-  KillTree(process_);
+  KillAll();
   if (!exited_) OnExit();
 }
 
@@ -171,7 +181,7 @@ bool Supervisor::PollOnce(Clock::time_point now) {
     if (gone && *gone) {
       OnExit();
     } else {
-      KillTree(process_);
+      KillAll();
       timed_out_ = true;
     }
   }
@@ -227,7 +237,7 @@ bool Supervisor::PollOnce(Clock::time_point now) {
     if (role[i] == 4 && !exited_) {
       // Cancelled by the caller (an MCP client's notifications/cancelled): the whole tree goes
       // at once, exactly as on timeout.
-      KillTree(process_);
+      KillAll();
       cancelled_ = true;
     }
   }
@@ -250,7 +260,41 @@ RunResult Supervisor::Run() {
   return Finish();
 }
 
+// Which limits the run reached, and which one ended it. A SIGKILL with an OOM kill counted in
+// the run's own cgroup is the memory limit (the OOM killer sends SIGKILL; with v2's
+// memory.oom.group it kills init as well, so the command's status may never be reported).
+void Supervisor::ReportLimits(RunResult& result) const {
+  auto reached = [&](RunLimit limit) { result.limits_reached.push_back(limit); };
+  if (result.stdout_data.truncated_bytes > 0 || result.stderr_data.truncated_bytes > 0) {
+    reached(RunLimit::kOutput);
+  }
+  if (options_.cgroup != nullptr) {
+    const limits::CgroupEvents events = options_.cgroup->ReadEvents();
+    if (events.pids_max_reached) reached(RunLimit::kProcesses);
+    if (events.oom_killed) {
+      reached(RunLimit::kMemory);
+      if (result.status == RunStatus::kSignaled && result.signal == SIGKILL && !cancelled_) {
+        result.limit = RunLimit::kMemory;
+      }
+    }
+  }
+  if (options_.cpu_limited && result.status == RunStatus::kSignaled && result.signal == SIGXCPU) {
+    reached(RunLimit::kCpu);
+    result.limit = RunLimit::kCpu;
+  }
+  if (result.status == RunStatus::kTimedOut) {
+    reached(RunLimit::kTimeout);
+    result.limit = RunLimit::kTimeout;
+  }
+}
+
 RunResult Supervisor::Finish() {
+  RunResult result = FinishStatus();
+  ReportLimits(result);
+  return result;
+}
+
+RunResult Supervisor::FinishStatus() {
   RunResult result;
   result.stdout_data = streams_[0].capture.Finish();
   result.stderr_data = streams_[1].capture.Finish();

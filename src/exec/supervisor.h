@@ -22,6 +22,7 @@
 #include "cordon/session.h"
 #include "core/unique_fd.h"
 #include "exec/launched_process.h"
+#include "limits/cgroup.h"
 
 namespace cordon::exec {
 
@@ -39,6 +40,12 @@ struct SuperviseOptions {
   // When this descriptor (owned by the caller) becomes readable, the whole tree is killed at
   // once and the run ends as kSignaled/SIGKILL with error "cancelled". Never read. -1: none.
   int cancel_fd = -1;
+  // The run's cgroup (owned by the caller) when its limits needed one: everything in it is
+  // killed with the tree, and its counters tell whether the memory or process limit was
+  // reached (RunResult::limit, limits_reached). nullptr: no cgroup.
+  limits::RunCgroup* cgroup = nullptr;
+  // limits.cpu_seconds was applied (RLIMIT_CPU): a command ended by SIGXCPU ran out of it.
+  bool cpu_limited = false;
 };
 
 // The supervisor's read ends of the command's stdout and stderr pipes (non-blocking). The
@@ -48,9 +55,9 @@ struct OutputReaders {
   core::UniqueFd stderr_read;
 };
 
-// Runs `process` to completion. Fills status, exit_code, signal, error, stdout_data and
-// stderr_data; the caller fills decision, duration and enforcement. Never returns while the
-// launched process is unreaped: on any internal failure it kills the tree first.
+// Runs `process` to completion. Fills status, exit_code, signal, error, stdout_data,
+// stderr_data, limit and limits_reached; the caller fills decision, duration and enforcement. Never
+// returns while the launched process is unreaped: on any internal failure it kills the tree first.
 RunResult Supervise(LaunchedProcess process, OutputReaders output, const SuperviseOptions& options);
 
 }  // namespace cordon::exec

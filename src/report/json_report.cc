@@ -49,6 +49,20 @@ json RunResultToJson(const RunResult& r) {
     out["signal"] = r.signal;
   }
   if (!r.error.empty()) out["error"] = r.error;
+  out["limit"] = r.limit == RunLimit::kNone ? json(nullptr) : json(RunLimitName(r.limit));
+  json reached = json::array();
+  for (RunLimit limit : r.limits_reached) reached.push_back(RunLimitName(limit));
+  out["limits_reached"] = std::move(reached);
+  return out;
+}
+
+json LimitsToJson(const std::vector<LimitEnforcement>& limits) {
+  json out = json::object();
+  for (const LimitEnforcement& l : limits) {
+    out[l.name] = {{"value", l.value},
+                   {"enforced", l.enforced},
+                   {"mechanism", l.mechanism.empty() ? json(nullptr) : json(l.mechanism)}};
+  }
   return out;
 }
 
@@ -62,7 +76,8 @@ json CapabilitiesToJson(const Capabilities& c) {
           {"can_run", c.can_run()},
           {"missing", c.missing},
           {"unsupported", c.unsupported},
-          {"enforcement", EnforcementToJson(c.enforcement)}};
+          {"enforcement", EnforcementToJson(c.enforcement)},
+          {"limits", LimitsToJson(c.limits)}};
 }
 
 std::string Dump(const json& value, int indent) {

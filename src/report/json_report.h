@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "cordon/capabilities.h"
 #include "cordon/policy.h"
@@ -17,6 +18,8 @@ nlohmann::json DecisionToJson(const Decision& decision);
 nlohmann::json EnforcementToJson(const Enforcement& enforcement);
 nlohmann::json RunResultToJson(const RunResult& result);
 nlohmann::json CapabilitiesToJson(const Capabilities& capabilities);
+// {"memory_bytes": {"value": N, "enforced": bool, "mechanism": "..." | null}, ...}
+nlohmann::json LimitsToJson(const std::vector<LimitEnforcement>& limits);
 
 // Serialises without throwing: invalid UTF-8 in strings (command output) is replaced.
 std::string Dump(const nlohmann::json& value, int indent = -1);

@@ -68,3 +68,40 @@ TEST(JsonReport, DenialCarriesRuleAndMatchedCommand) {
 
 }  // namespace
 }  // namespace cordon::report
+
+namespace cordon::report {
+namespace {
+
+TEST(JsonReportLimits, RunResultNamesTheLimitThatEndedIt) {
+  RunResult r;
+  r.status = RunStatus::kSignaled;
+  r.signal = 9;
+  r.limit = RunLimit::kMemory;
+  r.limits_reached = {RunLimit::kProcesses, RunLimit::kMemory};
+  auto j = RunResultToJson(r);
+  EXPECT_EQ(j["limit"], "memory");
+  EXPECT_EQ(j["limits_reached"], nlohmann::json::array({"processes", "memory"}));
+}
+
+TEST(JsonReportLimits, RunResultWithoutALimitSaysNull) {
+  RunResult r;
+  r.status = RunStatus::kExited;
+  auto j = RunResultToJson(r);
+  EXPECT_TRUE(j["limit"].is_null());
+  EXPECT_TRUE(j["limits_reached"].empty());
+}
+
+TEST(JsonReportLimits, CapabilitiesListEachLimitWithItsMechanism) {
+  Capabilities c;
+  c.limits = {{"memory_bytes", 1 << 26, "cgroup v1 memory.limit_in_bytes", true},
+              {"processes", 64, "", false}};
+  auto j = CapabilitiesToJson(c);
+  EXPECT_EQ(j["limits"]["memory_bytes"]["value"], 1 << 26);
+  EXPECT_EQ(j["limits"]["memory_bytes"]["enforced"], true);
+  EXPECT_EQ(j["limits"]["memory_bytes"]["mechanism"], "cgroup v1 memory.limit_in_bytes");
+  EXPECT_EQ(j["limits"]["processes"]["enforced"], false);
+  EXPECT_TRUE(j["limits"]["processes"]["mechanism"].is_null());
+}
+
+}  // namespace
+}  // namespace cordon::report
