@@ -143,6 +143,9 @@ void Supervisor::ReadStream(Stream& stream) {
 // it is reaped, so the group kill below cannot reach a recycled id.
 void Supervisor::OnExit() {
   if (process_.kill_process_group) (void)::kill(-process_.pid, SIGKILL);
+  // Whatever is left in the run's cgroup belongs to the command that just ended, including
+  // processes that left its process group (setsid) where there is no PID namespace.
+  if (options_.cgroup != nullptr) options_.cgroup->Kill();
   Result<ExitInfo> reaped = Reap(process_);
   if (reaped) {
     exit_ = *reaped;

@@ -159,6 +159,20 @@ TEST_F(CgroupRun, TheSupervisorKillsProcessesThatLeftTheProcessGroup) {
   EXPECT_EQ(Procs(*cgroup), "");
 }
 
+TEST_F(CgroupRun, ADaemonLeftBehindByAFinishedCommandIsKilled) {
+  CREATE_OR_SKIP(cgroup, {.pids_max = 32});
+  LimitedRun run;
+  run.cgroup = cgroup.get();
+  RunResult r =
+      RunLimited({"/bin/sh", "-c", "setsid sleep 60 >/dev/null 2>&1 & exit 0"}, run, cgroup.get());
+  EXPECT_EQ(r.status, RunStatus::kExited);
+  const auto until = Clock::now() + std::chrono::seconds(2);
+  while (!Procs(*cgroup).empty() && Clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(Procs(*cgroup), "");
+}
+
 TEST(RunCgroupCreate, ARequestedControllerThatIsMissingIsRefusedWithTheFix) {
   Result<std::unique_ptr<RunCgroup>> created =
       RunCgroup::Create(CgroupSupport{}, CgroupRequest{.memory_bytes = 64 << 20});
