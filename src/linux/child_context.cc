@@ -64,7 +64,7 @@ Result<std::unique_ptr<ChildContext>> PrepareChildContext(const plan::LaunchPlan
 
   for (const plan::MountOp& op : plan.mounts) {
     const std::string& path = op.path.native();
-    ChildMount m{op.kind, c->Keep(kNewRoot + path), nullptr};
+    ChildMount m{op.kind, c->Keep(kNewRoot + path), nullptr, op.optional};
     if (op.kind == plan::MountOpKind::kBindWritable ||
         op.kind == plan::MountOpKind::kBindReadOnly) {
       m.source = c->Keep(kOldRoot + path);
@@ -88,6 +88,10 @@ Result<std::unique_ptr<ChildContext>> PrepareChildContext(const plan::LaunchPlan
   for (const auto& path : plan.landlock.writable) {
     c->landlock_writable.push_back(c->Keep(path.string()));
   }
+  for (const auto& path : plan.landlock.readable) {
+    c->landlock_readable.push_back(c->Keep(path.string()));
+  }
+  c->landlock_list_root = plan.landlock.list_root;
 
   c->seccomp = plan.seccomp.enabled;
   if (plan.seccomp.enabled) {

@@ -31,6 +31,7 @@ struct ChildMount {
   plan::MountOpKind kind;
   const char* target;  // kNewRoot + path
   const char* source;  // kOldRoot + path (binds from the host), else nullptr
+  bool optional;       // plan::MountOp::optional: skipped when the target is gone
 };
 
 struct ChildContext {
@@ -60,6 +61,8 @@ struct ChildContext {
   std::uint64_t landlock_handled_net = 0;
   std::uint64_t landlock_scoped = 0;
   std::vector<const char*> landlock_writable;
+  std::vector<const char*> landlock_readable;  // read rights beneath, opened with O_NOFOLLOW
+  bool landlock_list_root = false;             // READ_DIR beneath "/"
 
   // Without a mount namespace: the host directory holding the private HOME and TMPDIR, which
   // init removes after the command (nullptr with a mount namespace: the tmpfs vanishes).

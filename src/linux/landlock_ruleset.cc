@@ -16,8 +16,9 @@ constexpr std::uint64_t kFileRights = sys::kAccessFsExecute | sys::kAccessFsWrit
                                       sys::kAccessFsReadFile | sys::kAccessFsTruncate |
                                       sys::kAccessFsIoctlDev;
 
-StepResult AddPathRule(int ruleset, const char* path, std::uint64_t handled, int index) {
-  int fd = ::open(path, O_PATH | O_CLOEXEC);
+StepResult AddPathRule(int ruleset, const char* path, std::uint64_t handled, int index,
+                       bool follow = true) {
+  int fd = ::open(path, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
   if (fd < 0) {
     if (errno == ENOENT) return StepOk();
     return StepFailed(Step::kLandlockRule, index);
@@ -48,6 +49,17 @@ StepResult ApplyLandlock(const ChildContext& c) {
   StepResult result = StepOk();
   for (std::size_t i = 0; i < c.landlock_writable.size() && !result.failed(); ++i) {
     result = AddPathRule(fd, c.landlock_writable[i], c.landlock_handled_fs, static_cast<int>(i));
+  }
+  // The fallback's read allow-list: entries next to the hidden paths, opened without following
+  // a symlink (one swapped in after planning must not grant its target).
+  constexpr std::uint64_t kRead = sys::kAccessFsReadFile | sys::kAccessFsReadDir;
+  const int offset = static_cast<int>(c.landlock_writable.size());
+  for (std::size_t i = 0; i < c.landlock_readable.size() && !result.failed(); ++i) {
+    result = AddPathRule(fd, c.landlock_readable[i], kRead & c.landlock_handled_fs,
+                         offset + static_cast<int>(i), /*follow=*/false);
+  }
+  if (!result.failed() && c.landlock_list_root) {
+    result = AddPathRule(fd, "/", sys::kAccessFsReadDir & c.landlock_handled_fs, -1);
   }
   // No TCP port rule: with handled_access_net set, every bind and connect is refused.
   if (!result.failed() && sys::LandlockRestrictSelf(fd, 0) != 0) {

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "linux/system_headers/mount_api.h"
 #include "linux/system_headers/syscalls.h"
 
 namespace cordon::linux_native {
@@ -97,6 +98,111 @@ int ReplayOp(const ChildMount& m) {
   return -1;
 }
 
+// Closes `fd` keeping errno (the caller reports the error of the call before).
+void CloseKeepErrno(int fd) {
+  const int saved = errno;
+  ::close(fd);
+  errno = saved;
+}
+
+// Attaches the detached mount `tree` onto the inode `target` refers to, then closes `tree`.
+int AttachTree(int tree, int target) {
+  if (tree < 0) return -1;
+  const int rc =
+      sys::MoveMount(tree, "", target, "", sys::kMoveMountFEmptyPath | sys::kMoveMountTEmptyPath);
+  CloseKeepErrno(tree);
+  return rc;
+}
+
+// An empty read-only tmpfs (a directory mask), created detached and attached by descriptor.
+int MountEmptyTmpfs(int target) {
+  const int fs = sys::Fsopen("tmpfs", sys::kFsopenCloexec);
+  if (fs < 0) return -1;
+  if (sys::Fsconfig(fs, sys::kFsconfigSetString, "mode", "0555", 0) != 0 ||
+      sys::Fsconfig(fs, sys::kFsconfigCmdCreate, nullptr, nullptr, 0) != 0) {
+    CloseKeepErrno(fs);
+    return -1;
+  }
+  const int tree =
+      sys::Fsmount(fs, sys::kFsmountCloexec,
+                   static_cast<unsigned>(sys::kMountAttrRdonly | sys::kMountAttrNosuid |
+                                         sys::kMountAttrNodev | sys::kMountAttrNoexec));
+  CloseKeepErrno(fs);
+  return AttachTree(tree, target);
+}
+
+// A read-only bind of `source` (the host's /dev/null) onto the file `target`.
+int MountDevNull(const char* source, int target) {
+  const int tree = sys::OpenTree(AT_FDCWD, source, sys::kOpenTreeClone | O_CLOEXEC);
+  if (tree < 0) return -1;
+  sys::MountAttr attr{};
+  attr.attr_set = sys::kMountAttrRdonly | sys::kMountAttrNosuid;
+  if (sys::MountSetattr(tree, "", sys::kAtEmptyPath, &attr) != 0) {
+    CloseKeepErrno(tree);
+    return -1;
+  }
+  return AttachTree(tree, target);
+}
+
+// Binds the directory `target` onto itself: a mount point cannot be renamed or removed, so the
+// command cannot move a masked secret's ancestor away (for a later run to miss the mask).
+int PinDirectory(int target) {
+  return AttachTree(
+      sys::OpenTree(target, "",
+                    sys::kOpenTreeClone | sys::kAtEmptyPath | sys::kAtRecursiveTree | O_CLOEXEC),
+      target);
+}
+
+// Masks and pins: the target is resolved here, below the new root, without following any
+// symlink (ELOOP when a component became one), its type is checked against the plan (ENOTDIR /
+// EISDIR when it changed), and the mount is attached to that very inode. A required target
+// that vanished is ENOENT; an optional one is skipped.
+int ReplayResolved(const ChildMount& m) {
+  sys::OpenHow how{};
+  how.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW;
+  how.resolve = sys::kResolveNoSymlinks | sys::kResolveNoMagiclinks;
+  const int target = sys::Openat2(AT_FDCWD, m.target, &how);
+  if (target < 0) return m.optional && errno == ENOENT ? 0 : -1;
+  struct stat st;
+  int rc = -1;
+  if (::fstat(target, &st) != 0) {
+    // errno from fstat
+  } else if (S_ISLNK(st.st_mode)) {
+    // O_PATH|O_NOFOLLOW returns the symlink itself at the last component: a secret (or a
+    // directory to pin) replaced by a symlink since planning.
+    errno = ELOOP;
+  } else {
+    const bool directory = S_ISDIR(st.st_mode);
+    switch (m.kind) {
+      case MountOpKind::kMaskDirectory:
+        if (directory)
+          rc = MountEmptyTmpfs(target);
+        else
+          errno = ENOTDIR;
+        break;
+      case MountOpKind::kMaskFile:
+        if (!directory)
+          rc = MountDevNull(m.source, target);
+        else
+          errno = EISDIR;
+        break;
+      case MountOpKind::kBindWritable:
+        if (directory)
+          rc = PinDirectory(target);
+        else
+          errno = ENOTDIR;
+        break;
+      case MountOpKind::kBindReadOnly:
+      case MountOpKind::kTmpfs:
+      case MountOpKind::kDirectory:
+        errno = EINVAL;
+        break;
+    }
+  }
+  CloseKeepErrno(target);
+  return rc;
+}
+
 StepResult MountProc() {
   if (::mount("proc", "/newroot/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
     return StepFailed(Step::kProc);
@@ -180,15 +286,16 @@ StepResult BuildMountView(const ChildContext& c) {
   }
   for (std::size_t i = 0; i < c.mounts.size(); ++i) {
     const ChildMount& m = c.mounts[i];
+    const bool mask = m.kind == MountOpKind::kMaskDirectory || m.kind == MountOpKind::kMaskFile;
+    if (mask || m.optional) {
+      if (ReplayResolved(m) != 0) return StepFailed(Step::kMountOp, static_cast<int>(i));
+      continue;
+    }
     const bool needs_point = m.kind == MountOpKind::kBindWritable ||
                              m.kind == MountOpKind::kBindReadOnly || m.kind == MountOpKind::kTmpfs;
     if (needs_point && EnsureMountPoint(m.target, m.source) != 0) {
       return StepFailed(Step::kMountPoint, static_cast<int>(i));
     }
-    // A hidden path that this view does not contain (below the private /tmp) needs no mask.
-    const bool mask = m.kind == MountOpKind::kMaskDirectory || m.kind == MountOpKind::kMaskFile;
-    struct stat st;
-    if (mask && ::lstat(m.target, &st) != 0 && errno == ENOENT) continue;
     if (ReplayOp(m) != 0) return StepFailed(Step::kMountOp, static_cast<int>(i));
   }
   if (auto r = MountProc(); r.failed()) return r;

@@ -8,10 +8,12 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <memory>
+#include <utility>
 
 #include "core/syscall_error.h"
 #include "core/unique_fd.h"
@@ -60,6 +62,38 @@ Result<void> AllowOnlyFamilies(void* ctx, std::initializer_list<int> allowed) {
   return Check(seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), nr, 1,
                                 SCMP_A0(SCMP_CMP_GE, static_cast<scmp_datum_t>(next))),
                "socket family rule");
+}
+
+// Set-id bits on a file the command creates or changes (argument `arg` of `name` holds the
+// mode): a set-user-id or set-group-id file planted in a writable root runs with its owner's
+// ids when someone on the host executes it later (root's, when the caller is root).
+Result<void> DenySetidMode(void* ctx, const char* name, unsigned arg) {
+  const int nr = seccomp_syscall_resolve_name(name);
+  if (nr == __NR_SCMP_ERROR) return {};  // not on this architecture (e.g. chmod on aarch64)
+  for (scmp_datum_t bit :
+       {static_cast<scmp_datum_t>(S_ISUID), static_cast<scmp_datum_t>(S_ISGID)}) {
+    const scmp_arg_cmp cmp{arg, SCMP_CMP_MASKED_EQ, bit, bit};
+    CORDON_TRY_VOID(Check(seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, cmp), name));
+  }
+  return {};
+}
+
+Result<void> DenySetidModes(void* ctx) {
+  static constexpr std::pair<const char*, unsigned> kModeArgs[] = {
+      {"chmod", 1},  {"fchmod", 1}, {"fchmodat", 2}, {"creat", 1}, {"open", 2},
+      {"openat", 3}, {"mkdir", 1},  {"mkdirat", 2},  {"mknod", 1}, {"mknodat", 2}};
+  for (const auto& [name, arg] : kModeArgs) CORDON_TRY_VOID(DenySetidMode(ctx, name, arg));
+  // fchmodat2 (Linux 6.6) may be missing from libseccomp's table: by number (the unified
+  // table of x86_64 and aarch64). openat2 takes its mode in memory, where seccomp cannot look:
+  // ENOSYS makes callers fall back to openat.
+  constexpr int kNrFchmodat2 = 452;
+  for (scmp_datum_t bit :
+       {static_cast<scmp_datum_t>(S_ISUID), static_cast<scmp_datum_t>(S_ISGID)}) {
+    const scmp_arg_cmp cmp{2, SCMP_CMP_MASKED_EQ, bit, bit};
+    CORDON_TRY_VOID(
+        Check(seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), kNrFchmodat2, 1, cmp), "fchmodat2"));
+  }
+  return Check(seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0), "openat2");
 }
 
 Result<std::vector<sock_filter>> Export(void* ctx) {
@@ -145,6 +179,13 @@ Result<std::vector<sock_filter>> BuildSeccompProgram(const plan::SeccompSettings
                 "netlink protocol rule"));
       break;
   }
+  if (settings.refuse_unix_sockets) {
+    CORDON_TRY_VOID(
+        Check(seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
+                               SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(AF_UNIX))),
+              "AF_UNIX socket rule"));
+  }
+  if (settings.refuse_setid_modes) CORDON_TRY_VOID(DenySetidModes(ctx.get()));
   return Export(ctx.get());
 }
 

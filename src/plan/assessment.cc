@@ -66,10 +66,17 @@ Assessment Assess(const Config& config, const KernelFeatures& f) {
                     "available: {}; {}",
                     SandboxModeName(sandbox.mode), WhyNoNamespaces(f), WhyNoLandlock(f)));
   } else if (!use_ns) {
-    // Launch supports a Landlock-only plan, but it can neither mask credential paths nor keep
-    // .git read-only; which of those the fallback refuses is issue 4's decision.
-    a.missing.push_back(fmt::format(
-        "the Landlock-only fallback (no namespaces) is not enabled yet: {}", WhyNoNamespaces(f)));
+    // The Landlock-only fallback (docs/decisions/0005). Landlock rights granted on a directory
+    // cover everything beneath it, so a .git inside a writable root cannot be excluded (nor
+    // its creation refused): fail closed instead of running with unprotected git metadata.
+    a.fallback = true;
+    if (sandbox.mode == SandboxMode::kWorkspaceWrite && sandbox.protect_git_metadata) {
+      a.missing.push_back(fmt::format(
+          "protect_git_metadata needs a mount namespace (Landlock cannot keep .git read-only "
+          "inside a writable workspace), and {} (fix: enable user namespaces, or set "
+          "sandbox.protect_git_metadata to false to accept that the command may write .git)",
+          WhyNoNamespaces(f)));
+    }
   }
   if (!f.seccomp) {
     a.missing.push_back(
@@ -110,14 +117,43 @@ Assessment Assess(const Config& config, const KernelFeatures& f) {
   e.network = a.network_enforced;
 
   a.unsupported = {
-      "host unix-socket isolation outside /run: with network deny the host's /run (docker.sock, "
-      "D-Bus, agents in $XDG_RUNTIME_DIR) is hidden, but a pathname socket elsewhere on the "
-      "host (e.g. under the home directory) stays connectable",
       "secret path hiding beyond the built-in list and sandbox.hidden_paths (other files "
       "under the real home stay readable)",
       "git metadata protection for nested repositories below a writable root, and against "
       "creating a .git where none exists",
   };
+  if (f.landlock_abi < 9) {
+    a.unsupported.push_back(
+        a.fallback ? "unix sockets: without a mount namespace and Landlock ABI 9 the command "
+                     "cannot create AF_UNIX sockets (socket(AF_UNIX) is refused so that no host "
+                     "socket is reachable; socketpair works)"
+                   : "host unix sockets bound after the command started, outside /run, /tmp "
+                     "and /var/tmp, are not hidden (those listening at the start are; Landlock "
+                     "ABI 9 closes this)");
+  }
+  if (f.landlock_abi < 6) {
+    a.unsupported.push_back(
+        a.namespaces.net ? "abstract unix sockets are isolated by the network namespace only"
+                         : "abstract unix sockets of the host stay reachable (needs a network "
+                           "namespace or Landlock ABI 6)");
+  }
+  if (a.fallback) {
+    a.unsupported.insert(
+        a.unsupported.end(),
+        {"fallback without namespaces: no PID namespace (the command sees the host's processes; "
+         "its tree is killed by process group and a subreaper sweep, a process that leaves "
+         "the group by setsid and double fork is reaped only while init lives)",
+         "fallback without namespaces: /tmp is the host's and read-only to the command "
+         "(TMPDIR and HOME point to a private directory)",
+         "fallback without namespaces: hidden paths are enforced by a Landlock read allow-list "
+         "(their names stay listable, their contents are unreadable)",
+         "fallback without namespaces: root-only files stay readable to a root caller"});
+    if (f.landlock_abi < 6) {
+      a.unsupported.push_back(
+          "fallback without namespaces: the command can signal the caller's other processes "
+          "(Landlock ABI 6 scopes signals)");
+    }
+  }
   return a;
 }
 

@@ -17,6 +17,7 @@ struct Assessment {
   Enforcement enforcement;  // layers in force (backend "native" or "none")
   Namespaces namespaces;
   SocketPolicy sockets = SocketPolicy::kAny;
+  bool fallback = false;      // no namespaces: Landlock + seccomp only (docs/decisions/0005)
   bool landlock_tcp = false;  // Landlock denies TCP (network deny without a net namespace)
   bool filesystem_enforced = false;
   bool network_enforced = false;

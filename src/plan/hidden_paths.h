@@ -1,8 +1,9 @@
 // Credential locations hidden from the sandboxed command: they appear empty (a directory) or
 // as an empty file, in every sandboxed mode and whatever the network setting. The built-in
 // list covers the usual secret stores under the real home; users add paths in their config
-// (sandbox.hidden_paths). Issue 4 owns the list and its documentation; the mechanism (mask
-// mount operations) lives here and in src/linux/mount_view.cc.
+// (sandbox.hidden_paths). The mechanism is a mask mount (src/linux/mount_view.cc) or, without a
+// mount namespace, a Landlock read allow-list that leaves the hidden paths out
+// (docs/decisions/0004-hidden-paths-and-host-sockets.md).
 #pragma once
 
 #include <filesystem>
@@ -14,7 +15,7 @@
 
 namespace cordon::plan {
 
-// Relative to the caller's real home.
+// Relative to each of the caller's homes.
 inline constexpr std::string_view kBuiltinHiddenPaths[] = {".ssh",
                                                            ".gnupg",
                                                            ".aws",
@@ -35,19 +36,35 @@ inline constexpr std::string_view kBuiltinHiddenPaths[] = {".ssh",
                                                            ".codex/auth.json",
                                                            ".gemini/oauth_creds.json"};
 
-// Mask operations for the built-in list under `home` (skipped when empty) and the configured
-// absolute paths. A path is checked with lstat: a directory becomes kMaskDirectory, anything
-// else kMaskFile; a symlink is followed (realpath) and its target is masked; paths that do not
-// exist are skipped (the read-only host view cannot gain them during the run).
-std::vector<MountOp> BuildHiddenPathOps(const SandboxConfig& config,
-                                        const std::filesystem::path& home);
+// The caller's homes: `home` ($HOME) and, when it differs, the home of the effective user in
+// the password database (a caller may run with HOME pointing elsewhere; the secrets stay in
+// the passwd home). Canonical; missing ones are left out.
+std::vector<std::filesystem::path> CallerHomes(const std::filesystem::path& home);
 
-// With network deny: masks over the host's runtime directory (/run, which /var/run points to on
-// current distributions). It holds the host's pathname unix sockets — docker.sock and
-// containerd (root on the host), the D-Bus buses, database sockets, and every user's
-// $XDG_RUNTIME_DIR (/run/user/UID: ssh and gpg agents, rootless docker). A socket is network
-// access in disguise, and neither the read-only host view nor Landlock (ABI <= 7) stops
-// connect() on one. Skipped when a writable root lies inside /run (masking would hide it).
-std::vector<MountOp> BuildRuntimeDirMasks(const std::vector<std::filesystem::path>& roots);
+// One existing hidden path: canonical (a symlinked secret is hidden at its target) and typed.
+struct HiddenTarget {
+  std::filesystem::path path;
+  bool directory = false;
+};
+
+// The built-in list under each home and the configured absolute paths that exist now.
+std::vector<HiddenTarget> FindHiddenTargets(const SandboxConfig& config,
+                                            const std::vector<std::filesystem::path>& homes);
+
+// Mask operations for `targets` that the sandbox's view contains (a path below the private
+// /tmp or /var/tmp is only there when a writable root holds it). Each mask is required: a
+// target that vanishes or changes type before the mount fails the run. A target inside a
+// writable root gets its ancestors below that root pinned first (bound onto themselves): a
+// mount point cannot be renamed, so the command cannot move a secret out from under its mask
+// for a later run.
+std::vector<MountOp> BuildHiddenPathOps(const std::vector<HiddenTarget>& targets,
+                                        const std::vector<std::filesystem::path>& writable_roots,
+                                        const std::filesystem::path& workspace);
+
+// For the fallback without a mount namespace: paths beneath which reads are allowed so that
+// everything is readable except `targets`. For each ancestor directory of a target, every
+// entry that is neither a target nor another such ancestor (symlinks are left out: a read
+// through one is checked at its target).
+std::vector<std::filesystem::path> ReadAllowList(const std::vector<HiddenTarget>& targets);
 
 }  // namespace cordon::plan

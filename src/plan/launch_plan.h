@@ -54,6 +54,11 @@ enum class MountOpKind {
 struct MountOp {
   MountOpKind kind = MountOpKind::kTmpfs;
   std::filesystem::path path;
+  // Masks and pins are resolved in the child without following any symlink, and a mask whose
+  // target changed type (a directory became a file or a symlink) fails the run. A required
+  // target that vanished since planning fails the run too; an optional one (an entry of the
+  // host's /run, a host socket, an ancestor pin) is skipped: its absence hides nothing.
+  bool optional = false;
 };
 
 // Landlock ruleset, already clamped to the probed ABI. abi == 0: not applied.
@@ -61,8 +66,13 @@ struct LandlockRules {
   int abi = 0;
   std::uint64_t handled_fs = 0;                 // write-ish rights: denied unless ruled
   std::vector<std::filesystem::path> writable;  // every handled right beneath each path
-  std::uint64_t handled_net = 0;                // TCP bind/connect: denied (no port rules)
-  std::uint64_t scoped = 0;                     // signal / abstract-unix-socket scoping
+  // Read allow-list (the fallback without a mount namespace, which cannot mask hidden paths):
+  // when handled_fs includes the read rights, reads are allowed beneath each of these paths
+  // (opened without following a symlink) and nowhere else except the writable paths.
+  std::vector<std::filesystem::path> readable;
+  bool list_root = false;         // READ_DIR beneath "/" (names stay listable, contents do not)
+  std::uint64_t handled_net = 0;  // TCP bind/connect: denied (no port rules)
+  std::uint64_t scoped = 0;       // signal / abstract-unix-socket scoping
 };
 
 enum class SocketPolicy {
@@ -74,6 +84,12 @@ enum class SocketPolicy {
 struct SeccompSettings {
   bool enabled = false;
   SocketPolicy sockets = SocketPolicy::kAny;
+  // socket(AF_UNIX) refused (socketpair stays): without a mount namespace and without Landlock
+  // ABI >= 9 nothing else keeps the host's pathname sockets (docker.sock, D-Bus) unreachable.
+  bool refuse_unix_sockets = false;
+  // chmod/fchmod/fchmodat/fchmodat2 and file creation with S_ISUID or S_ISGID refused: a
+  // set-id file planted in a writable root would run with the caller's ids on the host later.
+  bool refuse_setid_modes = true;
 };
 
 struct LaunchPlan {

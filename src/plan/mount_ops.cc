@@ -1,23 +1,52 @@
 #include "plan/mount_ops.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
+#include <cerrno>
 #include <optional>
 #include <string>
 
 #include "core/paths.h"
+#include "core/unique_fd.h"
 
 namespace cordon::plan {
 namespace {
 
+// git's pointer files (.git, commondir) are one short line; anything larger is not one.
+constexpr std::size_t kMaxPointerFile = 4096;
+
+// The first line of a small regular file, read without following a symlink at its last
+// component and without blocking (a FIFO planted as .git must not hang the planner, nor
+// /dev/zero exhaust its memory). nullopt for anything else.
+std::optional<std::string> ReadPointerLine(const std::filesystem::path& path) {
+  core::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+  struct stat st {};
+  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  std::string data(kMaxPointerFile + 1, '\0');
+  std::size_t used = 0;
+  while (used < data.size()) {
+    const ssize_t n = ::read(fd.get(), data.data() + used, data.size() - used);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::nullopt;
+    if (n == 0) break;
+    used += static_cast<std::size_t>(n);
+  }
+  if (used > kMaxPointerFile) return std::nullopt;
+  data.resize(used);
+  data.resize(std::min(data.find('\n'), data.size()));
+  if (data.find('\0') != std::string::npos) return std::nullopt;
+  return data;
+}
+
 // <gitdir>/commondir holds a path (usually "../..") to the main repository's git directory.
 std::optional<std::filesystem::path> ReadCommonDir(const std::filesystem::path& gitdir) {
-  std::ifstream in(gitdir / "commondir");
-  std::string line;
-  if (!std::getline(in, line) || line.empty()) return std::nullopt;
+  std::optional<std::string> read = ReadPointerLine(gitdir / "commondir");
+  if (!read || read->empty()) return std::nullopt;
+  std::string line = *std::move(read);
   while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
   auto canonical = core::Canonical(gitdir / line);
   if (!canonical) return std::nullopt;
@@ -27,10 +56,9 @@ std::optional<std::filesystem::path> ReadCommonDir(const std::filesystem::path& 
 // "gitdir: <path>" from a .git file (worktrees, submodules), resolved against `root`.
 std::optional<std::filesystem::path> ReadGitdirFile(const std::filesystem::path& git_file,
                                                     const std::filesystem::path& root) {
-  std::ifstream in(git_file);
-  std::string line;
-  if (!std::getline(in, line) || !line.starts_with("gitdir:")) return std::nullopt;
-  std::string target = line.substr(7);
+  std::optional<std::string> line = ReadPointerLine(git_file);
+  if (!line || !line->starts_with("gitdir:")) return std::nullopt;
+  std::string target = line->substr(7);
   target.erase(0, target.find_first_not_of(" \t"));
   while (!target.empty() && (target.back() == '\r' || target.back() == ' ')) target.pop_back();
   if (target.empty()) return std::nullopt;

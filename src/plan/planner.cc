@@ -1,12 +1,16 @@
 // Plan and DescribeCapabilities: the pure decisions of the native backend. Everything here is
 // computed from the config, the kernel probe and the request; the backend only replays it.
 #include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
 
 #include "core/paths.h"
 #include "linux/system_headers/landlock.h"
 #include "plan/assessment.h"
 #include "plan/environment.h"
 #include "plan/hidden_paths.h"
+#include "plan/host_ipc.h"
 #include "plan/launch_plan.h"
 #include "plan/mount_ops.h"
 
@@ -35,14 +39,49 @@ Result<std::filesystem::path> ResolveCwd(const PlanRequest& request) {
   return cwd;
 }
 
+// A workspace_write root that is "/" or holds a home would make the whole home writable:
+// shell profiles, ~/.config, and the credential directories (a missing ~/.ssh or
+// ~/.config/cordon could be created and planted). Refused, never narrowed silently.
+Result<void> CheckWritableRoots(const Config& config, const PlanRequest& request,
+                                const std::vector<std::filesystem::path>& homes) {
+  if (config.sandbox.mode != SandboxMode::kWorkspaceWrite) return {};
+  std::vector<std::filesystem::path> roots = {request.workspace};
+  for (const auto& configured : config.sandbox.writable_roots) {
+    if (auto canonical = core::Canonical(configured)) roots.push_back(*canonical);
+  }
+  for (const auto& root : roots) {
+    const bool is_workspace = root == request.workspace;
+    const char* what = is_workspace ? "workspace" : "writable root";
+    if (root == root.root_path()) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("the {} is the root directory /: everything would be writable "
+                              "(fix: run cordon from a project directory)",
+                              what));
+    }
+    for (const auto& home : homes) {
+      if (core::IsWithin(home, root)) {
+        return Fail(
+            ErrorCode::kInvalidArgument,
+            fmt::format("the {} {} {} the home directory {}: the whole home, its "
+                        "credentials and shell profiles included, would be writable (fix: "
+                        "run cordon from a project directory below the home, or use "
+                        "--mode read_only)",
+                        what, root.string(), root == home ? "is" : "contains", home.string()));
+      }
+    }
+  }
+  return {};
+}
+
 // Landlock as the second layer on writes (the first when there is no mount namespace), TCP
-// rules only when nothing else denies the network, and IPC scoping where the ABI has it.
+// rules only when nothing else denies the network, IPC scoping where the ABI has it, and in the
+// fallback a read allow-list that leaves the hidden paths out.
 LandlockRules BuildLandlock(const Config& config, const Assessment& a, int abi,
                             const std::vector<std::filesystem::path>& writable_roots) {
   LandlockRules rules;
   if (abi < 1) return rules;
   rules.abi = abi;
-  rules.handled_fs = lsys::WriteFsAccess(abi);
+  rules.handled_fs = lsys::WriteFsAccess(abi);  // from ABI 9 also pathname-socket connects
   rules.writable = writable_roots;
   // The private tmpfs mounts exist only with a mount namespace; without one /tmp is the host's
   // (the backend then adds its own private directory).
@@ -54,14 +93,16 @@ LandlockRules BuildLandlock(const Config& config, const Assessment& a, int abi,
   }
   // /dev/null, /dev/tty and the pts instance are written by ordinary tools.
   rules.writable.emplace_back("/dev");
+  // Name resolution through systemd-resolved's varlink socket is DNS, which network allow
+  // grants (ABI 9 handles socket connects; the /run masks keep the rest of /run away).
+  if (abi >= 9 && config.sandbox.network == NetworkPolicy::kAllow) {
+    if (auto resolve = core::Canonical("/run/systemd/resolve")) rules.writable.push_back(*resolve);
+  }
   if (a.landlock_tcp) rules.handled_net = lsys::kAccessNetBindTcp | lsys::kAccessNetConnectTcp;
   if (abi >= 6) {
-    rules.scoped = lsys::kScopeSignal;
-    // Host abstract sockets (X11, D-Bus, ...) are network access in disguise when the network
-    // is denied; with network allow they are part of what the user allowed.
-    if (config.sandbox.network == NetworkPolicy::kDeny) {
-      rules.scoped |= lsys::kScopeAbstractUnixSocket;
-    }
+    // Host abstract sockets (X11, D-Bus, ...) are host-local IPC, which cordon hides whatever
+    // the network setting (docs/decisions/0004); the process tree cannot signal outside.
+    rules.scoped = lsys::kScopeSignal | lsys::kScopeAbstractUnixSocket;
   }
   return rules;
 }
@@ -93,19 +134,45 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
 
   CORDON_TRY(std::vector<std::filesystem::path> roots,
              WritableRoots(config.sandbox, request.workspace));
+  const std::vector<std::filesystem::path> homes = CallerHomes(request.caller_home);
+  CORDON_TRY_VOID(CheckWritableRoots(config, request, homes));
+  const std::vector<HiddenTarget> hidden = FindHiddenTargets(config.sandbox, homes);
   plan.namespaces = a.namespaces;
+  plan.landlock = BuildLandlock(config, a, features.landlock_abi, roots);
   if (a.namespaces.mount) {
     plan.mounts = BuildMountOps(config.sandbox, request.workspace, roots);
-    // Masks after the writable binds, so a secret inside a writable root is hidden as well.
-    std::vector<MountOp> hidden = BuildHiddenPathOps(config.sandbox, request.caller_home);
-    plan.mounts.insert(plan.mounts.end(), hidden.begin(), hidden.end());
-    if (config.sandbox.network == NetworkPolicy::kDeny) {
-      std::vector<MountOp> runtime = BuildRuntimeDirMasks(roots);
-      plan.mounts.insert(plan.mounts.end(), runtime.begin(), runtime.end());
+    auto append = [&](std::vector<MountOp> ops) {
+      plan.mounts.insert(plan.mounts.end(), ops.begin(), ops.end());
+    };
+    // Host IPC first, then the credential masks after the writable binds (a secret inside a
+    // writable root is hidden as well), then root-only files for a root caller.
+    append(BuildRuntimeDirMasks(roots, config.sandbox.network));
+    append(BuildHostSocketMasks(roots, request.workspace));
+    append(BuildHiddenPathOps(hidden, roots, request.workspace));
+    if (::geteuid() == 0) append(BuildRootOnlyMasks());
+  } else {
+    // The fallback: no masks. Hidden paths become holes in a read allow-list; one inside a
+    // writable root cannot be carved out of the write rule that covers it.
+    for (const HiddenTarget& target : hidden) {
+      for (const auto& root : roots) {
+        if (core::IsWithin(target.path, root)) {
+          return Fail(ErrorCode::kUnavailable,
+                      fmt::format("cannot sandbox as configured (fail closed): the hidden path {} "
+                                  "lies inside the writable root {}, and without a mount "
+                                  "namespace it cannot be hidden there (fix: enable user "
+                                  "namespaces, or remove it from the writable root)",
+                                  target.path.string(), root.string()));
+        }
+      }
     }
+    plan.landlock.handled_fs |= lsys::kAccessFsReadFile | lsys::kAccessFsReadDir;
+    plan.landlock.readable = ReadAllowList(hidden);
+    plan.landlock.list_root = true;
   }
-  plan.landlock = BuildLandlock(config, a, features.landlock_abi, roots);
-  plan.seccomp = SeccompSettings{.enabled = true, .sockets = a.sockets};
+  plan.seccomp = SeccompSettings{.enabled = true,
+                                 .sockets = a.sockets,
+                                 .refuse_unix_sockets = a.fallback && features.landlock_abi < 9,
+                                 .refuse_setid_modes = true};
   plan.home = kPrivateHome;
   plan.tmpdir = kPrivateTmp;
   plan.env = BuildEnvironment(request.caller_env, config.environment, plan.home, plan.tmpdir);
@@ -122,9 +189,19 @@ Capabilities DescribeCapabilities(const Config& config,
   if (config.sandbox.mode == SandboxMode::kOff) {
     caps.backend_reason = "mode off: commands run unsandboxed";
   } else if (a.namespaces.mount) {
-    caps.backend_reason = "native: user, mount and PID namespaces are available";
+    caps.backend_reason =
+        features.landlock_abi >= 1
+            ? fmt::format(
+                  "native: user, mount and PID namespaces, Landlock ABI {} as a second "
+                  "layer",
+                  features.landlock_abi)
+            : "native: user, mount and PID namespaces; Landlock is absent, so the mount view "
+              "is the only layer confining writes (no second layer)";
   } else {
-    caps.backend_reason = "native without namespaces: Landlock and seccomp only";
+    caps.backend_reason =
+        "native without namespaces (fallback): Landlock confines writes and reads of hidden "
+        "paths, Landlock TCP rules and a seccomp socket-family filter deny the network; see "
+        "unsupported for what is lost";
   }
   caps.enforcement = a.enforcement;
   caps.filesystem_enforced = a.filesystem_enforced;

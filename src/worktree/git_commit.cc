@@ -49,27 +49,33 @@ Result<CommitOutcome> CommitAll(const LinkedWorktree& worktree, std::string_view
                             message.size(), kMaxCommitMessage));
   }
   // --ignore-submodules=all: without it git status runs `git status` inside every submodule.
-  CORDON_TRY(
-      std::string status,
-      Step(worktree, {"status", "--porcelain", "--untracked-files=all", "--ignore-submodules=all"},
-           options));
-  if (Trim(status).empty()) return CommitOutcome{CommitStatus::kNothingToCommit, {}, {}};
+  // -z: paths verbatim and NUL-terminated; without it git quotes names with special characters
+  // ("?? \"odd name/\""), which would hide a nested repository's trailing slash.
+  CORDON_TRY(std::string status, Step(worktree,
+                                      {"status", "--porcelain", "-z", "--untracked-files=all",
+                                       "--ignore-submodules=all"},
+                                      options));
+  if (status.empty()) return CommitOutcome{CommitStatus::kNothingToCommit, {}, {}};
   // With --untracked-files=all git lists files, except an untracked nested repository, which
   // it shows as its directory ("?? dir/"). `git add -A` would run git inside it.
   for (std::string_view rest = status; !rest.empty();) {
-    const auto end = rest.find('\n');
-    const std::string_view line = Trim(rest.substr(0, end));
+    const auto end = rest.find('\0');
+    const std::string_view entry = rest.substr(0, end);
     rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
-    if (line.ends_with('/')) {
-      return CommitOutcome{CommitStatus::kNestedRepository,
-                           {},
-                           {},
-                           std::string(Trim(line.substr(std::min<std::size_t>(2, line.size()))))};
+    if (entry.size() < 3) continue;
+    const std::string_view path = entry.substr(3);  // "XY path"
+    if (path.ends_with('/')) {
+      return CommitOutcome{CommitStatus::kNestedRepository, {}, {}, std::string(path)};
+    }
+    // A rename or copy is followed by its source path as a separate entry.
+    if (entry[0] == 'R' || entry[0] == 'C' || entry[1] == 'R' || entry[1] == 'C') {
+      const auto next = rest.find('\0');
+      rest = next == std::string_view::npos ? std::string_view{} : rest.substr(next + 1);
     }
   }
-  CORDON_TRY(std::string staged, Step(worktree, {"ls-files", "--stage"}, options));
+  CORDON_TRY(std::string staged, Step(worktree, {"ls-files", "--stage", "-z"}, options));
   for (std::string_view rest = staged; !rest.empty();) {
-    const auto end = rest.find('\n');
+    const auto end = rest.find('\0');
     const std::string_view line = rest.substr(0, end);
     rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
     if (line.starts_with("160000 ")) {

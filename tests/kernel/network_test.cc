@@ -133,13 +133,21 @@ TEST_F(NetworkTest, HostAbstractSocketIsUnreachableWithNetworkDeny) {
   EXPECT_FALSE(listener.Accepted());
 }
 
-TEST_F(NetworkTest, HostAbstractSocketIsReachableWithNetworkAllow) {
+// Host-local IPC is not "the network": with network allow the host's abstract sockets (X11,
+// D-Bus) stay out of reach where Landlock scopes them (ABI >= 6; docs/decisions/0004), while
+// an abstract socket the command makes itself works.
+TEST_F(NetworkTest, HostAbstractSocketIsUnreachableWithNetworkAllowButTheCommandsOwnWorks) {
   auto session = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite, NetworkPolicy::kAllow));
   if (!session) return;
+  if (session->GetCapabilities().enforcement.landlock_abi < 6) {
+    GTEST_SKIP() << "Landlock ABI < 6: abstract sockets are only isolated with network deny";
+  }
   HostListener listener = HostListener::Abstract("cordon-kernel-" + unique_);
   const RunResult result = Probe(*session, "connect-abstract " + listener.address());
-  EXPECT_EQ(result.stdout_data.data, "ok\n") << Describe(result);
-  EXPECT_TRUE(listener.Accepted());
+  EXPECT_FALSE(result.stdout_data.data.starts_with("ok")) << Describe(result);
+  EXPECT_FALSE(listener.Accepted());
+  const RunResult own = Probe(*session, "abstract-echo cordon-own-" + unique_);
+  EXPECT_EQ(own.stdout_data.data, "ok\n") << Describe(own);
 }
 
 // A host service on a pathname socket (docker.sock, the D-Bus or ssh-agent socket) outside the
@@ -158,14 +166,64 @@ TEST_F(NetworkTest, HostPathnameSocketInRunIsUnreachableWithNetworkDeny) {
   EXPECT_FALSE(listener.Accepted());
 }
 
-TEST_F(NetworkTest, HostPathnameSocketIsReachableWithNetworkAllow) {
+TEST_F(NetworkTest, HostPathnameSocketInRunIsUnreachableWithNetworkAllowToo) {
   if (::access("/run/lock", W_OK) != 0) GTEST_SKIP() << "/run/lock is not writable here";
   auto session = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite, NetworkPolicy::kAllow));
   if (!session) return;
   HostListener listener = HostListener::Pathname("/run/lock/" + unique_ + ".sock");
   const RunResult result = Probe(*session, "connect-unix " + listener.address());
-  EXPECT_EQ(result.stdout_data.data, "ok\n") << Describe(result);
+  EXPECT_FALSE(result.stdout_data.data.starts_with("ok")) << Describe(result);
+  EXPECT_FALSE(listener.Accepted());
+}
+
+TEST_F(NetworkTest, ASocketTheCommandCreatesInTheWorkspaceWorksWithEitherNetworkSetting) {
+  for (NetworkPolicy network : {NetworkPolicy::kDeny, NetworkPolicy::kAllow}) {
+    auto session = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite, network));
+    if (!session) return;
+    const RunResult ws = Probe(*session, "unix-echo " + (workspace_ / "own.sock").string());
+    EXPECT_EQ(ws.stdout_data.data, "ok\n") << Describe(ws);
+    const RunResult tmp = Probe(*session, "unix-echo /tmp/own.sock");
+    EXPECT_EQ(tmp.stdout_data.data, "ok\n") << Describe(tmp);
+  }
+}
+
+// Sockets outside /run: a host listener in a directory the sandbox sees read-only (the
+// workspace in read_only mode) gets no connection, with either network setting; the same
+// place is reachable in mode off (the twin that shows the listener works).
+TEST_F(NetworkTest, HostPathnameSocketOutsideTheWritableAreasGetsNoConnection) {
+  std::filesystem::create_directory(workspace_ / "svc");
+  HostListener listener = HostListener::Pathname((workspace_ / "svc" / "db.sock").string());
+  for (NetworkPolicy network : {NetworkPolicy::kDeny, NetworkPolicy::kAllow}) {
+    auto session = SessionOrSkip(MakeConfig(SandboxMode::kReadOnly, network));
+    if (!session) return;
+    const RunResult result = Probe(*session, "connect-unix " + listener.address());
+    EXPECT_FALSE(result.stdout_data.data.starts_with("ok")) << Describe(result);
+    EXPECT_FALSE(listener.Accepted()) << NetworkPolicyName(network);
+  }
+  auto off = SessionOrSkip(MakeConfig(SandboxMode::kOff, NetworkPolicy::kAllow));
+  if (!off) return;
+  const RunResult reached = Probe(*off, "connect-unix " + listener.address());
+  EXPECT_EQ(reached.stdout_data.data, "ok\n") << Describe(reached);
   EXPECT_TRUE(listener.Accepted());
+}
+
+// As root the listener can sit where such services live (/var/lib), outside every tree the
+// tests create.
+TEST_F(NetworkTest, HostPathnameSocketUnderVarLibGetsNoConnectionWhenRunAsRoot) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to create a directory under /var/lib";
+  const std::filesystem::path dir = "/var/lib/cordon-test-" + unique_;
+  std::filesystem::create_directory(dir);
+  {
+    HostListener listener = HostListener::Pathname((dir / "svc.sock").string());
+    for (NetworkPolicy network : {NetworkPolicy::kDeny, NetworkPolicy::kAllow}) {
+      auto session = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite, network));
+      if (!session) break;
+      const RunResult result = Probe(*session, "connect-unix " + listener.address());
+      EXPECT_FALSE(result.stdout_data.data.starts_with("ok")) << Describe(result);
+      EXPECT_FALSE(listener.Accepted()) << NetworkPolicyName(network);
+    }
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

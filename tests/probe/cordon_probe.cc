@@ -10,6 +10,9 @@
 //   loopback-echo            bind+listen on 127.0.0.1:0 and connect to it (own loopback)
 //   connect-unix PATH        AF_UNIX stream connect to a pathname socket
 //   connect-abstract NAME    AF_UNIX stream connect to an abstract socket
+//   unix-echo PATH           bind a pathname socket of its own, connect to it, pass a byte
+//   abstract-echo NAME       the same with an abstract socket
+//   chmod OCTAL PATH         chmod(PATH, OCTAL)
 //   socket FAMILY            socket(2) for unix|inet|inet6|netlink|packet|vsock
 //   caps                     "ok CapInh=.. CapPrm=.. CapEff=.. CapBnd=.. CapAmb=.."
 //   status-field NAME        a field of /proc/self/status (NoNewPrivs, Seccomp, ...)
@@ -114,6 +117,36 @@ int LoopbackEcho() {
   if (accepted < 0) return Result(false);
   char byte = 'x';
   bool ok = ::write(client, &byte, 1) == 1 && ::read(accepted, &byte, 1) == 1;
+  return Result(ok);
+}
+
+// Binds a unix socket of its own at `name` (a path, or an abstract name), connects to it and
+// passes a byte: the sockets a command creates itself must keep working.
+int UnixEcho(const char* name, bool abstract) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::size_t len = std::strlen(name);
+  if (len + 2 > sizeof addr.sun_path) {
+    errno = ENAMETOOLONG;
+    return Result(false);
+  }
+  std::memcpy(addr.sun_path + (abstract ? 1 : 0), name, len);
+  const auto size =
+      static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + len + (abstract ? 1 : 0));
+  int server = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (server < 0) return Result(false);
+  if (::bind(server, reinterpret_cast<sockaddr*>(&addr), size) != 0 || ::listen(server, 1) != 0) {
+    return Result(false);
+  }
+  int client = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (client < 0 || ::connect(client, reinterpret_cast<sockaddr*>(&addr), size) != 0) {
+    return Result(false);
+  }
+  int accepted = ::accept(server, nullptr, nullptr);
+  if (accepted < 0) return Result(false);
+  char byte = 'x';
+  const bool ok = ::write(client, &byte, 1) == 1 && ::read(accepted, &byte, 1) == 1;
+  if (!abstract) ::unlink(name);
   return Result(ok);
 }
 
@@ -222,6 +255,11 @@ int main(int argc, char** argv) {
   if (cmd == "loopback-echo") return LoopbackEcho();
   if (cmd == "connect-unix" && arg(1)) return ConnectUnix(arg(1), false);
   if (cmd == "connect-abstract" && arg(1)) return ConnectUnix(arg(1), true);
+  if (cmd == "unix-echo" && arg(1)) return UnixEcho(arg(1), false);
+  if (cmd == "abstract-echo" && arg(1)) return UnixEcho(arg(1), true);
+  if (cmd == "chmod" && arg(2)) {
+    return Result(::chmod(arg(2), static_cast<mode_t>(std::strtol(arg(1), nullptr, 8))) == 0);
+  }
   if (cmd == "socket" && arg(1)) return Socket(arg(1));
   if (cmd == "caps") return Caps();
   if (cmd == "status-field" && arg(1)) return Result(true, StatusField(arg(1)));

@@ -1,4 +1,4 @@
-// Landlock user-space ABI, up to ABI 7, for building against headers older than the kernel
+// Landlock user-space ABI, up to ABI 9, for building against headers older than the kernel
 // (Debian 12's linux-libc-dev is 6.1: it stops at ABI 2). Values are from the kernel's
 // include/uapi/linux/landlock.h and Documentation/userspace-api/landlock.rst; names carry a
 // `k` prefix and live in a namespace so they never collide with <linux/landlock.h>.
@@ -43,6 +43,9 @@ inline constexpr std::uint64_t kAccessFsMakeSym = 1ULL << 12;
 inline constexpr std::uint64_t kAccessFsRefer = 1ULL << 13;     // ABI 2
 inline constexpr std::uint64_t kAccessFsTruncate = 1ULL << 14;  // ABI 3
 inline constexpr std::uint64_t kAccessFsIoctlDev = 1ULL << 15;  // ABI 5
+// connect()/sendmsg() to a pathname unix socket: allowed beneath a rule, or to a socket made in
+// the same domain (ABI 9; uapi LANDLOCK_ACCESS_FS_RESOLVE_UNIX).
+inline constexpr std::uint64_t kAccessFsResolveUnix = 1ULL << 16;  // ABI 9
 
 // Network access rights (handled_access_net), ABI 4.
 inline constexpr std::uint64_t kAccessNetBindTcp = 1ULL << 0;
@@ -91,11 +94,13 @@ constexpr std::uint64_t AllFsAccess(int abi) {
   if (abi >= 2) all |= kAccessFsRefer;
   if (abi >= 3) all |= kAccessFsTruncate;
   if (abi >= 5) all |= kAccessFsIoctlDev;
+  if (abi >= 9) all |= kAccessFsResolveUnix;
   return all;
 }
 
-// The rights that modify the file system (or a device through ioctl), for a given ABI: what
-// cordon handles, so reads and execution stay unrestricted while writes need a rule.
+// The rights that modify the file system (or a device through ioctl), and from ABI 9 the
+// connection to a pathname socket, for a given ABI: what cordon handles, so reads and
+// execution stay unrestricted while writes (and reaching host sockets) need a rule.
 constexpr std::uint64_t WriteFsAccess(int abi) {
   return AllFsAccess(abi) & ~(kAccessFsExecute | kAccessFsReadFile | kAccessFsReadDir);
 }

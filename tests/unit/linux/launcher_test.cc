@@ -92,26 +92,131 @@ TEST(NativeLauncher, CapabilitiesAreEmpty) {
 
 TEST(NativeLauncher, CredentialPathsUnderTheHomeAreHiddenButOtherFilesAreNot) {
   CORDON_REQUIRE_NATIVE_SANDBOX();
-  TempDir workspace;
-  // The fake home lies inside the (bound) workspace so it is visible at all; the masks go on
-  // top of the writable bind.
-  auto home = workspace.path() / "home";
+  TempDir base;
+  // The fake home lies inside the workspace so it is visible at all (the host's /tmp is
+  // replaced); read_only mode, because a writable workspace holding the home is refused.
+  auto home = base.path() / "home";
   std::filesystem::create_directories(home / ".ssh");
   std::ofstream(home / ".ssh" / "id_ed25519") << "PRIVATE KEY";
   std::ofstream(home / ".netrc") << "machine x password hunter2";
   std::ofstream(home / "notes.txt") << "hello\n";
+  Config read_only = WorkspaceWrite();
+  read_only.sandbox.mode = SandboxMode::kReadOnly;
   auto read = [&](const std::filesystem::path& path) {
-    auto run = RunInSandbox(WorkspaceWrite(), workspace.path(), {"probe", "read", path}, {}, home);
+    auto run = RunInSandbox(read_only, base.path(), {"probe", "read", path}, {}, home);
     return run ? run->line() : run.error().message;
   };
   EXPECT_EQ(read(home / ".ssh" / "id_ed25519"), "ENOENT");
   EXPECT_EQ(read(home / ".netrc"), "ok 0");
   EXPECT_EQ(read(home / "notes.txt"), "ok 6");  // twin: the rest of home is untouched
-  auto write = RunInSandbox(WorkspaceWrite(), workspace.path(),
-                            {"probe", "write", home / ".ssh" / "authorized_keys"}, {}, home);
-  ASSERT_TRUE(write) << write.error().message;
-  EXPECT_EQ(write->line(), "EROFS");
-  EXPECT_FALSE(std::filesystem::exists(home / ".ssh" / "authorized_keys"));
+}
+
+TEST(NativeLauncher, ACredentialDirectoryConfiguredAsWritableRootStaysHiddenAndReadOnly) {
+  CORDON_REQUIRE_NATIVE_SANDBOX();
+  TempDir workspace;
+  TempDir home;
+  std::filesystem::create_directories(home.path() / ".ssh");
+  std::ofstream(home.path() / ".ssh" / "id_ed25519") << "PRIVATE KEY";
+  std::filesystem::create_directories(home.path() / "cache");
+  Config config = WorkspaceWrite();
+  config.sandbox.writable_roots = {home.path() / ".ssh", home.path() / "cache"};
+  auto run = [&](std::vector<std::string> command) {
+    auto r = RunInSandbox(config, workspace.path(), std::move(command), {}, home.path());
+    return r ? r->line() : r.error().message;
+  };
+  EXPECT_EQ(run({"probe", "read", home.path() / ".ssh" / "id_ed25519"}), "ENOENT");
+  EXPECT_EQ(run({"probe", "write", home.path() / ".ssh" / "authorized_keys"}), "EROFS");
+  EXPECT_FALSE(std::filesystem::exists(home.path() / ".ssh" / "authorized_keys"));
+  EXPECT_EQ(run({"probe", "write", home.path() / "cache" / "x"}), "ok");  // twin
+  EXPECT_TRUE(std::filesystem::exists(home.path() / "cache" / "x"));
+}
+
+TEST(NativeLauncher, AWorkspaceThatHoldsTheHomeIsRefusedButOneBelowItRuns) {
+  CORDON_REQUIRE_NATIVE_SANDBOX();
+  TempDir base;
+  auto home = base.path() / "home";
+  std::filesystem::create_directories(home / "proj");
+  auto refused = RunInSandbox(WorkspaceWrite(), home, {"/bin/true"}, {}, home);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("is the home directory"), std::string::npos)
+      << refused.error().message;
+  auto above = RunInSandbox(WorkspaceWrite(), base.path(), {"/bin/true"}, {}, home);
+  ASSERT_FALSE(above);
+  EXPECT_NE(above.error().message.find("contains the home directory"), std::string::npos)
+      << above.error().message;
+  auto below = RunInSandbox(WorkspaceWrite(), home / "proj", {"probe", "write", "f"}, {}, home);
+  ASSERT_TRUE(below) << below.error().message;
+  EXPECT_EQ(below->line(), "ok");
+}
+
+// Plans with a configured hidden file two levels below the workspace, then changes it on the
+// host before Launch, as a previous run (or a racing process) could.
+class MaskRace : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    secret_ = workspace_.path() / "secrets" / "prod.env";
+    std::filesystem::create_directories(secret_.parent_path());
+    std::ofstream(secret_) << "TOKEN=1";
+    config_ = WorkspaceWrite();
+    config_.sandbox.hidden_paths = {secret_};
+  }
+  Result<plan::LaunchPlan> PlanProbe(std::vector<std::string> command) {
+    plan::PlanRequest request;
+    request.argv = std::move(command);
+    request.workspace = workspace_.path();
+    request.caller_home = "/nonexistent";
+    return plan::Plan(config_, Features(), request);
+  }
+  TempDir workspace_;
+  TempDir outside_;
+  std::filesystem::path secret_;
+  Config config_;
+};
+
+TEST_F(MaskRace, ASecretIsMaskedAndItsParentCannotBeMovedAwayButASiblingCan) {
+  CORDON_REQUIRE_NATIVE_SANDBOX();
+  std::filesystem::create_directories(workspace_.path() / "other");
+  auto plan = PlanProbe({"/bin/sh", "-c",
+                         "cat secrets/prod.env; mv secrets moved 2>/dev/null || echo busy; "
+                         "mv other other2 && echo moved"});
+  ASSERT_TRUE(plan) << plan.error().message;
+  auto run = RunPlan(*std::move(plan));
+  ASSERT_TRUE(run) << run.error().message;
+  EXPECT_EQ(run->stdout_text, "busy\nmoved\n");
+  EXPECT_TRUE(std::filesystem::exists(secret_));  // still where the next run masks it
+  EXPECT_TRUE(std::filesystem::exists(workspace_.path() / "other2"));
+}
+
+TEST_F(MaskRace, ASecretReplacedByASymlinkFailsTheRun) {
+  CORDON_REQUIRE_NATIVE_SANDBOX();
+  auto plan = PlanProbe({"/bin/true"});
+  ASSERT_TRUE(plan) << plan.error().message;
+  std::ofstream(outside_.path() / "decoy") << "x";
+  std::filesystem::remove(secret_);
+  std::filesystem::create_symlink(outside_.path() / "decoy", secret_);
+  auto run = RunPlan(*std::move(plan));
+  ASSERT_FALSE(run);
+  EXPECT_EQ(run.error().errno_value, ELOOP) << run.error().message;
+  EXPECT_NE(run.error().message.find(secret_.string()), std::string::npos);
+}
+
+TEST_F(MaskRace, ASecretThatVanishedFailsTheRunAndOneThatChangedTypeToo) {
+  CORDON_REQUIRE_NATIVE_SANDBOX();
+  auto plan = PlanProbe({"/bin/true"});
+  ASSERT_TRUE(plan) << plan.error().message;
+  std::filesystem::rename(secret_.parent_path(), workspace_.path() / "elsewhere");
+  auto vanished = RunPlan(*plan);
+  ASSERT_FALSE(vanished);
+  EXPECT_EQ(vanished.error().errno_value, ENOENT) << vanished.error().message;
+  std::filesystem::create_directories(secret_);  // a directory where a file was planned
+  auto changed = RunPlan(*std::move(plan));
+  ASSERT_FALSE(changed);
+  EXPECT_EQ(changed.error().errno_value, EISDIR) << changed.error().message;
+  auto fresh = PlanProbe({"/bin/true"});  // twin: a new plan sees the new layout and runs
+  ASSERT_TRUE(fresh) << fresh.error().message;
+  auto run = RunPlan(*std::move(fresh));
+  ASSERT_TRUE(run) << run.error().message;
+  EXPECT_TRUE(WIFEXITED(run->wait_status) && WEXITSTATUS(run->wait_status) == 0);
 }
 
 TEST(NativeLauncher, GitMetadataStaysReadOnlyInsideTheWorkspace) {

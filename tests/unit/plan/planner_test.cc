@@ -37,7 +37,7 @@ Config Default() { return Config{}; }  // workspace_write, network deny
 PlanRequest Request() {
   PlanRequest r;
   r.argv = {"/bin/true"};
-  r.workspace = "/";  // exists everywhere, canonical
+  r.workspace = "/usr";  // exists everywhere, canonical, holds no home
   r.caller_env = {"PATH=/usr/bin", "CORDON_CANARY_SECRET=x"};
   return r;
 }
@@ -81,7 +81,6 @@ TEST(Planner, NetworkAllowCreatesNoNetNamespaceAndNoSocketFilter) {
   EXPECT_FALSE(plan->namespaces.net);
   EXPECT_EQ(plan->seccomp.sockets, SocketPolicy::kAny);
   EXPECT_FALSE(plan->enforcement.network);
-  EXPECT_EQ(plan->landlock.scoped & linux_native::sys::kScopeAbstractUnixSocket, 0u);
 }
 
 bool MasksRun(const LaunchPlan& plan) {
@@ -90,7 +89,7 @@ bool MasksRun(const LaunchPlan& plan) {
   });
 }
 
-TEST(Planner, NetworkDenyHidesTheHostsRuntimeSocketsButAllowKeepsThem) {
+TEST(Planner, NetworkDenyHidesAllOfRunAndAllowHidesItsIpcButKeepsNameResolution) {
   auto denied = Plan(Default(), Everything(), Request());
   ASSERT_TRUE(denied) << denied.error().message;
   EXPECT_TRUE(MasksRun(*denied)) << "docker.sock, D-Bus and agents in /run must be hidden";
@@ -98,7 +97,85 @@ TEST(Planner, NetworkDenyHidesTheHostsRuntimeSocketsButAllowKeepsThem) {
   config.sandbox.network = NetworkPolicy::kAllow;
   auto allowed = Plan(config, Everything(), Request());
   ASSERT_TRUE(allowed) << allowed.error().message;
-  EXPECT_FALSE(MasksRun(*allowed));
+  EXPECT_FALSE(MasksRun(*allowed)) << "resolv.conf may live in /run";
+  auto masked = [&](const std::filesystem::path& p) {
+    return std::any_of(allowed->mounts.begin(), allowed->mounts.end(),
+                       [&](const MountOp& op) { return op.path == p; });
+  };
+  if (std::filesystem::exists("/run/user")) {
+    EXPECT_TRUE(masked("/run/user"));
+  }
+  EXPECT_FALSE(masked("/run/systemd/resolve"));
+}
+
+TEST(Planner, AWritableRootThatIsTheRootOrHoldsTheHomeIsRefusedAndOneBelowItIsNot) {
+  PlanRequest request = Request();
+  request.workspace = "/";
+  auto root = Plan(Default(), Everything(), request);
+  ASSERT_FALSE(root);
+  EXPECT_TRUE(Contains(root.error().message, "root directory")) << root.error().message;
+  request.workspace = "/usr";
+  request.caller_home = "/usr";
+  auto home = Plan(Default(), Everything(), request);
+  ASSERT_FALSE(home);
+  EXPECT_TRUE(Contains(home.error().message, "is the home directory")) << home.error().message;
+  request.caller_home = "/usr/share";
+  auto holds = Plan(Default(), Everything(), request);
+  ASSERT_FALSE(holds);
+  EXPECT_TRUE(Contains(holds.error().message, "contains the home directory"));
+  Config configured = Default();
+  configured.sandbox.writable_roots = {"/usr"};
+  request.workspace = "/usr/share/doc";
+  EXPECT_FALSE(Plan(configured, Everything(), request)) << "a configured root holding the home";
+  EXPECT_TRUE(Plan(Default(), Everything(), request)) << "twin: a workspace below the home";
+  Config read_only = Default();  // twin: reading the home in read_only mode is fine
+  read_only.sandbox.mode = SandboxMode::kReadOnly;
+  request.workspace = "/usr";
+  request.caller_home = "/usr";
+  EXPECT_TRUE(Plan(read_only, Everything(), request));
+}
+
+TEST(Planner, WithoutNamespacesTheFallbackPlansLandlockReadsAndRefusesGitProtection) {
+  Config config = Default();
+  auto refused = Plan(config, NoNamespaces(7), Request());
+  ASSERT_FALSE(refused);
+  EXPECT_TRUE(Contains(refused.error().message, "protect_git_metadata")) << refused.error().message;
+  config.sandbox.protect_git_metadata = false;
+  auto plan = Plan(config, NoNamespaces(7), Request());
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_FALSE(plan->namespaces.user);
+  EXPECT_TRUE(plan->mounts.empty());
+  EXPECT_NE(plan->landlock.handled_fs & linux_native::sys::kAccessFsReadFile, 0u);
+  EXPECT_FALSE(plan->landlock.readable.empty());
+  EXPECT_TRUE(plan->landlock.list_root);
+  EXPECT_EQ(plan->seccomp.sockets, SocketPolicy::kUnixAndNetlink);
+  EXPECT_TRUE(plan->seccomp.refuse_unix_sockets) << "ABI < 9: host sockets are reachable";
+  EXPECT_NE(plan->landlock.handled_net, 0u);
+  KernelFeatures abi9 = NoNamespaces(9);  // twin: Landlock ABI 9 handles socket connects
+  auto plan9 = Plan(config, abi9, Request());
+  ASSERT_TRUE(plan9) << plan9.error().message;
+  EXPECT_FALSE(plan9->seccomp.refuse_unix_sockets);
+  EXPECT_NE(plan9->landlock.handled_fs & linux_native::sys::kAccessFsResolveUnix, 0u);
+}
+
+TEST(Planner, AbstractSocketsAreScopedWhateverTheNetworkSetting) {
+  Config config = Default();
+  config.sandbox.network = NetworkPolicy::kAllow;
+  auto plan = Plan(config, Everything(), Request());
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_NE(plan->landlock.scoped & linux_native::sys::kScopeAbstractUnixSocket, 0u);
+  EXPECT_TRUE(plan->seccomp.refuse_setid_modes);
+}
+
+TEST(Capabilities, StatusSaysWhenLandlockIsAbsentUnderNamespaces) {
+  KernelFeatures f = Everything();
+  f.landlock_abi = 0;
+  Capabilities caps = DescribeCapabilities(Default(), f);
+  EXPECT_TRUE(caps.can_run());
+  EXPECT_EQ(caps.enforcement.landlock_abi, 0);
+  EXPECT_TRUE(Contains(caps.backend_reason, "Landlock is absent")) << caps.backend_reason;
+  Capabilities with = DescribeCapabilities(Default(), Everything());
+  EXPECT_TRUE(Contains(with.backend_reason, "Landlock ABI 7")) << with.backend_reason;
 }
 
 TEST(Planner, NoNamespacesAndNoLandlockIsRefusedWithAFix) {

@@ -118,6 +118,30 @@ TEST_F(CommitAllTest, RefusesAnUntrackedNestedRepositoryAndRunsNothingInside) {
   EXPECT_EQ(GitOut(main_, "rev-list --count feature"), "1");
 }
 
+TEST_F(CommitAllTest, RefusesANestedRepositoryWhoseNameGitWouldQuote) {
+  // Without -z git prints "?? \"odd \\"name\"/\"": the trailing slash hides behind the quote.
+  const fs::path marker = base_ / "filter-ran";
+  PlantNestedRepository(linked_ / "odd \"name\"\tx", marker);
+  auto outcome = CommitAll(Detected(), "Commit the quoted nested repository");
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  EXPECT_EQ(outcome->status, CommitStatus::kNestedRepository);
+  EXPECT_EQ(outcome->detail, "odd \"name\"\tx/");
+  EXPECT_FALSE(fs::exists(marker));
+}
+
+TEST_F(CommitAllTest, CommitsAFileWhoseNameGitWouldQuoteAndARename) {
+  Write(linked_ / "odd \"name\"\tx", "odd\n");
+  auto outcome = CommitAll(Detected(), "Commit an odd name");
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  EXPECT_EQ(outcome->status, CommitStatus::kCommitted);
+  Write(linked_ / "plain", "plain\n");
+  ASSERT_EQ(CommitAll(Detected(), "Add plain")->status, CommitStatus::kCommitted);
+  Git(linked_, "mv plain 'renamed file'");  // status lists "R  renamed file\0plain\0"
+  auto renamed = CommitAll(Detected(), "Rename it");
+  ASSERT_TRUE(renamed) << renamed.error().message;
+  EXPECT_EQ(renamed->status, CommitStatus::kCommitted);
+}
+
 TEST_F(CommitAllTest, RefusesAWorktreeWithASubmoduleAndRunsNothingInside) {
   const fs::path marker = base_ / "filter-ran";
   PlantNestedRepository(linked_ / "nested", marker);

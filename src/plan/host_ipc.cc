@@ -1,0 +1,171 @@
+#include "plan/host_ipc.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <string>
+
+#include "core/paths.h"
+#include "core/unique_fd.h"
+#include "plan/mount_ops.h"
+
+namespace cordon::plan {
+namespace {
+
+namespace fs = std::filesystem;
+
+// /proc/net/unix grows with every socket on the host; a bound that keeps planning cheap.
+constexpr std::size_t kMaxProcNetUnix = 4 * 1024 * 1024;
+
+bool WithinAny(const fs::path& path, const std::vector<fs::path>& dirs) {
+  return std::any_of(dirs.begin(), dirs.end(),
+                     [&](const fs::path& d) { return core::IsWithin(path, d); });
+}
+
+// A mask over the entry `path` as it is now (lstat: a symlink is left alone, its target is
+// masked where it lies if it needs to be).
+void AddEntryMask(std::vector<MountOp>& ops, const fs::path& path) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) return;
+  ops.push_back({S_ISDIR(st.st_mode) ? MountOpKind::kMaskDirectory : MountOpKind::kMaskFile, path,
+                 /*optional=*/true});
+}
+
+// Masks every entry of `dir` except those in `kept` (and descends into `descend`).
+void MaskEntries(std::vector<MountOp>& ops, const fs::path& dir, const std::vector<fs::path>& kept,
+                 const fs::path& descend) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return;
+  std::vector<fs::path> entries;
+  while (const dirent* entry = ::readdir(d)) {
+    const std::string_view name = entry->d_name;
+    if (name != "." && name != "..") entries.push_back(dir / name);
+  }
+  ::closedir(d);
+  std::sort(entries.begin(), entries.end());
+  for (const fs::path& entry : entries) {
+    if (std::find(kept.begin(), kept.end(), entry) != kept.end()) continue;
+    if (entry == descend) {
+      MaskEntries(ops, entry, kept, {});
+      continue;
+    }
+    AddEntryMask(ops, entry);
+  }
+}
+
+std::string ReadBounded(const char* path) {
+  core::UniqueFd fd(::open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+  std::string text;
+  if (!fd.valid()) return text;
+  char buffer[65536];
+  while (text.size() < kMaxProcNetUnix) {
+    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    if (n <= 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  return text;
+}
+
+}  // namespace
+
+std::vector<MountOp> BuildRuntimeDirMasks(const std::vector<fs::path>& roots,
+                                          NetworkPolicy network) {
+  std::vector<MountOp> ops;
+  auto run = core::Canonical("/run");
+  if (!run || WithinAny(*run, roots) ||
+      std::any_of(roots.begin(), roots.end(),
+                  [&](const fs::path& r) { return core::IsWithin(r, *run); })) {
+    return ops;  // masking would hide a writable root
+  }
+  if (network == NetworkPolicy::kDeny) {
+    ops.push_back({MountOpKind::kMaskDirectory, *run, /*optional=*/true});
+    return ops;
+  }
+  std::vector<fs::path> kept;
+  for (std::string_view path : kRunKeptWithNetworkAllow) kept.emplace_back(path);
+  MaskEntries(ops, *run, kept, *run / "systemd");
+  return ops;
+}
+
+std::vector<fs::path> ParseProcNetUnix(std::string_view text) {
+  std::vector<fs::path> paths;
+  bool header = true;
+  while (!text.empty()) {
+    const auto end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+    if (header) {  // "Num RefCount Protocol Flags Type St Inode Path"
+      header = false;
+      continue;
+    }
+    // Seven fields, then the path (which may contain spaces).
+    std::size_t pos = 0;
+    for (int field = 0; field < 7 && pos != std::string_view::npos; ++field) {
+      pos = line.find_first_not_of(' ', pos);
+      if (pos != std::string_view::npos) pos = line.find(' ', pos);
+    }
+    if (pos == std::string_view::npos) continue;  // unnamed socket
+    std::string_view path = line.substr(pos + 1);
+    if (!path.starts_with('/')) continue;  // abstract ("@name") or relative to its binder
+    paths.emplace_back(path);
+  }
+  return paths;
+}
+
+std::vector<MountOp> BuildHostSocketMasks(const std::vector<fs::path>& roots,
+                                          const fs::path& workspace) {
+  std::vector<MountOp> ops;
+  // Writable roots keep their sockets; /run, /dev and /proc have masks or views of their own;
+  // the private /tmp and /var/tmp hide the host's, except where the (read-only) workspace is
+  // bound back in.
+  std::vector<fs::path> skipped = roots;
+  std::vector<fs::path> private_dirs;
+  for (const char* dir : {"/run", "/dev", "/proc"}) {
+    if (auto canonical = core::Canonical(dir)) skipped.push_back(*canonical);
+  }
+  for (const char* dir : {"/tmp", "/var/tmp"}) {
+    if (auto canonical = core::Canonical(dir)) private_dirs.push_back(*canonical);
+  }
+  for (const fs::path& listed : ParseProcNetUnix(ReadBounded("/proc/net/unix"))) {
+    auto canonical = core::Canonical(listed);
+    if (!canonical || WithinAny(*canonical, skipped)) continue;
+    if (WithinAny(*canonical, private_dirs) && !core::IsWithin(*canonical, workspace)) continue;
+    struct stat st;
+    if (::lstat(canonical->c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
+    const bool seen = std::any_of(ops.begin(), ops.end(),
+                                  [&](const MountOp& op) { return op.path == *canonical; });
+    if (!seen) ops.push_back({MountOpKind::kMaskFile, *canonical, /*optional=*/true});
+  }
+  return ops;
+}
+
+std::vector<MountOp> BuildRootOnlyMasks() {
+  std::vector<MountOp> ops;
+  auto scan = [&](const fs::path& dir, bool descend, auto& self) -> void {
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) return;
+    std::vector<fs::path> entries;
+    while (const dirent* entry = ::readdir(d)) {
+      const std::string_view name = entry->d_name;
+      if (name != "." && name != "..") entries.push_back(dir / name);
+    }
+    ::closedir(d);
+    std::sort(entries.begin(), entries.end());
+    for (const fs::path& path : entries) {
+      struct stat st;
+      if (::lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) continue;
+      if ((st.st_mode & S_IROTH) == 0) {
+        AddEntryMask(ops, path);
+      } else if (descend && S_ISDIR(st.st_mode)) {
+        self(path, false, self);
+      }
+    }
+  };
+  scan("/etc", true, scan);
+  return ops;
+}
+
+}  // namespace cordon::plan

@@ -1,0 +1,180 @@
+// The Landlock-only fallback, for real: a forked child refuses itself user namespaces with a
+// seccomp filter (as Docker's default profile or Ubuntu's AppArmor restriction does), creates
+// a Session there (which probes the kernel itself) and runs commands; the test checks on the
+// host what landed, what was read and what was refused. Also cordon inside cordon.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <fstream>
+#include <functional>
+
+#include "core/unique_fd.h"
+#include "kernel_support.h"
+
+namespace cordon::kernel_test {
+namespace {
+
+// Runs `body` in a forked child that cannot create user namespaces and returns what the body
+// returned (through a pipe). The child never returns into the test framework.
+std::string WithoutUserNamespaces(const std::function<std::string()>& body) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return "pipe2 failed";
+  const pid_t pid = ::fork();
+  if (pid < 0) return "fork failed";
+  if (pid == 0) {
+    ::close(fds[0]);
+    std::string out;
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    const scmp_datum_t user = CLONE_NEWUSER;
+    const bool filtered = ctx != nullptr && ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+                          seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(unshare), 1,
+                                           SCMP_A0(SCMP_CMP_MASKED_EQ, user, user)) == 0 &&
+                          seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+                                           SCMP_A0(SCMP_CMP_MASKED_EQ, user, user)) == 0 &&
+                          seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0) == 0 &&
+                          seccomp_load(ctx) == 0;
+    out = filtered ? body() : "seccomp setup failed";
+    (void)!::write(fds[1], out.data(), out.size());
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string out;
+  char buffer[4096];
+  ssize_t n;
+  while ((n = ::read(fds[0], buffer, sizeof buffer)) != 0) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    out.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fds[0]);
+  ::waitpid(pid, nullptr, 0);
+  return out;
+}
+
+class FallbackTest : public KernelTest {
+ protected:
+  void SetUp() override {
+    KernelTest::SetUp();
+    probe_ = StageProbe();
+    std::filesystem::create_directories(home_ / ".ssh");
+    std::ofstream(home_ / ".ssh" / "id_ed25519") << "canary-private-key";
+    std::ofstream(home_ / "notes.txt") << "hello";
+  }
+  // What one command printed, for the report the child sends back.
+  static std::string Line(const Session& session, const std::string& text) {
+    CommandRequest request;
+    request.shell_text = text;
+    const RunResult r = session.Run(request);
+    if (r.status == RunStatus::kSetupFailed) return "setup_failed: " + r.error + "\n";
+    return r.stdout_data.data;
+  }
+  std::string probe_;
+};
+
+TEST_F(FallbackTest, WithoutUserNamespacesTheFallbackEnforcesWhatItClaims) {
+  // A host TCP listener; the child inherits it but the sandbox closes every inherited fd.
+  core::UniqueFd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::bind(listener.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(listener.get(), 4), 0);
+  ASSERT_EQ(::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const int port = ntohs(addr.sin_port);
+  Config config = MakeConfig();
+  config.sandbox.protect_git_metadata = false;  // the fallback cannot keep .git read-only
+  const std::string report = WithoutUserNamespaces([&]() -> std::string {
+    Result<Session> session = Session::Create(config, workspace_);
+    if (!session) return "create: " + session.error().message;
+    const Capabilities caps = session->GetCapabilities();
+    std::string out = fmt::format("can_run={} userns={} landlock={}\n", caps.can_run(),
+                                  caps.enforcement.user_namespace, caps.enforcement.landlock_abi);
+    if (!caps.can_run()) return out + caps.missing.front();
+    auto attempt = [&](const std::string& what, const std::string& shell) {
+      out +=
+          what + "=" +
+          Line(*session, fmt::format("if {} 2>/dev/null; then echo yes; else echo no; fi", shell));
+    };
+    attempt("write_ws", fmt::format("echo x > '{}'", (workspace_ / "made").string()));
+    attempt("write_parent", fmt::format("echo x > '{}'", (root_ / "parent-file").string()));
+    attempt("read_secret", fmt::format("cat '{}'", (home_ / ".ssh/id_ed25519").string()));
+    attempt("read_notes", fmt::format("cat '{}' >/dev/null", (home_ / "notes.txt").string()));
+    attempt("tcp", fmt::format("'{}' connect-tcp 127.0.0.1 {} | grep -q ^ok", probe_, port));
+    attempt("unix_socket", fmt::format("'{}' socket unix | grep -q ^ok", probe_));
+    attempt("write_tmpdir", "echo x > \"$TMPDIR/f\" && test \"$HOME\" != '" + home_.string() + "'");
+    return out;
+  });
+  EXPECT_NE(report.find("can_run=true userns=false"), std::string::npos) << report;
+  EXPECT_NE(report.find("write_ws=yes"), std::string::npos) << report;
+  EXPECT_NE(report.find("write_parent=no"), std::string::npos) << report;
+  EXPECT_NE(report.find("read_secret=no"), std::string::npos) << report;
+  EXPECT_NE(report.find("read_notes=yes"), std::string::npos) << report;
+  EXPECT_NE(report.find("tcp=no"), std::string::npos) << report;
+  EXPECT_NE(report.find("write_tmpdir=yes"), std::string::npos) << report;
+  EXPECT_FALSE(core::UniqueFd(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC)).valid());
+  EXPECT_TRUE(Exists(workspace_ / "made")) << report;
+  EXPECT_FALSE(Exists(root_ / "parent-file")) << report;
+  // Landlock ABI < 9 cannot keep host sockets away: socket(AF_UNIX) is refused instead.
+  if (report.find("landlock=9") == std::string::npos) {
+    EXPECT_NE(report.find("unix_socket=no"), std::string::npos) << report;
+  }
+}
+
+TEST_F(FallbackTest, WithoutUserNamespacesGitProtectionIsRefusedNamingTheFix) {
+  const std::string report = WithoutUserNamespaces([&]() -> std::string {
+    Result<Session> session = Session::Create(MakeConfig(), workspace_);
+    if (!session) return "create: " + session.error().message;
+    const Capabilities caps = session->GetCapabilities();
+    std::string out = fmt::format("can_run={}\n", caps.can_run());
+    for (const auto& missing : caps.missing) out += "missing: " + missing + "\n";
+    return out + Line(*session, "echo x > made");
+  });
+  EXPECT_NE(report.find("can_run=false"), std::string::npos) << report;
+  EXPECT_NE(report.find("protect_git_metadata"), std::string::npos) << report;
+  EXPECT_NE(report.find("user namespaces"), std::string::npos) << report;
+  EXPECT_NE(report.find("setup_failed"), std::string::npos) << report;
+  EXPECT_FALSE(Exists(workspace_ / "made"));
+}
+
+#ifdef CORDON_BINARY_PATH
+// cordon inside cordon: the outer sandbox refuses new user namespaces, so the inner cordon's
+// own probe finds none and it falls back to Landlock + seccomp inside the outer sandbox, or
+// refuses when that cannot give what its config asks. Never decided by a command's output.
+TEST_F(FallbackTest, CordonInsideCordonRefusesGitProtectionAndOtherwiseAddsItsOwnLayers) {
+  if (!Exists(CORDON_BINARY_PATH)) GTEST_SKIP() << "build the cordon target first";
+  auto outer = SessionOrSkip(MakeConfig());
+  if (!outer) return;
+  const std::filesystem::path cordon = workspace_ / ".cordon";
+  std::filesystem::copy_file(CORDON_BINARY_PATH, cordon);
+  std::filesystem::permissions(cordon, std::filesystem::perms::owner_all);
+  std::ofstream(workspace_ / "inner.json") << R"({"sandbox": {"protect_git_metadata": false}})";
+
+  const RunResult refused = Shell(*outer, "./.cordon run -- sh -c 'echo x > refused-made'");
+  EXPECT_EQ(refused.exit_code, 125) << Describe(refused);
+  EXPECT_NE(refused.stderr_data.data.find("protect_git_metadata"), std::string::npos)
+      << Describe(refused);
+  EXPECT_FALSE(Exists(workspace_ / "refused-made"));
+
+  // The outer sandbox lets a command write its private /tmp; the inner one adds Landlock and
+  // allows only the workspace and its own private directory.
+  const RunResult nested =
+      Shell(*outer,
+            "./.cordon --config inner.json run -- sh -c 'echo x > inner-made; "
+            "echo x > /tmp/inner-tmp 2>/dev/null && echo tmp-wrote || echo tmp-refused'; "
+            "echo x > /tmp/outer-tmp && echo outer-wrote");
+  EXPECT_EQ(nested.stdout_data.data, "tmp-refused\nouter-wrote\n") << Describe(nested);
+  EXPECT_TRUE(Exists(workspace_ / "inner-made")) << Describe(nested);
+}
+#endif
+
+}  // namespace
+}  // namespace cordon::kernel_test

@@ -1,0 +1,68 @@
+#include "plan/host_ipc.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace cordon::plan {
+namespace {
+
+bool Has(const std::vector<MountOp>& ops, const std::filesystem::path& p) {
+  return std::any_of(ops.begin(), ops.end(), [&](const MountOp& op) { return op.path == p; });
+}
+
+TEST(HostIpc, NetworkDenyMasksTheWholeRuntimeDirectoryOnce) {
+  auto ops = BuildRuntimeDirMasks({"/work"}, NetworkPolicy::kDeny);
+  // /var/run points to /run: one mask, on the real directory.
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].kind, MountOpKind::kMaskDirectory);
+  EXPECT_EQ(ops[0].path, "/run");
+}
+
+TEST(HostIpc, NetworkAllowMasksTheRuntimeDirectoryButKeepsNameResolution) {
+  auto ops = BuildRuntimeDirMasks({"/work"}, NetworkPolicy::kAllow);
+  EXPECT_FALSE(Has(ops, "/run"));
+  for (const MountOp& op : ops) {
+    EXPECT_TRUE(op.optional) << op.path;
+    EXPECT_NE(op.path, "/run/systemd/resolve");
+    EXPECT_NE(op.path, "/run/systemd") << "descended into, not masked whole";
+    EXPECT_NE(op.path, "/run/shm") << "a symlink is left alone";
+  }
+  if (std::filesystem::exists("/run/user")) {
+    EXPECT_TRUE(Has(ops, "/run/user"));
+  }
+  if (std::filesystem::exists("/run/dbus")) {
+    EXPECT_TRUE(Has(ops, "/run/dbus"));
+  }
+}
+
+TEST(HostIpc, ARuntimeDirectoryHoldingAWritableRootIsNotMasked) {
+  EXPECT_TRUE(BuildRuntimeDirMasks({"/run/user"}, NetworkPolicy::kDeny).empty());
+  EXPECT_TRUE(BuildRuntimeDirMasks({"/run/user"}, NetworkPolicy::kAllow).empty());
+}
+
+TEST(HostIpc, ProcNetUnixYieldsOnlyPathnameSockets) {
+  const std::string text =
+      "Num       RefCount Protocol Flags    Type St Inode Path\n"
+      "0000000000000000: 00000002 00000000 00010000 0001 01 20 /run/docker.sock\n"
+      "0000000000000000: 00000002 00000000 00010000 0001 01 21 @/tmp/.X11-unix/X0\n"
+      "0000000000000000: 00000003 00000000 00000000 0001 03 22\n"
+      "0000000000000000: 00000002 00000000 00010000 0001 01 23 /home/u/my sock\n"
+      "0000000000000000: 00000002 00000000 00010000 0001 01 24 relative.sock\n";
+  const auto paths = ParseProcNetUnix(text);
+  ASSERT_EQ(paths.size(), 2u);
+  EXPECT_EQ(paths[0], "/run/docker.sock");
+  EXPECT_EQ(paths[1], "/home/u/my sock");
+}
+
+TEST(HostIpc, RootOnlyFilesInEtcAreMaskedAndWorldReadableOnesAreNot) {
+  auto ops = BuildRootOnlyMasks();
+  if (std::filesystem::exists("/etc/shadow")) {
+    EXPECT_TRUE(Has(ops, "/etc/shadow"));
+  }
+  EXPECT_FALSE(Has(ops, "/etc/passwd"));
+  EXPECT_FALSE(Has(ops, "/etc/hosts"));
+}
+
+}  // namespace
+}  // namespace cordon::plan
