@@ -6,10 +6,14 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstddef>
+#include <cstring>
 #include <fstream>
 #include <thread>
 
@@ -76,6 +80,44 @@ TEST(NativeHardening, HostLoopbackIsReachableWhenNetworkIsAllowed) {
   Config allow = Make(SandboxMode::kWorkspaceWrite, NetworkPolicy::kAllow);
   EXPECT_EQ(Probe(allow, workspace.path(), {"connect-tcp", "127.0.0.1", listener.port()}), "ok");
   EXPECT_TRUE(listener.SawConnection());
+}
+
+// M6: on a kernel with Landlock ABI 4-5 (no abstract-socket scoping) the network namespace
+// alone must keep the host's abstract sockets away: their namespace is per network namespace.
+// Planned as if the ABI were 5; the twin with network allow (no net namespace, no scoping)
+// reaches the same listener, which shows the listener works.
+TEST(NativeHardening, TheNetNamespaceAloneIsolatesHostAbstractSockets) {
+  CORDON_REQUIRE_NATIVE_SANDBOX();
+  TempDir workspace;
+  const std::string name = "cordon-m6-" + workspace.path().filename().string();
+  int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path + 1, name.data(), name.size());
+  const auto size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), size), 0);
+  ASSERT_EQ(::listen(listener, 4), 0);
+  auto run = [&](NetworkPolicy network) {
+    linux_native::KernelFeatures abi5 = Features();
+    abi5.landlock_abi = std::min(abi5.landlock_abi, 5);
+    plan::PlanRequest request;
+    request.argv = {"probe", "connect-abstract", name};
+    request.workspace = workspace.path();
+    request.caller_home = "/nonexistent";
+    auto launch_plan = plan::Plan(Make(SandboxMode::kWorkspaceWrite, network), abi5, request);
+    if (!launch_plan) return "plan failed: " + launch_plan.error().message;
+    EXPECT_EQ(launch_plan->landlock.scoped, 0u);
+    auto probe = RunPlan(*std::move(launch_plan));
+    return probe ? probe->line() : probe.error().message;
+  };
+  EXPECT_NE(run(NetworkPolicy::kDeny), "ok");
+  int accepted = ::accept(listener, nullptr, nullptr);
+  EXPECT_LT(accepted, 0) << "a host abstract socket was reached with network deny";
+  EXPECT_EQ(run(NetworkPolicy::kAllow), "ok");
+  accepted = ::accept(listener, nullptr, nullptr);
+  EXPECT_GE(accepted, 0);
+  if (accepted >= 0) ::close(accepted);
+  ::close(listener);
 }
 
 TEST(NativeHardening, TheSandboxHasItsOwnWorkingLoopback) {
