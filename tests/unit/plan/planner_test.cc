@@ -1,5 +1,6 @@
 // Plan and DescribeCapabilities with fabricated kernel features: the fail-closed decisions.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -354,6 +355,34 @@ TEST(Planner, AGitFileIsProtectedTogetherWithTheGitDirAndCommonDirItPointsTo) {
   ASSERT_TRUE(both) << both.error().message;
   EXPECT_TRUE(ro(*both, base / "repo/.git"));
   EXPECT_TRUE(ro(*both, base / "repo/.git/worktrees/wt"));
+  std::filesystem::remove_all(base);
+}
+
+// A FIFO or /dev/zero planted where git keeps a pointer must neither hang the planner nor fill
+// its memory: the reader takes only small regular files, without following a symlink.
+TEST(Planner, GitPointerFilesThatAreFifosOrDevicesAreIgnoredAtOnce) {
+  char dir[] = "/tmp/cordon-plan-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::filesystem::path base = dir;
+  std::filesystem::create_directories(base / "gitdir");
+  std::filesystem::create_directories(base / "wt");
+  std::ofstream(base / "wt/.git") << "gitdir: ../gitdir\n";
+  ASSERT_EQ(::mkfifo((base / "gitdir/commondir").c_str(), 0600), 0);
+  EXPECT_EQ(GitMetadataPaths(base / "wt"),
+            (std::vector<std::filesystem::path>{base / "wt/.git", base / "gitdir"}));
+  std::filesystem::remove(base / "gitdir/commondir");
+  std::filesystem::create_symlink("/dev/zero", base / "gitdir/commondir");
+  EXPECT_EQ(GitMetadataPaths(base / "wt").size(), 2u);
+  std::filesystem::remove(base / "wt/.git");
+  std::filesystem::create_symlink("/dev/zero", base / "wt/.git");
+  EXPECT_TRUE(GitMetadataPaths(base / "wt").empty());
+  std::filesystem::remove(base / "wt/.git");
+  ASSERT_EQ(::mkfifo((base / "wt/.git").c_str(), 0600), 0);
+  EXPECT_TRUE(GitMetadataPaths(base / "wt").empty());
+  std::filesystem::remove(base / "wt/.git");
+  std::ofstream(base / "wt/.git") << "gitdir: ../gitdir\n" << std::string(8192, '#');
+  EXPECT_EQ(GitMetadataPaths(base / "wt"), std::vector<std::filesystem::path>{base / "wt/.git"})
+      << "an oversized pointer is not followed, the file itself stays protected";
   std::filesystem::remove_all(base);
 }
 
