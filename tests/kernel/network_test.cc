@@ -176,6 +176,22 @@ TEST_F(NetworkTest, HostPathnameSocketInRunIsUnreachableWithNetworkAllowToo) {
   EXPECT_FALSE(listener.Accepted());
 }
 
+// Hiding /run with network allow must not break name resolution: /etc/resolv.conf often points
+// into /run (systemd-resolved, resolvconf, NetworkManager), which stays visible.
+TEST_F(NetworkTest, ResolvConfReadsTheSameInsideWithNetworkAllow) {
+  if (!Exists("/etc/resolv.conf")) GTEST_SKIP() << "no /etc/resolv.conf here";
+  auto session = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite, NetworkPolicy::kAllow));
+  if (!session) return;
+  const RunResult result = Shell(*session, "cat /etc/resolv.conf");
+  EXPECT_EQ(result.exit_code, 0) << Describe(result);
+  EXPECT_EQ(result.stdout_data.data, ReadFile("/etc/resolv.conf")) << Describe(result);
+  // Twin: the host's other runtime entries are gone (when there are any to check).
+  if (Exists("/run/dbus")) {
+    const RunResult dbus = Shell(*session, "ls -A /run/dbus | wc -l");
+    EXPECT_EQ(dbus.stdout_data.data, "0\n") << Describe(dbus);
+  }
+}
+
 TEST_F(NetworkTest, ASocketTheCommandCreatesInTheWorkspaceWorksWithEitherNetworkSetting) {
   for (NetworkPolicy network : {NetworkPolicy::kDeny, NetworkPolicy::kAllow}) {
     auto session = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite, network));
