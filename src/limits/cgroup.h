@@ -9,9 +9,10 @@
 //       still cover the command.
 //
 // Ownership: a RunCgroup owns its directories and the descriptors of their cgroup.procs; its
-// destructor kills whatever is left in them and removes them. The sandbox's first process
-// joins by writing "0" through those descriptors (AttachSelf) before it starts anything else,
-// so every process of the command is born inside.
+// destructor kills whatever is left in them and removes them. The command process joins by
+// writing "0" through those descriptors (AttachSelf) as its first step after the sandbox's
+// init forks it, before it can start anything, so every process of the command is born inside
+// (the init stays outside: an OOM kill never takes it, and it still reports the status).
 #pragma once
 
 #include <cstdint>

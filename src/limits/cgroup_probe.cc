@@ -126,12 +126,6 @@ Result<void> TryCreate(const fs::path& parent) {
 
 // Root on v2: <mount>/cordon.slice, with `controller` enabled in the root and in the slice.
 Result<fs::path> PrepareV2Slice(const fs::path& mount, std::string_view controller) {
-  if (!ListsController(mount / "cgroup.controllers", controller)) {
-    return Fail(ErrorCode::kUnavailable,
-                fmt::format("cgroup v2 at {} has no {} controller (it may be bound to a v1 "
-                            "hierarchy)",
-                            mount.string(), controller));
-  }
   const fs::path slice = mount / "cordon.slice";
   if (::mkdir(slice.c_str(), 0755) != 0 && errno != EEXIST) {
     return Fail(ErrorCode::kUnavailable,
@@ -159,6 +153,11 @@ CgroupController ProbeV2(const std::vector<CgroupMount>& mounts,
   }
   auto own_path = own.find("");
   if (v2 == nullptr || own_path == own.end()) return {};
+  if (!ListsController(v2->mount_point / "cgroup.controllers", controller)) {
+    note(fmt::format("cgroup v2 at {} has no {} controller (it may be bound to a v1 hierarchy)",
+                     v2->mount_point.string(), controller));
+    return {};
+  }
   fs::path parent;
   if (::geteuid() == 0) {
     Result<fs::path> slice = PrepareV2Slice(v2->mount_point, controller);

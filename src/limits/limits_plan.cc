@@ -9,7 +9,9 @@
 namespace cordon::limits {
 namespace {
 
-// The sandbox's init is in the cgroup (and in the user namespace's count) too.
+// RLIMIT_NPROC counts every process of the user in the sandbox's user namespace, the
+// sandbox's init included. The cgroup holds only the command's processes: the command process
+// joins it (AttachSelf) right after init forks it.
 constexpr std::uint64_t kInitProcesses = 1;
 
 bool KernelAtLeast(int major, int minor) {
@@ -71,7 +73,7 @@ Result<LimitsPlan> PlanLimits(const LimitsConfig& config, const LimitsSupport& s
   }
   if (config.processes != 0) {
     if (support.cgroups.pids.version != CgroupVersion::kNone) {
-      plan.cgroup.pids_max = config.processes + kInitProcesses;
+      plan.cgroup.pids_max = config.processes;
     } else if (user_namespace && support.nproc_per_user_namespace) {
       plan.rlimits.processes = config.processes + kInitProcesses;
     } else {

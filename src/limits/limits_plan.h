@@ -3,7 +3,8 @@
 // run (fail closed); an unset one never does (decision 0007).
 //
 //   memory_bytes  cgroup memory controller (v2 memory.max or v1 memory.limit_in_bytes) only
-//   processes     cgroup pids.max; else RLIMIT_NPROC when the sandbox has its own user
+//   processes     cgroup pids.max; else RLIMIT_NPROC (+1 for the sandbox's init) when the
+//                 sandbox has its own user
 //                 namespace and the caller is not global root (Linux >= 5.14 counts it per
 //                 user namespace; the kernel never applies it to global root)
 //   open_files    RLIMIT_NOFILE        cpu_seconds   RLIMIT_CPU        (always)

@@ -5,12 +5,14 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <thread>
 
@@ -171,6 +173,34 @@ TEST_F(CgroupRun, ADaemonLeftBehindByAFinishedCommandIsKilled) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   EXPECT_EQ(Procs(*cgroup), "");
+}
+
+// The way the sandbox joins: the command process, already in new user and mount namespaces,
+// writes "0" through descriptors its parent opened.
+TEST_F(CgroupRun, AProcessInNewNamespacesJoinsThroughTheParentsDescriptors) {
+  CREATE_OR_SKIP(cgroup, {.memory_bytes = 64 << 20, .pids_max = 8});
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const CgroupAttach attach = cgroup->attach();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) ::_exit(2);
+    const int err = AttachSelf(attach);
+    (void)!::write(ready[1], &err, sizeof err);
+    ::pause();
+    ::_exit(0);
+  }
+  ::close(ready[1]);
+  int err = -1;
+  ASSERT_EQ(::read(ready[0], &err, sizeof err), static_cast<ssize_t>(sizeof err));
+  ::close(ready[0]);
+  EXPECT_EQ(err, 0) << std::strerror(err);
+  for (const auto& path : cgroup->paths()) {
+    EXPECT_EQ(ReadSmallFile(path / "cgroup.procs").value_or(""), std::to_string(pid) + "\n")
+        << path;
+  }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
 }
 
 TEST(RunCgroupCreate, ARequestedControllerThatIsMissingIsRefusedWithTheFix) {

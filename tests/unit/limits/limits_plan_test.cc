@@ -50,12 +50,12 @@ TEST(PlanLimits, MemoryLimitWithoutACgroupIsRefusedNamingTheFix) {
   EXPECT_THAT(plan.error().message, HasSubstr("remove limits.memory_bytes"));
 }
 
-TEST(PlanLimits, ProcessLimitPrefersThePidsCgroupAndCountsInit) {
+TEST(PlanLimits, ProcessLimitPrefersThePidsCgroupWhichHoldsOnlyTheCommand) {
   LimitsConfig config;
   config.processes = 64;
   Result<LimitsPlan> plan = PlanLimits(config, V1Cgroups(), true);
   ASSERT_TRUE(plan.has_value());
-  EXPECT_EQ(plan->cgroup.pids_max, 65u);
+  EXPECT_EQ(plan->cgroup.pids_max, 64u);
   EXPECT_EQ(plan->rlimits.processes, 0u);
 }
 
@@ -65,7 +65,7 @@ TEST(PlanLimits, ProcessLimitFallsBackToNprocInAUserNamespace) {
   Result<LimitsPlan> plan = PlanLimits(config, NoCgroups(/*nproc=*/true), /*user_namespace=*/true);
   ASSERT_TRUE(plan.has_value());
   EXPECT_FALSE(plan->needs_cgroup());
-  EXPECT_EQ(plan->rlimits.processes, 65u);
+  EXPECT_EQ(plan->rlimits.processes, 65u);  // the sandbox's init counts too
 }
 
 TEST(PlanLimits, ProcessLimitWithoutCgroupOrUserNamespaceIsRefused) {
