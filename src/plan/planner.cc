@@ -1,6 +1,7 @@
 // Plan and DescribeCapabilities: the pure decisions of the native backend. Everything here is
 // computed from the config, the kernel probe and the request; the backend only replays it.
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -68,6 +69,22 @@ Result<void> CheckWritableRoots(const Config& config, const PlanRequest& request
                         "--mode read_only)",
                         what, root.string(), root == home ? "is" : "contains", home.string()));
       }
+    }
+  }
+  // cordon's own config directory: a config.json planted there would switch the sandbox off
+  // for every later session. An existing one is masked read-only; an absent one inside a
+  // writable root could be created, so it must exist first.
+  for (const auto& home : homes) {
+    const std::filesystem::path own = home / ".config" / "cordon";
+    struct stat st;
+    if (::lstat(own.c_str(), &st) == 0) continue;
+    for (const auto& root : roots) {
+      if (!core::IsWithin(own, root)) continue;
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("the writable root {} would let the command create cordon's own "
+                              "config directory {} and switch the sandbox off for later "
+                              "sessions (fix: mkdir -m 700 {}; it is then hidden read-only)",
+                              root.string(), own.string(), own.string()));
     }
   }
   return {};

@@ -30,6 +30,8 @@ class SecretsTest : public KernelTest {
 TEST_F(SecretsTest, CredentialsInsideAWritableRootUnderHomeAreHiddenButTheRestIsNot) {
   std::filesystem::create_directories(home_ / ".config" / "gh");
   std::filesystem::create_directories(home_ / ".config" / "tool");
+  // cordon's own config dir must exist before ~/.config may be writable (else refused).
+  std::filesystem::create_directories(home_ / ".config" / "cordon");
   std::ofstream(home_ / ".config" / "gh" / "hosts.yml") << "oauth_token: canary-gh-token";
   std::ofstream(home_ / ".config" / "tool" / "settings") << "theme=dark";
   Config config = MakeConfig();

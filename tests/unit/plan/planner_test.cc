@@ -136,6 +136,27 @@ TEST(Planner, AWritableRootThatIsTheRootOrHoldsTheHomeIsRefusedAndOneBelowItIsNo
   EXPECT_TRUE(Plan(read_only, Everything(), request));
 }
 
+TEST(Planner, AWritableRootWhereCordonsOwnConfigCouldBeCreatedIsRefusedUntilItExists) {
+  char dir[] = "/tmp/cordon-plan-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::filesystem::path home = dir;
+  std::filesystem::create_directories(home / ".config");
+  Config config = Default();
+  config.sandbox.writable_roots = {home / ".config"};
+  PlanRequest request = Request();
+  request.caller_home = home;
+  auto refused = Plan(config, Everything(), request);
+  ASSERT_FALSE(refused);
+  EXPECT_TRUE(Contains(refused.error().message, "mkdir -m 700")) << refused.error().message;
+  std::filesystem::create_directory(home / ".config" / "cordon");  // twin: it exists, is masked
+  auto plan = Plan(config, Everything(), request);
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_TRUE(std::any_of(plan->mounts.begin(), plan->mounts.end(), [&](const MountOp& op) {
+    return op.kind == MountOpKind::kMaskDirectory && op.path == home / ".config" / "cordon";
+  }));
+  std::filesystem::remove_all(home);
+}
+
 TEST(Planner, WithoutNamespacesTheFallbackPlansLandlockReadsAndRefusesGitProtection) {
   Config config = Default();
   auto refused = Plan(config, NoNamespaces(7), Request());
