@@ -58,7 +58,20 @@ string(REGEX REPLACE "/$" "" cordon_pc_to_prefix "${cordon_pc_to_prefix}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/cordon.pc.in ${PROJECT_BINARY_DIR}/cordon.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/cordon.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
-# Debian package: cordon_<version>_<arch>.deb with the binary, the library and the headers.
+# The man page and the shell completions, generated at build time from the binary's own CLI11
+# definitions (src/cli/CMakeLists.txt, `cordon __generate`). Paths as Debian's man-db,
+# bash-completion (loads completions/<command> on demand) and zsh (vendor-completions is on
+# its default $fpath) expect them.
+if(TARGET cordon_manual)
+  install(FILES ${CORDON_GENERATED_DIR}/cordon.1.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+  install(FILES ${CORDON_GENERATED_DIR}/cordon.bash
+    DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME cordon)
+  install(FILES ${CORDON_GENERATED_DIR}/_cordon
+    DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
+endif()
+
+# Debian package: cordon_<version>_<arch>.deb with the binary, the library, the headers, the man
+# page and the completions.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME cordon)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})

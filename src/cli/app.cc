@@ -2,27 +2,48 @@
 
 #include <cstdio>
 
-#include "cli/subcommands.h"
+#include "cli/command_line.h"
+#include "cli/manual.h"
 
 namespace cordon::cli {
 
-int Main(int argc, char** argv) {
-  CLI::App app{
-      "cordon: runs the shell commands an AI coding agent asks for behind a command policy and "
-      "an OS sandbox",
-      "cordon"};
+std::vector<const CLI::App*> VisibleSubcommands(const CLI::App& app) {
+  return app.get_subcommands([](const CLI::App* sub) { return !sub->get_group().empty(); });
+}
+
+std::vector<const CLI::Option*> VisibleOptions(const CLI::App& app) {
+  return app.get_options([](const CLI::Option* opt) { return !opt->get_group().empty(); });
+}
+
+std::unique_ptr<CommandLine> MakeCommandLine() {
+  auto cl = std::make_unique<CommandLine>();
+  CLI::App& app = cl->app;
   app.set_version_flag("--version", std::string(CORDON_VERSION));
   app.require_subcommand(1);
-  GlobalOptions global;
-  app.add_option("--config", global.config_path,
-                 "User config file (default: $XDG_CONFIG_HOME/cordon/config.json)");
+  app.add_option("--config", cl->global.config_path,
+                 "User config file (default: $XDG_CONFIG_HOME/cordon/config.json)")
+      ->type_name("FILE");
 
-  std::vector<Subcommand> subcommands = {
-      AddRunCommand(app, global),     AddCheckCommand(app, global), AddStatusCommand(app, global),
-      AddSandboxCommand(app, global), AddMcpCommand(app, global),
+  cl->subcommands = {
+      AddRunCommand(app, cl->global),    AddCheckCommand(app, cl->global),
+      AddStatusCommand(app, cl->global), AddSandboxCommand(app, cl->global),
+      AddMcpCommand(app, cl->global),    AddDoctorCommand(app, cl->global),
+      AddGenerateCommand(app),
   };
-  for (Subcommand& s : subcommands) s.app->fallthrough();
+  for (Subcommand& s : cl->subcommands) s.app->fallthrough();
 
+  // After the subcommands: CLI11 copies a parent's footer into subcommands created later.
+  std::string footer = "Exit status:";
+  for (const ExitCodeDoc& row : kExitCodes)
+    footer += fmt::format("\n  {:<6} {}", row.code, row.meaning);
+  footer += "\nMore: man cordon, docs/cli.md.";
+  app.footer(footer);
+  return cl;
+}
+
+int Main(int argc, char** argv) {
+  std::unique_ptr<CommandLine> cl = MakeCommandLine();
+  CLI::App& app = cl->app;
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -36,7 +57,7 @@ int Main(int argc, char** argv) {
     fmt::print(stderr, "cordon: {}\nRun 'cordon --help' for usage.\n", e.what());
     return kExitSetupFailed;
   }
-  for (Subcommand& s : subcommands) {
+  for (Subcommand& s : cl->subcommands) {
     if (s.app->parsed()) return s.run();
   }
   return kExitSetupFailed;

@@ -53,7 +53,8 @@ Subcommand AddCheckCommand(CLI::App& root, const GlobalOptions& global) {
   auto options = std::make_shared<CheckOptions>();
   app->add_flag("--json", options->json, "Print the decision as JSON");
   app->add_option("command", options->words, "The command text (quote it, or put it after --)")
-      ->required();
+      ->required()
+      ->type_name("TEXT");
   return {app, [&global, options] { return RunCheck(global, *options); }};
 }
 

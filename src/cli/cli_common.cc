@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <string_view>
 
 #include "config/enums.h"
 #include "config/load.h"
 #include "config/overrides.h"
 #include "config/validate.h"
+#include "worktree/strict_policy.h"
 
 namespace cordon::cli {
 
@@ -58,6 +60,74 @@ Result<std::filesystem::path> ConfigFilePath(const GlobalOptions& global) {
 int ReportSetupError(const Error& error) {
   fmt::print(stderr, "cordon: {}\n", error.message);
   return kExitSetupFailed;
+}
+
+Result<void> CheckWorktreeFlags(const SandboxFlags& flags, bool worktree) {
+  if (!worktree) return {};
+  return worktree::CheckWorktreeFlags(flags.unsafe, flags.mode);
+}
+
+void WarnWhenUnsandboxed(const Config& config, bool worktree, const char* what) {
+  if (config.sandbox.mode != SandboxMode::kOff || worktree) return;
+  fmt::print(stderr,
+             "cordon: WARNING: {} without a sandbox (mode off): {} can write, read and connect "
+             "anywhere your user can\n",
+             what,
+             std::string_view(what) == "serving" ? "every command the model runs" : "the command");
+}
+
+Result<ResolvedWorkspace> ResolveWorkspace(Config& config, const std::string& workspace_flag,
+                                           bool worktree) {
+  ResolvedWorkspace resolved;
+  resolved.path = workspace_flag;
+  if (resolved.path.empty()) {
+    std::error_code ec;
+    resolved.path = std::filesystem::current_path(ec);
+    if (ec) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("cannot read the current directory: {}", ec.message()));
+    }
+  }
+  if (worktree) {
+    // Strict policy: the worktree (found from the workspace) is the only writable root.
+    CORDON_TRY(worktree::WorktreeMode mode, worktree::EnterWorktreeMode(config, resolved.path));
+    if (auto notice = worktree::DroppedRootsNotice(mode.dropped_roots); !notice.empty()) {
+      fmt::print(stderr, "cordon: {}\n", notice);
+    }
+    resolved.path = mode.worktree.root;
+    resolved.linked = std::move(mode.worktree);
+  }
+  return resolved;
+}
+
+namespace {
+const char* YesNo(bool value) { return value ? "yes" : "no"; }
+}  // namespace
+
+void PrintCapabilities(const Capabilities& c) {
+  const Enforcement& e = c.enforcement;
+  fmt::print("mode:                 {}\n", SandboxModeName(c.mode));
+  fmt::print("network:              {}\n", NetworkPolicyName(c.network));
+  fmt::print("backend:              {} ({})\n", c.backend, c.backend_reason);
+  fmt::print("filesystem enforced:  {}\n", YesNo(c.filesystem_enforced));
+  fmt::print("network enforced:     {}\n", c.network == NetworkPolicy::kAllow
+                                               ? "not requested (network allowed)"
+                                               : YesNo(c.network_enforced));
+  fmt::print("layers:\n");
+  fmt::print("  user namespace      {}\n", YesNo(e.user_namespace));
+  fmt::print("  mount namespace     {}\n", YesNo(e.mount_namespace));
+  fmt::print("  pid namespace       {}\n", YesNo(e.pid_namespace));
+  fmt::print("  net namespace       {}\n", YesNo(e.net_namespace));
+  fmt::print("  ipc namespace       {}\n", YesNo(e.ipc_namespace));
+  fmt::print("  landlock            {}\n",
+             e.landlock_abi > 0 ? fmt::format("ABI {}", e.landlock_abi) : std::string("no"));
+  fmt::print("  seccomp             {}\n", YesNo(e.seccomp));
+  fmt::print("  capabilities drop   {}\n", YesNo(e.capabilities_dropped));
+  fmt::print("  no_new_privs        {}\n", YesNo(e.no_new_privs));
+  for (const std::string& m : c.missing) fmt::print("MISSING: {}\n", m);
+  for (const std::string& u : c.unsupported) fmt::print("not supported: {}\n", u);
+  fmt::print("{}\n", c.can_run() ? "commands can run with this configuration"
+                                 : "commands are REFUSED with this configuration (fail closed)");
 }
 
 }  // namespace cordon::cli

@@ -1,14 +1,19 @@
 // Pieces every cordon subcommand shares: the global options, loading the configuration with
-// command-line overrides, and the exit codes.
+// command-line overrides, resolving the workspace, printing the capabilities, and the exit
+// codes.
 #pragma once
 
+#include <array>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "cordon/capabilities.h"
 #include "cordon/config.h"
 #include "cordon/error.h"
+#include "worktree/detect.h"
 
 namespace cordon::cli {
 
@@ -16,6 +21,24 @@ namespace cordon::cli {
 inline constexpr int kExitTimedOut = 124;
 inline constexpr int kExitSetupFailed = 125;  // bad config or flags, sandbox unavailable
 inline constexpr int kExitDenied = 126;
+inline constexpr int kExitDoctorMissing =
+    1;  // doctor: a feature the configuration needs is missing
+
+// One row of the exit-status table that --help's footer and the man page print.
+struct ExitCodeDoc {
+  const char* code;
+  const char* meaning;
+};
+inline constexpr ExitCodeDoc kExitCodes[] = {
+    {"0", "success; for run: the command exited 0 (otherwise its own exit code passes through)"},
+    {"1", "doctor: a kernel feature the configured guarantees need is missing"},
+    {"124", "run: the command timed out; its whole process tree was killed"},
+    {"125",
+     "cordon could not set up: bad flags or config, an invalid workspace, or a guarantee "
+     "this machine cannot enforce (fail closed: nothing ran)"},
+    {"126", "denied by the command policy, or an outside-sandbox request refused (nothing ran)"},
+    {"128+N", "run: the command was killed by signal N"},
+};
 
 struct GlobalOptions {
   std::string config_path;  // --config FILE; empty: the default user config location
@@ -31,6 +54,18 @@ struct SandboxFlags {
   bool unsafe = false;                      // --unsafe: mode off, with a warning
 };
 
+// "{a,b,c}": the CLI11 type name of an option whose value is one of `names`. --help shows it,
+// and the man page and the completions read the choices back from it.
+template <std::size_t N>
+std::string ChoiceTypeName(const std::array<std::string_view, N>& names) {
+  std::string out = "{";
+  for (std::string_view name : names) {
+    if (out.size() > 1) out += ',';
+    out += name;
+  }
+  return out + "}";
+}
+
 // The user config (or defaults when there is none) with `flags` applied.
 [[nodiscard]] Result<Config> LoadConfig(const GlobalOptions& global, const SandboxFlags& flags);
 
@@ -39,5 +74,25 @@ struct SandboxFlags {
 
 // Prints "cordon: <message>" on stderr and returns kExitSetupFailed.
 int ReportSetupError(const Error& error);
+
+// Rejects flags that contradict --worktree (before the config is loaded), and warns on stderr
+// when the sandbox is off (`what`: "running" or "serving").
+[[nodiscard]] Result<void> CheckWorktreeFlags(const SandboxFlags& flags, bool worktree);
+void WarnWhenUnsandboxed(const Config& config, bool worktree, const char* what);
+
+struct ResolvedWorkspace {
+  std::filesystem::path path;                      // the writable root handed to the Session
+  std::optional<worktree::LinkedWorktree> linked;  // set in worktree mode
+};
+
+// The workspace: `workspace_flag` (--workspace) or the current directory. In worktree mode it
+// must be (inside) a linked git worktree, whose root becomes the workspace, and `config` is
+// tightened to the strict policy (dropped writable roots are named on stderr).
+[[nodiscard]] Result<ResolvedWorkspace> ResolveWorkspace(Config& config,
+                                                         const std::string& workspace_flag,
+                                                         bool worktree);
+
+// `cordon status`'s human form of the capabilities payload, on stdout.
+void PrintCapabilities(const Capabilities& capabilities);
 
 }  // namespace cordon::cli

@@ -8,13 +8,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <optional>
 
 #include "cli/subcommands.h"
 #include "cordon/session.h"
 #include "mcp/session_runner.h"
 #include "mcp/stdio_server.h"
-#include "worktree/strict_policy.h"
 
 namespace cordon::cli {
 namespace {
@@ -27,40 +25,15 @@ struct McpOptions {
 };
 
 int RunMcp(const GlobalOptions& global, const McpOptions& options) {
-  if (options.worktree) {
-    if (auto flags = worktree::CheckWorktreeFlags(options.flags.unsafe, options.flags.mode);
-        !flags) {
-      return ReportSetupError(flags.error());
-    }
+  if (auto flags = CheckWorktreeFlags(options.flags, options.worktree); !flags) {
+    return ReportSetupError(flags.error());
   }
   auto config = LoadConfig(global, options.flags);
   if (!config) return ReportSetupError(config.error());
-  if (config->sandbox.mode == SandboxMode::kOff && !options.worktree) {
-    fmt::print(stderr,
-               "cordon: WARNING: serving without a sandbox (mode off): every command the model "
-               "runs can write, read and connect anywhere your user can\n");
-  }
-  std::filesystem::path workspace = options.workspace;
-  if (workspace.empty()) {
-    std::error_code ec;
-    workspace = std::filesystem::current_path(ec);
-    if (ec) {
-      fmt::print(stderr, "cordon: cannot read the current directory: {}\n", ec.message());
-      return kExitSetupFailed;
-    }
-  }
-  std::optional<worktree::LinkedWorktree> linked;
-  if (options.worktree) {
-    // Strict policy: the worktree (found from the workspace) is the only writable root.
-    auto mode = worktree::EnterWorktreeMode(*config, workspace);
-    if (!mode) return ReportSetupError(mode.error());
-    if (auto notice = worktree::DroppedRootsNotice(mode->dropped_roots); !notice.empty()) {
-      fmt::print(stderr, "cordon: {}\n", notice);
-    }
-    workspace = mode->worktree.root;
-    linked = std::move(mode->worktree);
-  }
-  auto session = Session::Create(*std::move(config), workspace);
+  WarnWhenUnsandboxed(*config, options.worktree, "serving");
+  auto workspace = ResolveWorkspace(*config, options.workspace, options.worktree);
+  if (!workspace) return ReportSetupError(workspace.error());
+  auto session = Session::Create(*std::move(config), workspace->path);
   if (!session) return ReportSetupError(session.error());
   if (!(options.approval_timeout_seconds > 0)) {
     fmt::print(stderr, "cordon: --approval-timeout: expected seconds > 0\n");
@@ -70,7 +43,7 @@ int RunMcp(const GlobalOptions& global, const McpOptions& options) {
   mcp::SessionRunner runner(*std::move(session));
   mcp::ServerOptions server_options;
   server_options.server_version = CORDON_VERSION;
-  server_options.worktree = std::move(linked);
+  server_options.worktree = std::move(workspace->linked);
   server_options.elicitation_timeout = std::chrono::milliseconds(
       static_cast<std::int64_t>(options.approval_timeout_seconds * 1000.0));
   fmt::print(stderr, "cordon mcp: serving on stdio, workspace {}\n", runner.Workspace().string());
@@ -92,10 +65,12 @@ Subcommand AddMcpCommand(CLI::App& root, const GlobalOptions& global) {
   auto options = std::make_shared<McpOptions>();
   AddSandboxFlags(*app, options->flags);
   app->add_option("--workspace,-w", options->workspace,
-                  "The writable workspace (default: the current directory)");
+                  "The writable workspace (default: the current directory)")
+      ->type_name("DIR");
   app->add_option("--approval-timeout", options->approval_timeout_seconds,
                   "Seconds to wait for a person to approve an outside_sandbox request "
-                  "(default 300)");
+                  "(default 300)")
+      ->type_name("SECONDS");
   app->add_flag("--worktree", options->worktree,
                 "Worktree mode: the workspace must be a linked git worktree, the only writable "
                 "root (docs/mcp.md)");

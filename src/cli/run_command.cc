@@ -9,11 +9,11 @@
 
 #include "cli/subcommands.h"
 #include "cli/tty_approval.h"
+#include "config/enums.h"
 #include "cordon/session.h"
 #include "core/paths.h"
 #include "policy/shell_quote.h"
 #include "report/json_report.h"
-#include "worktree/strict_policy.h"
 
 namespace cordon::cli {
 namespace {
@@ -96,37 +96,14 @@ int RunRun(const GlobalOptions& global, const RunOptions& options) {
     fmt::print(stderr, "cordon: run needs either -c 'shell text' or a command after --\n");
     return kExitSetupFailed;
   }
-  if (options.worktree) {
-    if (auto flags = worktree::CheckWorktreeFlags(options.flags.unsafe, options.flags.mode);
-        !flags) {
-      return ReportSetupError(flags.error());
-    }
+  if (auto flags = CheckWorktreeFlags(options.flags, options.worktree); !flags) {
+    return ReportSetupError(flags.error());
   }
   auto config = LoadConfig(global, options.flags);
   if (!config) return ReportSetupError(config.error());
-  if (config->sandbox.mode == SandboxMode::kOff && !options.worktree) {
-    fmt::print(stderr,
-               "cordon: WARNING: running without a sandbox (mode off): the command can write, "
-               "read and connect anywhere your user can\n");
-  }
-  std::filesystem::path workspace = options.workspace;
-  if (workspace.empty()) {
-    std::error_code ec;
-    workspace = std::filesystem::current_path(ec);
-    if (ec) {
-      fmt::print(stderr, "cordon: cannot read the current directory: {}\n", ec.message());
-      return kExitSetupFailed;
-    }
-  }
-  if (options.worktree) {
-    // Strict policy: the worktree (found from the workspace) is the only writable root.
-    auto mode = worktree::EnterWorktreeMode(*config, workspace);
-    if (!mode) return ReportSetupError(mode.error());
-    if (auto notice = worktree::DroppedRootsNotice(mode->dropped_roots); !notice.empty()) {
-      fmt::print(stderr, "cordon: {}\n", notice);
-    }
-    workspace = mode->worktree.root;
-  }
+  WarnWhenUnsandboxed(*config, options.worktree, "running");
+  auto workspace = ResolveWorkspace(*config, options.workspace, options.worktree);
+  if (!workspace) return ReportSetupError(workspace.error());
   if (options.outside_sandbox) {
     if (int refused = CheckEscapeAllowed(*config, options); refused != 0) return refused;
     // The person approved this one command: it runs once, unconfined (the policy still
@@ -134,7 +111,7 @@ int RunRun(const GlobalOptions& global, const RunOptions& options) {
     config->sandbox.mode = SandboxMode::kOff;
     fmt::print(stderr, "cordon: WARNING: approved: running this one command outside the sandbox\n");
   }
-  auto session = Session::Create(*std::move(config), workspace);
+  auto session = Session::Create(*std::move(config), workspace->path);
   if (!session) return ReportSetupError(session.error());
 
   CommandRequest request;
@@ -180,12 +157,19 @@ int RunRun(const GlobalOptions& global, const RunOptions& options) {
 }  // namespace
 
 void AddSandboxFlags(CLI::App& app, SandboxFlags& flags) {
-  app.add_option("--mode,-m", flags.mode, "Sandbox mode: off, read_only, workspace_write");
-  app.add_option("--network", flags.network, "Child network access: deny or allow");
-  app.add_option("--backend", flags.backend, "Sandbox backend: auto, native, bwrap, seatbelt");
+  // The {a,b} type names are what --help shows and where the man page and the completions
+  // take the choices from; the values themselves are checked by config::Parse*.
+  app.add_option("--mode,-m", flags.mode, "Sandbox mode: off, read_only, workspace_write")
+      ->type_name(ChoiceTypeName(config::kSandboxModeNames));
+  app.add_option("--network", flags.network, "Child network access: deny or allow")
+      ->type_name(ChoiceTypeName(config::kNetworkPolicyNames));
+  app.add_option("--backend", flags.backend, "Sandbox backend: auto, native, bwrap, seatbelt")
+      ->type_name(ChoiceTypeName(config::kBackendChoiceNames));
   app.add_option("--writable-root", flags.writable_roots,
-                 "An extra existing path the command may write (repeatable)");
-  app.add_option("--timeout", flags.timeout_seconds, "Wall-clock limit in seconds");
+                 "An extra existing path the command may write (repeatable)")
+      ->type_name("PATH");
+  app.add_option("--timeout", flags.timeout_seconds, "Wall-clock limit in seconds")
+      ->type_name("SECONDS");
   app.add_flag("--unsafe", flags.unsafe, "Run without a sandbox (mode off); prints a warning");
 }
 
@@ -194,15 +178,19 @@ Subcommand AddRunCommand(CLI::App& root, const GlobalOptions& global) {
   auto options = std::make_shared<RunOptions>();
   AddSandboxFlags(*app, options->flags);
   app->add_option("--workspace,-w", options->workspace,
-                  "The writable workspace (default: the current directory)");
-  app->add_option("-c", options->shell_text, "Shell text, run as /bin/sh -c TEXT");
+                  "The writable workspace (default: the current directory)")
+      ->type_name("DIR");
+  app->add_option("-c", options->shell_text, "Shell text, run as /bin/sh -c TEXT")
+      ->type_name("TEXT");
   app->add_flag("--json", options->json, "Collect output and print one JSON result");
   app->add_flag("--outside-sandbox", options->outside_sandbox,
                 "Ask the person at the terminal to approve running this one command without "
                 "the sandbox (ADR 0064); refused without a terminal");
   app->add_option("--justification", options->justification,
-                  "Why the command must run outside the sandbox (shown to the person)");
-  app->add_option("command", options->argv, "The command and its arguments, after --");
+                  "Why the command must run outside the sandbox (shown to the person)")
+      ->type_name("TEXT");
+  app->add_option("command", options->argv, "The command and its arguments, after --")
+      ->type_name("COMMAND");
   app->add_flag("--worktree", options->worktree,
                 "Worktree mode: the workspace must be a linked git worktree, the only writable "
                 "root (docs/mcp.md)");

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <string_view>
 
 #include "cli/subcommands.h"
 #include "config/enums.h"
@@ -78,9 +79,26 @@ Subcommand AddSandboxCommand(CLI::App& root, const GlobalOptions& global) {
       "sandbox",
       "Inspect or change the sandbox settings in the user config: status | off | read_only | "
       "workspace_write | network deny|allow");
-  auto options = std::make_shared<SandboxOptions>();
-  app->add_option("request", options->words, "status, a mode, or network deny|allow");
-  return {app, [&global, options] { return RunSandbox(global, *options); }};
+  app->require_subcommand(0, 1);  // none: status
+  // One CLI11 subcommand per request, so --help, the man page and the completions list them.
+  app->add_subcommand("status", "Show the sandbox settings of the user config (the default)");
+  for (std::string_view mode : config::kSandboxModeNames) {
+    app->add_subcommand(std::string(mode),
+                        fmt::format("Set sandbox.mode to {} (new sessions only)", mode));
+  }
+  auto network = std::make_shared<std::string>();
+  CLI::App* network_app = app->add_subcommand("network", "Set sandbox.network (new sessions only)");
+  network_app->add_option("policy", *network, "deny or allow")
+      ->required()
+      ->type_name(ChoiceTypeName(config::kNetworkPolicyNames));
+  return {app, [&global, app, network] {
+            SandboxOptions options;
+            for (const CLI::App* chosen : app->get_subcommands()) {
+              options.words.push_back(chosen->get_name());
+              if (chosen->get_name() == "network") options.words.push_back(*network);
+            }
+            return RunSandbox(global, options);
+          }};
 }
 
 }  // namespace cordon::cli

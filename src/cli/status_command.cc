@@ -16,34 +16,6 @@ struct StatusOptions {
   bool json = false;
 };
 
-const char* YesNo(bool value) { return value ? "yes" : "no"; }
-
-void PrintHuman(const Capabilities& c) {
-  const Enforcement& e = c.enforcement;
-  fmt::print("mode:                 {}\n", SandboxModeName(c.mode));
-  fmt::print("network:              {}\n", NetworkPolicyName(c.network));
-  fmt::print("backend:              {} ({})\n", c.backend, c.backend_reason);
-  fmt::print("filesystem enforced:  {}\n", YesNo(c.filesystem_enforced));
-  fmt::print("network enforced:     {}\n", c.network == NetworkPolicy::kAllow
-                                               ? "not requested (network allowed)"
-                                               : YesNo(c.network_enforced));
-  fmt::print("layers:\n");
-  fmt::print("  user namespace      {}\n", YesNo(e.user_namespace));
-  fmt::print("  mount namespace     {}\n", YesNo(e.mount_namespace));
-  fmt::print("  pid namespace       {}\n", YesNo(e.pid_namespace));
-  fmt::print("  net namespace       {}\n", YesNo(e.net_namespace));
-  fmt::print("  ipc namespace       {}\n", YesNo(e.ipc_namespace));
-  fmt::print("  landlock            {}\n",
-             e.landlock_abi > 0 ? fmt::format("ABI {}", e.landlock_abi) : std::string("no"));
-  fmt::print("  seccomp             {}\n", YesNo(e.seccomp));
-  fmt::print("  capabilities drop   {}\n", YesNo(e.capabilities_dropped));
-  fmt::print("  no_new_privs        {}\n", YesNo(e.no_new_privs));
-  for (const std::string& m : c.missing) fmt::print("MISSING: {}\n", m);
-  for (const std::string& u : c.unsupported) fmt::print("not supported: {}\n", u);
-  fmt::print("{}\n", c.can_run() ? "commands can run with this configuration"
-                                 : "commands are REFUSED with this configuration (fail closed)");
-}
-
 int RunStatusCommand(const GlobalOptions& global, const StatusOptions& options) {
   auto config = LoadConfig(global, options.flags);
   if (!config) return ReportSetupError(config.error());
@@ -56,7 +28,7 @@ int RunStatusCommand(const GlobalOptions& global, const StatusOptions& options) 
   if (options.json) {
     fmt::print("{}\n", report::Dump(report::CapabilitiesToJson(caps), 2));
   } else {
-    PrintHuman(caps);
+    PrintCapabilities(caps);
   }
   return 0;
 }

@@ -23,6 +23,9 @@ Subcommand AddRunCommand(CLI::App& root, const GlobalOptions& global);
 Subcommand AddStatusCommand(CLI::App& root, const GlobalOptions& global);
 Subcommand AddSandboxCommand(CLI::App& root, const GlobalOptions& global);
 Subcommand AddMcpCommand(CLI::App& root, const GlobalOptions& global);
+Subcommand AddDoctorCommand(CLI::App& root, const GlobalOptions& global);
+// Hidden: `cordon __generate man|bash|zsh [--output FILE]` walks `root` (docs/cli.md).
+Subcommand AddGenerateCommand(CLI::App& root);
 
 int Main(int argc, char** argv);
 

@@ -25,15 +25,21 @@ class CliTest : public ::testing::Test {
     WriteFile(ConfigPath(), json);
   }
 
-  Outcome Cordon(std::initializer_list<std::string> args,
-                 std::vector<std::string> extra_env = {}) const {
+  // cordon with `args`, a minimal environment, the private HOME, in the workspace.
+  Invocation CordonInvocation(std::initializer_list<std::string> args,
+                              std::vector<std::string> extra_env = {}) const {
     Invocation inv;
     inv.argv.push_back(CORDON_BINARY);
     inv.argv.insert(inv.argv.end(), args.begin(), args.end());
     inv.env = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + home_.string(), "LANG=C.UTF-8"};
     inv.env.insert(inv.env.end(), extra_env.begin(), extra_env.end());
     inv.cwd = workspace_;
-    return RunBinary(inv);
+    return inv;
+  }
+
+  Outcome Cordon(std::initializer_list<std::string> args,
+                 std::vector<std::string> extra_env = {}) const {
+    return RunBinary(CordonInvocation(args, std::move(extra_env)));
   }
 
   TempDir tmp_;

@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
+#include <seccomp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,7 +14,28 @@
 
 namespace cordon::e2e {
 
+namespace {
+
+// Built before fork; loaded in the child (seccomp_load also sets no_new_privs).
+scmp_filter_ctx RefuseUserNamespacesFilter() {
+  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+  if (ctx == nullptr) throw std::runtime_error("seccomp_init failed");
+  const scmp_datum_t flag = CLONE_NEWUSER;
+  if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(unshare), 1,
+                       SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag)) != 0 ||
+      seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+                       SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag)) != 0 ||
+      seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0) != 0) {
+    seccomp_release(ctx);
+    throw std::runtime_error("seccomp_rule_add failed");
+  }
+  return ctx;
+}
+
+}  // namespace
+
 Outcome RunBinary(const Invocation& inv) {
+  scmp_filter_ctx filter = inv.refuse_user_namespaces ? RefuseUserNamespacesFilter() : nullptr;
   int out_pipe[2], err_pipe[2], in_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) || pipe2(err_pipe, O_CLOEXEC) || pipe2(in_pipe, O_CLOEXEC)) {
     throw std::runtime_error("pipe2 failed");
@@ -29,9 +52,11 @@ Outcome RunBinary(const Invocation& inv) {
     dup2(out_pipe[1], 1);
     dup2(err_pipe[1], 2);
     if (!inv.cwd.empty() && chdir(inv.cwd.c_str()) != 0) _exit(127);
+    if (filter != nullptr && seccomp_load(filter) != 0) _exit(127);
     execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }
+  if (filter != nullptr) seccomp_release(filter);
   close(in_pipe[0]);
   close(out_pipe[1]);
   close(err_pipe[1]);

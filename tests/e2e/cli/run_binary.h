@@ -19,6 +19,10 @@ struct Invocation {
   std::vector<std::string> env;  // complete environment ("NAME=value")
   std::filesystem::path cwd;
   std::string stdin_data;
+  // Runs the binary under a seccomp filter that refuses unshare/clone with CLONE_NEWUSER (as
+  // Docker's default profile does for an unprivileged container) and clone3 (ENOSYS, so libc
+  // falls back to clone, whose flags the filter can see).
+  bool refuse_user_namespaces = false;
 };
 
 Outcome RunBinary(const Invocation& invocation);

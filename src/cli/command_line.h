@@ -1,0 +1,30 @@
+// The whole CLI11 definition of the cordon command line, built in one place so that --help, the
+// man page and the shell completions (`cordon __generate`, docs/cli.md) all walk the same tree
+// and cannot drift apart.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "cli/subcommands.h"
+
+namespace cordon::cli {
+
+struct CommandLine {
+  CLI::App app{
+      "cordon: runs the shell commands an AI coding agent asks for behind a command policy and "
+      "an OS sandbox",
+      "cordon"};
+  GlobalOptions global;
+  std::vector<Subcommand> subcommands;  // in the order they were added
+};
+
+// Every subcommand, option and flag, with the hidden `__generate` subcommand. The actions
+// capture the CommandLine, so it lives on the heap and must outlive the parse.
+std::unique_ptr<CommandLine> MakeCommandLine();
+
+// The subcommands and options a person sees (hidden ones, in the empty group, are skipped).
+std::vector<const CLI::App*> VisibleSubcommands(const CLI::App& app);
+std::vector<const CLI::Option*> VisibleOptions(const CLI::App& app);
+
+}  // namespace cordon::cli
