@@ -31,10 +31,13 @@ class ArgvBuilder {
 void AddMountOp(ArgvBuilder& b, const plan::MountOp& op) {
   switch (op.kind) {
     case plan::MountOpKind::kBindWritable:
-      b.Same("--bind", op.path);
+      // Optional writable binds are the pins of a hidden path's ancestors (so it cannot be
+      // moved out from under its mask): one that vanished pins nothing.
+      b.Same(op.optional ? "--bind-try" : "--bind", op.path);
       return;
     case plan::MountOpKind::kBindReadOnly:
-      b.Same("--ro-bind", op.path);
+      // An optional pin (an ancestor kept read-only) may be gone: the -try form skips it.
+      b.Same(op.optional ? "--ro-bind-try" : "--ro-bind", op.path);
       return;
     case plan::MountOpKind::kTmpfs:
       b.Add("--perms");

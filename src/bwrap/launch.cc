@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,6 +41,11 @@ std::vector<std::string> TrampolineWords(const plan::LaunchPlan& plan) {
       words.emplace_back("--writable");
       words.push_back(path.string());
     }
+    for (const auto& path : plan.landlock.readable) {
+      words.emplace_back("--readable");
+      words.push_back(path.string());
+    }
+    if (plan.landlock.list_root) words.emplace_back("--list-root");
   }
   if (plan.seccomp.enabled) words.emplace_back("--seccomp");
   words.emplace_back("--");
@@ -121,11 +127,19 @@ Result<std::filesystem::path> LocateTrampoline(
 Result<exec::LaunchedProcess> LaunchBwrap(const plan::LaunchPlan& plan, const exec::StdioFds& stdio,
                                           const BwrapBinary& bwrap,
                                           const std::filesystem::path& trampoline) {
+  // An optional mount (a host socket under /run, an ancestor pin) whose target vanished since
+  // planning hides nothing: drop it rather than let bwrap fail on it. Required ones stay, and
+  // bwrap refuses the run if they are gone (fail closed).
+  plan::LaunchPlan current = plan;
+  std::erase_if(current.mounts, [](const plan::MountOp& op) {
+    struct stat st {};
+    return op.optional && ::lstat(op.path.c_str(), &st) != 0;
+  });
   BwrapInvocation how;
   how.bwrap = bwrap.path.string();
   how.trampoline = TrampolineWords(plan);
   how.extra_ro_binds = {{trampoline.string(), kTrampolineInSandbox}};
-  CORDON_TRY(std::vector<std::string> words, RenderBwrapArgv(plan, how));
+  CORDON_TRY(std::vector<std::string> words, RenderBwrapArgv(current, how));
   std::vector<char*> argv;
   for (std::string& w : words) argv.push_back(w.data());
   argv.push_back(nullptr);

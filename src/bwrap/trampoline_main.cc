@@ -2,7 +2,8 @@
 // mount view, and applies what bwrap cannot: Landlock (the second layer on writes and TCP) and
 // cordon's seccomp filter, then execs the command. Its options come from LaunchBwrap only:
 //
-//   cordon-bwrap-exec [--landlock ABI FS NET SCOPED] [--writable PATH]... [--seccomp] -- ARGV...
+//   cordon-bwrap-exec [--landlock ABI FS NET SCOPED] [--writable PATH]... [--readable PATH]...
+//                     [--list-root] [--seccomp] -- ARGV...
 //
 // Descriptors: see trampoline_protocol.h. Any failure is reported on the report pipe; the
 // command never runs with a layer missing.
@@ -83,6 +84,10 @@ int main(int argc, char** argv) {
       i += 4;
     } else if (arg == "--writable" && i + 1 < argc) {
       c.landlock_writable.push_back(argv[++i]);
+    } else if (arg == "--readable" && i + 1 < argc) {
+      c.landlock_readable.push_back(argv[++i]);
+    } else if (arg == "--list-root") {
+      c.landlock_list_root = true;
     } else if (arg == "--seccomp") {
       seccomp = true;
     } else {

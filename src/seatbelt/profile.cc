@@ -81,7 +81,8 @@ SeatbeltPolicy SeatbeltPolicyFromPlan(const plan::LaunchPlan& plan,
   SeatbeltPolicy policy;
   policy.network_allowed = network_allowed;
   for (const plan::MountOp& op : plan.mounts) {
-    if (op.kind == plan::MountOpKind::kBindWritable) policy.writable.push_back(op.path);
+    if (op.kind != plan::MountOpKind::kBindWritable) continue;
+    (op.optional ? policy.pinned : policy.writable).push_back(op.path);  // optional: a pin
   }
   if (!private_dir.empty()) policy.writable.push_back(private_dir);
   for (const plan::MountOp& op : plan.mounts) {
@@ -124,6 +125,8 @@ SeatbeltProfile RenderSeatbelt(const SeatbeltPolicy& policy) {
   }
   AddRule(b, "Git metadata stays read-only inside writable subtrees (after the allowance).",
           "deny file-write*", "subpath", "READ_ONLY", policy.read_only);
+  AddRule(b, "Ancestors of hidden paths: not renamed or removed (contents stay writable).",
+          "deny file-write*", "literal", "PINNED", policy.pinned);
   AddRule(b, "Hidden credential directories: unreadable and unwritable.",
           "deny file-read* file-write*", "subpath", "HIDDEN_DIR", policy.hidden_dirs);
   AddRule(b, "Hidden credential files.", "deny file-read* file-write*", "literal", "HIDDEN_FILE",

@@ -23,8 +23,12 @@ namespace cordon::seatbelt {
 inline constexpr const char* kSandboxExec = "/usr/bin/sandbox-exec";
 
 struct SeatbeltPolicy {
-  std::vector<std::filesystem::path> writable;     // subtrees the command may write
-  std::vector<std::filesystem::path> read_only;    // inside a writable subtree, still read-only
+  std::vector<std::filesystem::path> writable;   // subtrees the command may write
+  std::vector<std::filesystem::path> read_only;  // inside a writable subtree, still read-only
+  // Directories that may not be renamed or removed (their contents stay writable): the
+  // ancestors of a hidden path inside a writable subtree, so the secret cannot be moved out
+  // from under its path-based denial.
+  std::vector<std::filesystem::path> pinned;
   std::vector<std::filesystem::path> hidden_dirs;  // unreadable subtrees (credentials)
   std::vector<std::filesystem::path> hidden_files;
   bool network_allowed = false;

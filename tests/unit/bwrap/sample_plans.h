@@ -78,7 +78,11 @@ inline plan::LaunchPlan WorktreeWithExtraRoot() {
               {K::kBindWritable, "/var/cache/cordon"},
               {K::kBindReadOnly, "/work/tree/.git"},
               {K::kBindReadOnly, "/var/cache/cordon/main/.git/worktrees/tree"},
-              {K::kBindReadOnly, "/var/cache/cordon/main/.git"}};
+              {K::kBindReadOnly, "/var/cache/cordon/main/.git"},
+              // An ancestor pin of a hidden path and a host socket mask: both optional.
+              {K::kBindWritable, "/work/tree/config", /*optional=*/true},
+              {K::kMaskFile, "/work/tree/config/credentials.json"},
+              {K::kMaskFile, "/run/docker.sock", /*optional=*/true}};
   p.seccomp.enabled = true;
   p.seccomp.sockets = plan::SocketPolicy::kLocalFamilies;
   p.home = "/tmp/.cordon-home";

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "../bwrap/golden.h"
 #include "../bwrap/sample_plans.h"
 
@@ -76,6 +78,15 @@ TEST(SeatbeltPolicy, ReadOnlyBindsCountOnlyInsideWritableSubtrees) {
   EXPECT_TRUE(policy.read_only.empty());
   auto write = SeatbeltPolicyFromPlan(testing::WorkspaceWriteNetworkDeny(), kPrivateDir, false);
   EXPECT_EQ(write.read_only, std::vector<std::filesystem::path>{"/home/dev/project/.git"});
+}
+
+TEST(SeatbeltPolicy, PinsAreNotWritableSubtreesButDenyRenamingTheDirectoryItself) {
+  auto policy = SeatbeltPolicyFromPlan(testing::WorktreeWithExtraRoot(), kPrivateDir, false);
+  EXPECT_EQ(policy.pinned, std::vector<std::filesystem::path>{"/work/tree/config"});
+  EXPECT_EQ(std::count(policy.writable.begin(), policy.writable.end(), "/work/tree/config"), 0);
+  const std::string text = RenderSeatbelt(policy).text;
+  EXPECT_NE(text.find("(deny file-write*\n  (literal (param \"PINNED_0\")))"), std::string::npos)
+      << text;
 }
 
 TEST(SeatbeltPolicy, ThePrivateDirectoryIsWritable) {
