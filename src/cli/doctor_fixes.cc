@@ -51,7 +51,12 @@ void AddContainerFixes(const HostFacts& host, std::vector<std::string>& fixes) {
 
 std::vector<std::string> UserNamespaceFixes(const HostFacts& host) {
   std::vector<std::string> fixes;
-  if (host.seccomp_mode == 2) {
+  if (host.inside_cordon) {
+    fixes.push_back(
+        "this cordon runs inside a cordon sandbox (CORDON_SANDBOX=1), whose seccomp filter "
+        "refuses new user namespaces by design; nested sandboxes are not supported yet: run "
+        "this cordon outside the sandbox");
+  } else if (host.seccomp_mode == 2) {
     fixes.push_back(fmt::format(
         "this process already runs under {} seccomp filter(s): a container runtime, a systemd "
         "unit's SystemCallFilter= or an outer sandbox (cordon's own sandbox among them) refuses "

@@ -257,6 +257,7 @@ nlohmann::json DoctorReportToJson(const DoctorReport& report, const Config& conf
           {"kernel", {{"release", host.kernel_release}, {"landlock_abi", f.landlock_abi}}},
           {"host",
            {{"uid", host.uid},
+            {"inside_cordon", host.inside_cordon},
             {"container", host.container},
             {"seccomp_mode", host.seccomp_mode},
             {"seccomp_filters", host.seccomp_filters},

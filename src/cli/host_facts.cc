@@ -133,6 +133,8 @@ HostFacts ReadHostFacts() {
     facts.seccomp_filters = std::max(0, StatusField(text, "Seccomp_filters"));
     facts.no_new_privs = StatusField(text, "NoNewPrivs") == 1;
   }
+  const char* in_cordon = std::getenv("CORDON_SANDBOX");
+  facts.inside_cordon = in_cordon != nullptr && std::string_view(in_cordon) == "1";
   facts.container = DetectContainer();
   facts.lsm = Trim(ReadSmallFile("/sys/kernel/security/lsm").value_or(""));
   ReadCgroup(facts);

@@ -23,6 +23,9 @@ struct HostFacts {
   int seccomp_mode = 0;
   int seccomp_filters = 0;
   bool no_new_privs = false;
+  // CORDON_SANDBOX=1 in the environment: this process runs inside a cordon sandbox, whose
+  // seccomp filter refuses new namespaces (a hint only: the probe decides what works).
+  bool inside_cordon = false;
   // "docker", "podman", "systemd-nspawn", "lxc", "kubernetes", ... or empty when none is seen.
   std::string container;
   // /sys/kernel/security/lsm, e.g. "lockdown,capability,landlock,yama,apparmor"; empty when it

@@ -99,6 +99,7 @@ TEST_F(Doctor, UnderASeccompFilterRefusingUserNamespacesTheyAreMissingWithAFix) 
       << userns["fixes"];
   EXPECT_NE(userns["fixes"].dump().find("seccomp=unconfined"), std::string::npos);
   EXPECT_EQ(report["host"]["seccomp_mode"], 2);
+  EXPECT_EQ(report["host"]["inside_cordon"], false);
   ExpectExitMatchesVerdict(o, report);
   // What still works is reported as present.
   EXPECT_TRUE(Feature(report, "seccomp")["present"].get<bool>());
@@ -112,7 +113,11 @@ TEST_F(Doctor, InsideCordonsOwnSandboxUserNamespacesAreMissingWithAFix) {
   nlohmann::json report = nlohmann::json::parse(o.out);
   const nlohmann::json& userns = Feature(report, "user_namespace");
   EXPECT_FALSE(userns["present"].get<bool>()) << o.out;
-  EXPECT_FALSE(userns["fixes"].empty());
+  ASSERT_FALSE(userns["fixes"].empty());
+  EXPECT_NE(userns["fixes"][0].get<std::string>().find("inside a cordon sandbox"),
+            std::string::npos)
+      << userns["fixes"];
+  EXPECT_EQ(report["host"]["inside_cordon"], true);
   EXPECT_GE(report["host"]["seccomp_filters"].get<int>(), 1);
   ExpectExitMatchesVerdict(o, report);
 }

@@ -137,6 +137,22 @@ TEST(DoctorReport, AContainersSeccompFilterGetsContainerFlags) {
   EXPECT_FALSE(AnyFixMentions(userns, "Kubernetes"));  // only the runtime that was detected
 }
 
+TEST(DoctorReport, InsideCordonTheFixSaysNestingIsRefusedByDesign) {
+  KernelFeatures f = AllPresent();
+  f.user_namespace = false;
+  HostFacts host = Host();
+  host.inside_cordon = true;
+  host.seccomp_mode = 2;
+  DoctorReport report = BuildDoctorReport(Config{}, f, host);
+  const FeatureCheck& userns = Feature(report, "user_namespace");
+  ASSERT_FALSE(userns.fixes.empty());
+  EXPECT_NE(userns.fixes[0].find("inside a cordon sandbox"), std::string::npos);
+  // Twin: the same filter outside cordon points at the filter's owner instead.
+  host.inside_cordon = false;
+  DoctorReport outside = BuildDoctorReport(Config{}, f, host);
+  EXPECT_FALSE(AnyFixMentions(Feature(outside, "user_namespace"), "inside a cordon sandbox"));
+}
+
 TEST(DoctorReport, LandlockBuiltButNotEnabledGetsTheLsmBootParameter) {
   KernelFeatures f = AllPresent();
   f.landlock_abi = 0;
