@@ -5,7 +5,8 @@ include(CMakePackageConfigHelpers)
 
 # Every library module goes into the shared library. The CLI and the MCP server are programs
 # built on the library, not part of its API, so they stay out.
-set(cordon_library_modules core config policy plan linux exec session worktree report capi)
+set(cordon_library_modules core config policy plan linux limits zygote bwrap seatbelt exec session
+  worktree report capi)
 set(cordon_library_objects)
 foreach(module ${cordon_library_modules})
   if(TARGET cordon_${module})
