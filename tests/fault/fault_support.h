@@ -1,0 +1,77 @@
+// Shared fixture of the fault tests: the real `cordon` binary started as a child that the test
+// can kill at any moment, and the host-side evidence of what a run left behind (processes,
+// mounts, private directories, cgroups), compared before and after.
+//
+// Each test gets a fresh tree under the base directory ($CORDON_FAULT_BASE, else the current
+// directory — ctest runs the tests in the build tree):
+//   root/ws/     the workspace           root/out/   outside the workspace (must stay unwritten)
+//   root/home/   the caller's HOME       root/config.json   the config passed with --config
+#pragma once
+
+#include <gtest/gtest.h>
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace cordon::fault_test {
+
+std::string CordonBinary();
+bool MustWork();
+bool Exists(const std::filesystem::path& path);
+std::string ReadFile(const std::filesystem::path& path);
+void WriteFile(const std::filesystem::path& path, const std::string& content);
+
+// A started child process (cordon, or a wrapper around it) with stdout+stderr on one pipe.
+struct Child {
+  pid_t pid = -1;
+  int output_fd = -1;  // non-blocking
+  std::string output;  // what Pump() has read so far
+  int status = -1;     // wait status once Wait() returned true
+
+  void Pump();  // reads what is available
+  // Waits for the exit (reading output meanwhile) up to `limit`; true when it exited.
+  bool Wait(std::chrono::milliseconds limit);
+  bool Exited() const { return status != -1; }
+  int ExitCode() const;  // WEXITSTATUS, or 128+signal
+};
+
+// Starts argv with `env` (PATH is added) in `cwd`.
+Child Start(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+            const std::filesystem::path& cwd);
+
+// Host pids (zombies excluded) whose command line contains `marker`.
+std::vector<pid_t> PidsWithMarker(const std::string& marker);
+bool NoneWithMarker(const std::string& marker, std::chrono::milliseconds wait);
+
+// What a run can leave on the host: mount points (host mount namespace), cordon's private
+// directories in /tmp (/tmp/cordon-XXXXXX, the fallback backend's), and cordon's cgroups.
+struct HostTraces {
+  std::set<std::string> mounts;
+  std::set<std::string> private_dirs;
+  std::set<std::string> cgroups;
+};
+HostTraces SnapshotTraces();
+// Entries of `after` not in `before`, as lines for a message; empty when nothing was left.
+std::string NewTraces(const HostTraces& before, const HostTraces& after);
+
+class FaultTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+
+  // `cordon --config root/config.json run --workspace ws [extra...] -- /bin/sh -c TEXT`
+  std::vector<std::string> RunArgs(const std::string& shell_text,
+                                   const std::vector<std::string>& extra = {}) const;
+  // HOME and the config location for cordon.
+  std::vector<std::string> Env() const;
+
+  std::filesystem::path root_, ws_, out_, home_;
+  std::string marker_;  // unique per test; put it in the command so its processes can be found
+  std::vector<pid_t> to_kill_;  // children to SIGKILL in TearDown if still there
+};
+
+}  // namespace cordon::fault_test
