@@ -10,42 +10,12 @@
 #include "linux/system_headers/landlock.h"
 #include "plan/launch_plan.h"
 #include "plan/mount_ops.h"
+#include "planner_fixture.h"
 
 namespace cordon::plan {
 namespace {
 
-using linux_native::KernelFeatures;
-
-KernelFeatures Everything() {
-  KernelFeatures f;
-  f.user_namespace = f.mount_namespace = f.pid_namespace = f.net_namespace = true;
-  f.ipc_namespace = f.uts_namespace = f.proc_mount = f.mount_setattr = true;
-  f.landlock_abi = 7;
-  f.seccomp = f.pidfd = true;
-  return f;
-}
-
-KernelFeatures NoNamespaces(int landlock_abi) {
-  KernelFeatures f;
-  f.landlock_abi = landlock_abi;
-  f.seccomp = true;
-  f.mount_setattr = true;
-  return f;
-}
-
-Config Default() { return Config{}; }  // workspace_write, network deny
-
-PlanRequest Request() {
-  PlanRequest r;
-  r.argv = {"/bin/true"};
-  r.workspace = "/usr";  // exists everywhere, canonical, holds no home
-  r.caller_env = {"PATH=/usr/bin", "CORDON_CANARY_SECRET=x"};
-  return r;
-}
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using namespace cordon::plan::plan_test;  // NOLINT(google-build-using-namespace)
 
 TEST(Planner, ModeOffIsUnsandboxedAndKeepsTheCallersEnvironment) {
   Config config = Default();
@@ -107,97 +77,6 @@ TEST(Planner, NetworkDenyHidesAllOfRunAndAllowHidesItsIpcButKeepsNameResolution)
     EXPECT_TRUE(masked("/run/user"));
   }
   EXPECT_FALSE(masked("/run/systemd/resolve"));
-}
-
-TEST(Planner, AWritableRootThatIsTheRootOrHoldsTheHomeIsRefusedAndOneBelowItIsNot) {
-  PlanRequest request = Request();
-  request.workspace = "/";
-  auto root = Plan(Default(), Everything(), request);
-  ASSERT_FALSE(root);
-  EXPECT_TRUE(Contains(root.error().message, "root directory")) << root.error().message;
-  request.workspace = "/usr";
-  request.caller_home = "/usr";
-  auto home = Plan(Default(), Everything(), request);
-  ASSERT_FALSE(home);
-  EXPECT_TRUE(Contains(home.error().message, "is the home directory")) << home.error().message;
-  request.caller_home = "/usr/share";
-  auto holds = Plan(Default(), Everything(), request);
-  ASSERT_FALSE(holds);
-  EXPECT_TRUE(Contains(holds.error().message, "contains the home directory"));
-  Config configured = Default();
-  configured.sandbox.writable_roots = {"/usr"};
-  request.workspace = "/usr/share/doc";
-  EXPECT_FALSE(Plan(configured, Everything(), request)) << "a configured root holding the home";
-  EXPECT_TRUE(Plan(Default(), Everything(), request)) << "twin: a workspace below the home";
-  Config read_only = Default();  // twin: reading the home in read_only mode is fine
-  read_only.sandbox.mode = SandboxMode::kReadOnly;
-  request.workspace = "/usr";
-  request.caller_home = "/usr";
-  EXPECT_TRUE(Plan(read_only, Everything(), request));
-}
-
-TEST(Planner, AWritableRootWhereCordonsOwnConfigCouldBeCreatedIsRefusedUntilItExists) {
-  char dir[] = "/tmp/cordon-plan-XXXXXX";
-  ASSERT_NE(::mkdtemp(dir), nullptr);
-  const std::filesystem::path home = dir;
-  std::filesystem::create_directories(home / ".config");
-  Config config = Default();
-  config.sandbox.writable_roots = {home / ".config"};
-  PlanRequest request = Request();
-  request.caller_home = home;
-  auto refused = Plan(config, Everything(), request);
-  ASSERT_FALSE(refused);
-  EXPECT_TRUE(Contains(refused.error().message, "mkdir -m 700")) << refused.error().message;
-  std::filesystem::create_directory(home / ".config" / "cordon");  // twin: it exists, is masked
-  auto plan = Plan(config, Everything(), request);
-  ASSERT_TRUE(plan) << plan.error().message;
-  EXPECT_TRUE(std::any_of(plan->mounts.begin(), plan->mounts.end(), [&](const MountOp& op) {
-    return op.kind == MountOpKind::kMaskDirectory && op.path == home / ".config" / "cordon";
-  }));
-  std::filesystem::remove_all(home);
-}
-
-TEST(Planner, WithoutNamespacesTheFallbackPlansLandlockReadsAndRefusesGitProtection) {
-  Config config = Default();
-  auto refused = Plan(config, NoNamespaces(7), Request());
-  ASSERT_FALSE(refused);
-  EXPECT_TRUE(Contains(refused.error().message, "protect_git_metadata")) << refused.error().message;
-  config.sandbox.protect_git_metadata = false;
-  auto plan = Plan(config, NoNamespaces(7), Request());
-  ASSERT_TRUE(plan) << plan.error().message;
-  EXPECT_FALSE(plan->namespaces.user);
-  EXPECT_TRUE(plan->mounts.empty());
-  EXPECT_NE(plan->landlock.handled_fs & linux_native::sys::kAccessFsReadFile, 0u);
-  EXPECT_FALSE(plan->landlock.readable.empty());
-  EXPECT_TRUE(plan->landlock.list_root);
-  EXPECT_EQ(plan->seccomp.sockets, SocketPolicy::kUnixAndNetlink);
-  EXPECT_TRUE(plan->seccomp.refuse_unix_sockets) << "ABI < 9: host sockets are reachable";
-  EXPECT_NE(plan->landlock.handled_net, 0u);
-  KernelFeatures abi9 = NoNamespaces(9);  // twin: Landlock ABI 9 handles socket connects
-  auto plan9 = Plan(config, abi9, Request());
-  ASSERT_TRUE(plan9) << plan9.error().message;
-  EXPECT_FALSE(plan9->seccomp.refuse_unix_sockets);
-  EXPECT_NE(plan9->landlock.handled_fs & linux_native::sys::kAccessFsResolveUnix, 0u);
-}
-
-TEST(Planner, AbstractSocketsAreScopedWhateverTheNetworkSetting) {
-  Config config = Default();
-  config.sandbox.network = NetworkPolicy::kAllow;
-  auto plan = Plan(config, Everything(), Request());
-  ASSERT_TRUE(plan) << plan.error().message;
-  EXPECT_NE(plan->landlock.scoped & linux_native::sys::kScopeAbstractUnixSocket, 0u);
-  EXPECT_TRUE(plan->seccomp.refuse_setid_modes);
-}
-
-TEST(Capabilities, StatusSaysWhenLandlockIsAbsentUnderNamespaces) {
-  KernelFeatures f = Everything();
-  f.landlock_abi = 0;
-  Capabilities caps = DescribeCapabilities(Default(), f);
-  EXPECT_TRUE(caps.can_run());
-  EXPECT_EQ(caps.enforcement.landlock_abi, 0);
-  EXPECT_TRUE(Contains(caps.backend_reason, "Landlock is absent")) << caps.backend_reason;
-  Capabilities with = DescribeCapabilities(Default(), Everything());
-  EXPECT_TRUE(Contains(with.backend_reason, "Landlock ABI 7")) << with.backend_reason;
 }
 
 TEST(Planner, NoNamespacesAndNoLandlockIsRefusedWithAFix) {
@@ -381,32 +260,6 @@ TEST(Planner, AGitFileIsProtectedTogetherWithTheGitDirAndCommonDirItPointsTo) {
 
 // A FIFO or /dev/zero planted where git keeps a pointer must neither hang the planner nor fill
 // its memory: the reader takes only small regular files, without following a symlink.
-TEST(Planner, GitPointerFilesThatAreFifosOrDevicesAreIgnoredAtOnce) {
-  char dir[] = "/tmp/cordon-plan-XXXXXX";
-  ASSERT_NE(::mkdtemp(dir), nullptr);
-  const std::filesystem::path base = dir;
-  std::filesystem::create_directories(base / "gitdir");
-  std::filesystem::create_directories(base / "wt");
-  std::ofstream(base / "wt/.git") << "gitdir: ../gitdir\n";
-  ASSERT_EQ(::mkfifo((base / "gitdir/commondir").c_str(), 0600), 0);
-  EXPECT_EQ(GitMetadataPaths(base / "wt"),
-            (std::vector<std::filesystem::path>{base / "wt/.git", base / "gitdir"}));
-  std::filesystem::remove(base / "gitdir/commondir");
-  std::filesystem::create_symlink("/dev/zero", base / "gitdir/commondir");
-  EXPECT_EQ(GitMetadataPaths(base / "wt").size(), 2u);
-  std::filesystem::remove(base / "wt/.git");
-  std::filesystem::create_symlink("/dev/zero", base / "wt/.git");
-  EXPECT_TRUE(GitMetadataPaths(base / "wt").empty());
-  std::filesystem::remove(base / "wt/.git");
-  ASSERT_EQ(::mkfifo((base / "wt/.git").c_str(), 0600), 0);
-  EXPECT_TRUE(GitMetadataPaths(base / "wt").empty());
-  std::filesystem::remove(base / "wt/.git");
-  std::ofstream(base / "wt/.git") << "gitdir: ../gitdir\n" << std::string(8192, '#');
-  EXPECT_EQ(GitMetadataPaths(base / "wt"), std::vector<std::filesystem::path>{base / "wt/.git"})
-      << "an oversized pointer is not followed, the file itself stays protected";
-  std::filesystem::remove_all(base);
-}
-
 TEST(Planner, ACwdOutsideTheWorkspaceIsRefused) {
   PlanRequest request = Request();
   request.workspace = "/usr";
