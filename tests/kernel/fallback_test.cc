@@ -110,6 +110,11 @@ TEST_F(FallbackTest, WithoutUserNamespacesTheFallbackEnforcesWhatItClaims) {
     attempt("read_notes", fmt::format("cat '{}' >/dev/null", (home_ / "notes.txt").string()));
     attempt("tcp", fmt::format("'{}' connect-tcp 127.0.0.1 {} | grep -q ^ok", probe_, port));
     attempt("unix_socket", fmt::format("'{}' socket unix | grep -q ^ok", probe_));
+    // No PID namespace: the supervisor (this child, holding the caller's environment) is
+    // visible, but Landlock's ptrace scoping keeps its /proc files closed; the command's own
+    // are readable (the twin).
+    attempt("supervisor_environ", fmt::format("cat /proc/{}/environ >/dev/null", ::getpid()));
+    attempt("own_environ", "cat /proc/self/environ >/dev/null");
     attempt("write_tmpdir", "echo x > \"$TMPDIR/f\" && test \"$HOME\" != '" + home_.string() + "'");
     return out;
   });
@@ -120,6 +125,8 @@ TEST_F(FallbackTest, WithoutUserNamespacesTheFallbackEnforcesWhatItClaims) {
   EXPECT_NE(report.find("read_notes=yes"), std::string::npos) << report;
   EXPECT_NE(report.find("tcp=no"), std::string::npos) << report;
   EXPECT_NE(report.find("write_tmpdir=yes"), std::string::npos) << report;
+  EXPECT_NE(report.find("supervisor_environ=no"), std::string::npos) << report;
+  EXPECT_NE(report.find("own_environ=yes"), std::string::npos) << report;
   EXPECT_FALSE(core::UniqueFd(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC)).valid());
   EXPECT_TRUE(Exists(workspace_ / "made")) << report;
   EXPECT_FALSE(Exists(root_ / "parent-file")) << report;
