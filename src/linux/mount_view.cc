@@ -153,6 +153,37 @@ int PinDirectory(int target) {
       target);
 }
 
+// A recursive read-only copy of the host's `source` (opened without following symlinks; it must
+// have the target's type) attached onto `target`: .git and the read_only workspace.
+int BindReadOnly(const char* source, int target, bool directory) {
+  sys::OpenHow how{};
+  how.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW;
+  how.resolve = sys::kResolveNoSymlinks | sys::kResolveNoMagiclinks;
+  const int from = sys::Openat2(AT_FDCWD, source, &how);
+  if (from < 0) return -1;
+  struct stat st;
+  int tree = -1;
+  if (::fstat(from, &st) != 0) {
+    // errno from fstat
+  } else if (S_ISLNK(st.st_mode)) {
+    errno = ELOOP;
+  } else if (S_ISDIR(st.st_mode) != directory) {
+    errno = directory ? ENOTDIR : EISDIR;
+  } else {
+    tree = sys::OpenTree(
+        from, "", sys::kOpenTreeClone | sys::kAtRecursiveTree | sys::kAtEmptyPath | O_CLOEXEC);
+  }
+  CloseKeepErrno(from);
+  if (tree < 0) return -1;
+  sys::MountAttr attr{};
+  attr.attr_set = sys::kMountAttrRdonly | sys::kMountAttrNosuid;
+  if (sys::MountSetattr(tree, "", sys::kAtEmptyPath | sys::kAtRecursive, &attr) != 0) {
+    CloseKeepErrno(tree);
+    return -1;
+  }
+  return AttachTree(tree, target);
+}
+
 // Masks and pins: the target is resolved here, below the new root, without following any
 // symlink (ELOOP when a component became one), its type is checked against the plan (ENOTDIR /
 // EISDIR when it changed), and the mount is attached to that very inode. A required target
@@ -193,6 +224,8 @@ int ReplayResolved(const ChildMount& m) {
           errno = ENOTDIR;
         break;
       case MountOpKind::kBindReadOnly:
+        rc = BindReadOnly(m.source, target, directory);
+        break;
       case MountOpKind::kTmpfs:
       case MountOpKind::kDirectory:
         errno = EINVAL;
@@ -287,7 +320,12 @@ StepResult BuildMountView(const ChildContext& c) {
   for (std::size_t i = 0; i < c.mounts.size(); ++i) {
     const ChildMount& m = c.mounts[i];
     const bool mask = m.kind == MountOpKind::kMaskDirectory || m.kind == MountOpKind::kMaskFile;
-    if (mask || m.optional) {
+    // A read-only bind's mount point may be missing (the read_only workspace below the private
+    // /tmp): created first in the tmpfs, then resolved like a mask.
+    if (m.kind == MountOpKind::kBindReadOnly && EnsureMountPoint(m.target, m.source) != 0) {
+      return StepFailed(Step::kMountPoint, static_cast<int>(i));
+    }
+    if (mask || m.optional || m.kind == MountOpKind::kBindReadOnly) {
       if (ReplayResolved(m) != 0) return StepFailed(Step::kMountOp, static_cast<int>(i));
       continue;
     }

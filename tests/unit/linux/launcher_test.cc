@@ -235,6 +235,28 @@ TEST(NativeLauncher, GitMetadataStaysReadOnlyInsideTheWorkspace) {
   EXPECT_EQ(allowed->line(), "ok");
 }
 
+TEST(NativeLauncher, AGitDirectorySwappedForASymlinkAfterPlanningFailsTheRun) {
+  CORDON_REQUIRE_NATIVE_SANDBOX();
+  TempDir workspace;
+  TempDir elsewhere;
+  std::filesystem::create_directories(workspace.path() / ".git");
+  plan::PlanRequest request;
+  request.argv = {"/bin/true"};
+  request.workspace = workspace.path();
+  request.caller_home = "/nonexistent";
+  auto planned = plan::Plan(WorkspaceWrite(), Features(), request);
+  ASSERT_TRUE(planned) << planned.error().message;
+  std::filesystem::remove(workspace.path() / ".git");
+  std::filesystem::create_directory_symlink(elsewhere.path(), workspace.path() / ".git");
+  auto run = RunPlan(*planned);
+  ASSERT_FALSE(run);
+  EXPECT_EQ(run.error().errno_value, ELOOP) << run.error().message;
+  auto fresh = plan::Plan(WorkspaceWrite(), Features(), request);  // twin: a new plan runs
+  ASSERT_TRUE(fresh) << fresh.error().message;
+  auto ok = RunPlan(*std::move(fresh));
+  ASSERT_TRUE(ok) << ok.error().message;
+}
+
 TEST(NativeLauncher, AGitFileAndTheGitDirItPointsToStayReadOnly) {
   CORDON_REQUIRE_NATIVE_SANDBOX();
   TempDir workspace;
