@@ -75,24 +75,21 @@ int EnsureMountPoint(const char* target, const char* source) {
   return 0;
 }
 
+// The path-based steps: private tmpfs, directories inside it, writable binds of the planned
+// roots. Masks, pins and read-only binds go through ReplayResolved instead.
 int ReplayOp(const ChildMount& m) {
-  constexpr unsigned long kTmpfsFlags = MS_NOSUID | MS_NODEV;
   switch (m.kind) {
     case MountOpKind::kTmpfs:
-      return ::mount("tmpfs", m.target, "tmpfs", kTmpfsFlags, "mode=1777");
+      return ::mount("tmpfs", m.target, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
     case MountOpKind::kDirectory:
       return ::mkdir(m.target, 0700) == 0 || errno == EEXIST ? 0 : -1;
     case MountOpKind::kBindWritable:
       // From /oldroot, which is still the host's read-write tree.
       return ::mount(m.source, m.target, nullptr, MS_BIND | MS_REC, nullptr);
     case MountOpKind::kBindReadOnly:
-      if (::mount(m.source, m.target, nullptr, MS_BIND | MS_REC, nullptr) != 0) return -1;
-      return SetAttr(m.target, sys::kMountAttrRdonly | sys::kMountAttrNosuid, true);
     case MountOpKind::kMaskDirectory:
-      return ::mount("tmpfs", m.target, "tmpfs", kTmpfsFlags | MS_NOEXEC | MS_RDONLY, "mode=0555");
     case MountOpKind::kMaskFile:
-      if (::mount(m.source, m.target, nullptr, MS_BIND, nullptr) != 0) return -1;
-      return SetAttr(m.target, sys::kMountAttrRdonly, false);
+      break;
   }
   errno = EINVAL;
   return -1;
