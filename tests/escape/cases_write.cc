@@ -92,6 +92,8 @@ std::vector<Case> WriteCases() {
         return Exists(f.out / "via-pid-root") || Exists(f.out / "via-host-pid-root");
       },
       [](Fixture& f) { StartVictim(f, {}, f.out); });
+  add("proc-pid-cwd-of-host-process", "echo pwned > /proc/@VICTIM@/cwd/via-host-cwd",
+      FileIn("out", "via-host-cwd"), [](Fixture& f) { StartVictim(f, {}, f.out); });
   // cordon must close every descriptor above 2 before the command runs.
   Case* c = add("inherited-directory-fd-via-proc", "echo pwned > /proc/self/fd/9/via-inherited-fd",
                 FileIn("out", "via-inherited-fd"), [](Fixture& f) {

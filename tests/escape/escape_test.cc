@@ -93,6 +93,18 @@ std::string CaseName(const ::testing::TestParamInfo<std::size_t>& info) {
 INSTANTIATE_TEST_SUITE_P(Attacks, Escape, ::testing::Range<std::size_t>(0, Cases().size()),
                          CaseName);
 
+// The harness itself: with the "sandboxed" run in mode off, an attack must be reported as an
+// escape (a harness that judged the wrong tree or output would call everything contained).
+TEST(EscapeHarness, ReportsAnEscapeWhenTheSandboxedRunIsUnconfined) {
+  Case c;
+  c.category = "self-test";
+  c.name = "mode-off";
+  c.script = "echo pwned > @OUT@/landed";
+  c.mode = SandboxMode::kOff;
+  c.landed = [](const Fixture& f) { return Exists(f.out / "landed"); };
+  EXPECT_EQ(RunCase(c).verdict, Verdict::kEscaped);
+}
+
 // Prints the summary after the last test, and removes the run directories.
 class SummaryPrinter : public ::testing::EmptyTestEventListener {
   void OnTestProgramEnd(const ::testing::UnitTest& /*unit*/) override {
