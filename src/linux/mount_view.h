@@ -6,7 +6,10 @@
 //   3. The host tree is bound recursively at /newroot and made read-only (and nosuid, nodev)
 //      recursively with mount_setattr(AT_RECURSIVE) — every submount, not only the top one.
 //   4. The plan's MountOps are replayed on /newroot: private tmpfs, writable binds taken from
-//      /oldroot (still read-write), read-only binds on top of them.
+//      /oldroot (still read-write), read-only binds, pins and masks on top of them. The last
+//      three are resolved without following symlinks (openat2 RESOLVE_NO_SYMLINKS), checked
+//      against the planned type and attached by descriptor (open_tree/fsmount + move_mount),
+//      so a path swapped after planning fails the run instead of redirecting a mount.
 //   5. A fresh /proc for the new PID namespace, with /proc/sys and friends read-only.
 //   6. A minimal /dev: tmpfs with null, zero, full, random, urandom, tty bound from the host, a
 //      new devpts instance, /dev/shm, the fd links; then the /dev tmpfs itself read-only.
