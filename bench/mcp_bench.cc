@@ -155,7 +155,9 @@ void BareForkExec(benchmark::State& state) {
 // the protocol (JSON, the worker thread, pipes).
 void McpRoundTrip(benchmark::State& state) {
   McpServer& server = Server();
-  long id = 1;
+  // Ids unique across Google Benchmark's repeated calls of this function (the server refuses
+  // an id whose earlier call it has not finished book-keeping for).
+  static long id = 1;
   double run_ms = 0;
   for (auto _ : state) {
     server.SendCall(id++, "true");
@@ -176,7 +178,7 @@ void McpRoundTrip(benchmark::State& state) {
 void McpSustained(benchmark::State& state) {
   McpServer& server = Server();
   const long in_flight = state.range(0);
-  long id = 1000000;
+  static long id = 1000000;
   for (long i = 0; i < in_flight; ++i) server.SendCall(id++, "true");
   for (auto _ : state) {
     if (const json response = server.ReadResponse(); !Succeeded(response)) {

@@ -38,6 +38,15 @@ bool ParentAlive(int alive_fd) {
   return n == 0 || (n > 0 && (p.revents & POLLHUP) == 0);
 }
 
+}  // namespace
+
+// Every descriptor above 2 except the error pipe (which closes itself on exec): nothing the
+// supervisor holds (config files, sockets, other commands' pipes) reaches the command.
+bool CloseOtherFds(int keep) {
+  if (keep > 3 && sys::CloseRange(3, static_cast<unsigned>(keep) - 1, 0) != 0) return false;
+  return sys::CloseRange(static_cast<unsigned>(keep) + 1, ~0U, 0) == 0;
+}
+
 // Default dispositions and an empty mask. The supervisor may handle, ignore or block signals:
 // handlers must not run in the sandbox's processes, and ignored or blocked signals survive
 // execve (`yes | head` never ends with SIGPIPE ignored). The command inherits init's reset.
@@ -52,6 +61,8 @@ bool ResetSignals() {
   ::sigemptyset(&none);
   return ::sigprocmask(SIG_SETMASK, &none, nullptr) == 0;
 }
+
+namespace {
 
 // 0, 1, 2 from the caller's descriptors (or /dev/null). Each is first copied above 2, so that
 // one dup2 never overwrites a descriptor another still needs.
@@ -75,13 +86,6 @@ bool SetUpStdio(const ChildContext& c) {
   return true;
 }
 
-// Every descriptor above 2 except the error pipe (which closes itself on exec): nothing the
-// supervisor holds (config files, sockets, other commands' pipes) reaches the command.
-bool CloseOtherFds(int keep) {
-  if (keep > 3 && sys::CloseRange(3, static_cast<unsigned>(keep) - 1, 0) != 0) return false;
-  return sys::CloseRange(static_cast<unsigned>(keep) + 1, ~0U, 0) == 0;
-}
-
 // execvp without allocation: the candidates were resolved against the sandbox's PATH before
 // clone. Like execvp, EACCES on one candidate is remembered but the search goes on.
 StepResult Exec(const ChildContext& c) {
@@ -102,13 +106,17 @@ StepResult Exec(const ChildContext& c) {
 
 }  // namespace
 
-void RunInit(const ChildContext& c) {
+void EnterInit(const ChildContext& c, bool parent_death_signal) {
   // 0. clone copied the supervisor's signal handlers and mask; none of its handlers may ever
   //    run here (a SIGINT to cordon's process group reaches init too, and must kill it).
   Require(c, ResetSignals(), Step::kSignals);
   // 1. Die with the supervisor: if cordon is killed (even SIGKILL), init dies and the kernel
   //    kills everything in its PID namespace. First, so no later step outlives a dead parent.
-  Require(c, ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == 0, Step::kParentDeathSignal);
+  //    (The zygote's namespace holder lives longer than the thread that made it, and ends on
+  //    its status pipe's POLLERR instead.)
+  if (parent_death_signal) {
+    Require(c, ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == 0, Step::kParentDeathSignal);
+  }
   // 2. ...unless the parent died before step 1 took effect: then nobody would send the signal.
   Require(c, ParentAlive(c.alive_fd), Step::kParentAlive);
   // 2b. Without a PID namespace: a session and process group of our own (the supervisor kills
@@ -118,6 +126,9 @@ void RunInit(const ChildContext& c) {
     Require(c, ::setsid() >= 0, Step::kSetsid);
     Require(c, ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0, Step::kSubreaper);
   }
+}
+
+void SetUpNamespaces(const ChildContext& c) {
   // 3. Id maps before anything else in the user namespace: until they exist our ids are
   //    unmapped and mounts, files and sockets would belong to the overflow id.
   if (c.namespaces.user) Require(c, WriteIdMaps(c));
@@ -127,6 +138,9 @@ void RunInit(const ChildContext& c) {
   if (c.namespaces.net) Require(c, BringUpLoopback());
   // 5. The mount view (needs the maps, and the new PID namespace for its /proc).
   if (c.namespaces.mount) Require(c, BuildMountView(c));
+}
+
+void ForkCommandAndWait(const ChildContext& c) {
   // 6. init still holds the caller's full environment (in /proc/1/environ and memory) and
   //    capabilities: make it non-dumpable so the command cannot read or ptrace it.
   Require(c, ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0, Step::kNotDumpable);
@@ -152,6 +166,12 @@ void RunInit(const ChildContext& c) {
     }
     if (pid < 0 && errno != EINTR) ::_exit(126);  // ECHILD: cannot happen while command lives
   }
+}
+
+void RunInit(const ChildContext& c) {
+  EnterInit(c);
+  SetUpNamespaces(c);
+  ForkCommandAndWait(c);
 }
 
 void RunCommand(const ChildContext& c) {

@@ -68,6 +68,14 @@ const char* StepName(Step step) {
       return "not_dumpable";
     case Step::kForkCommand:
       return "fork_command";
+    case Step::kJoinNamespaces:
+      return "join_session_namespaces";
+    case Step::kUnshareCommand:
+      return "unshare_command_namespaces";
+    case Step::kForkInit:
+      return "fork_command_init";
+    case Step::kCommandMount:
+      return "command_mount";
     case Step::kSetsid:
       return "setsid";
     case Step::kSignals:

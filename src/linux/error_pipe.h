@@ -44,6 +44,11 @@ enum class Step : std::int32_t {
   kDetachStaging,
   kNotDumpable,
   kForkCommand,
+  // the zygote's per-command init (src/zygote): joins the session's namespaces instead
+  kJoinNamespaces,
+  kUnshareCommand,
+  kForkInit,
+  kCommandMount,  // detail: index into the per-command mount list
   // the command process
   kSetsid,
   kStdio,

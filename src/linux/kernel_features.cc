@@ -11,6 +11,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -150,9 +151,99 @@ void Note(std::string& notes, const char* what, int err) {
   }
 }
 
+// The probes that are cheap at any depth: Landlock's ABI, seccomp, pidfd_open.
+void ProbeCheapFeatures(KernelFeatures& f, bool try_seccomp_in_child) {
+  long abi = sys::LandlockCreateRuleset(nullptr, 0, sys::kLandlockCreateRulesetVersion);
+  if (abi > 0) {
+    f.landlock_abi = static_cast<int>(abi);
+  } else {
+    Note(f.notes, "landlock_create_ruleset(VERSION)", errno);
+  }
+
+  int seccomp_err = 0;
+  if (try_seccomp_in_child) {
+    seccomp_err = ProbeSeccomp();
+  } else {
+    // Asks the filter-mode interface a question without installing anything; a container
+    // that refuses seccomp(2) itself answers EPERM/ENOSYS here, as it would at launch.
+    std::uint32_t action = SECCOMP_RET_ERRNO;
+    if (::syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) != 0) seccomp_err = errno;
+  }
+  f.seccomp = seccomp_err == 0;
+  Note(f.notes, "seccomp(SECCOMP_MODE_FILTER)", seccomp_err);
+
+  int pidfd = sys::PidfdOpen(::getpid(), 0);
+  if (pidfd >= 0) {
+    f.pidfd = true;
+    ::close(pidfd);
+  } else {
+    Note(f.notes, "pidfd_open", errno);
+  }
+}
+
+// 0 when a child can be created in a new user namespace, else the errno. The child exits at
+// once: creating the namespace is the whole test (a seccomp filter or an LSM refusing
+// unshare/clone, a container without user namespaces, a zero max_user_namespaces all fail it).
+int ProbeUserNamespace() {
+  pid_t pid = sys::CloneForkLike(CLONE_NEWUSER);
+  if (pid < 0) return errno;
+  if (pid == 0) ::_exit(0);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : ECHILD;
+}
+
+// 0 unless /proc/sys/user/<name> reads as 0 (the kind is switched off for everyone): ENOSPC,
+// the errno unshare gives then. A missing file (older kernel) says nothing: 0.
+int NamespaceLimit(const char* name) {
+  char path[64] = "/proc/sys/user/";
+  std::strncat(path, name, sizeof path - std::strlen(path) - 1);
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char text[32] = {};
+  ssize_t n = ::read(fd, text, sizeof text - 1);
+  ::close(fd);
+  return n > 0 && text[0] == '0' && (text[1] == '\n' || text[1] == '\0') ? ENOSPC : 0;
+}
+
 }  // namespace
 
 KernelFeatures ProbeKernel() {
+  KernelFeatures f;
+  f.namespaces_assumed = true;
+  int user = ProbeUserNamespace();
+  if (user == 0) user = NamespaceLimit("max_user_namespaces");
+  f.user_namespace = user == 0;
+  Note(f.notes, "clone(CLONE_NEWUSER)", user);
+  if (f.user_namespace) {
+    struct Kind {
+      bool KernelFeatures::*field;
+      const char* sysctl;
+      const char* call;
+    };
+    static constexpr Kind kKinds[] = {
+        {&KernelFeatures::mount_namespace, "max_mnt_namespaces", "unshare(CLONE_NEWNS)"},
+        {&KernelFeatures::pid_namespace, "max_pid_namespaces", "unshare(CLONE_NEWPID)"},
+        {&KernelFeatures::net_namespace, "max_net_namespaces", "unshare(CLONE_NEWNET)"},
+        {&KernelFeatures::ipc_namespace, "max_ipc_namespaces", "unshare(CLONE_NEWIPC)"},
+        {&KernelFeatures::uts_namespace, "max_uts_namespaces", "unshare(CLONE_NEWUTS)"},
+    };
+    for (const Kind& kind : kKinds) {
+      int err = NamespaceLimit(kind.sysctl);
+      f.*kind.field = err == 0;
+      Note(f.notes, kind.call, err);
+    }
+    f.proc_mount = f.mount_namespace && f.pid_namespace;
+  }
+  // Whether the call exists (an all-zero attribute set changes nothing even where it works).
+  sys::MountAttr attr{};
+  f.mount_setattr = sys::MountSetattr(-1, "", 0, &attr) == 0 || errno != ENOSYS;
+  ProbeCheapFeatures(f, /*try_seccomp_in_child=*/false);
+  return f;
+}
+
+KernelFeatures ProbeKernelThoroughly() {
   KernelFeatures f;
   NamespaceReport ns = ProbeNamespaces();
   f.user_namespace = ns.user == 0;
@@ -176,30 +267,11 @@ KernelFeatures ProbeKernel() {
     f.mount_setattr = ns.setattr == 0;
     Note(f.notes, "mount_setattr(MOUNT_ATTR_RDONLY) in a new mount namespace", ns.setattr);
   } else {
-    // No namespace to try it in: only whether the call exists (an all-zero attribute set
-    // changes nothing even where it succeeds).
+    // No namespace to try it in: only whether the call exists.
     sys::MountAttr attr{};
     f.mount_setattr = sys::MountSetattr(-1, "", 0, &attr) == 0 || errno != ENOSYS;
   }
-
-  long abi = sys::LandlockCreateRuleset(nullptr, 0, sys::kLandlockCreateRulesetVersion);
-  if (abi > 0) {
-    f.landlock_abi = static_cast<int>(abi);
-  } else {
-    Note(f.notes, "landlock_create_ruleset(VERSION)", errno);
-  }
-
-  int seccomp_err = ProbeSeccomp();
-  f.seccomp = seccomp_err == 0;
-  Note(f.notes, "seccomp(SECCOMP_MODE_FILTER)", seccomp_err);
-
-  int pidfd = sys::PidfdOpen(::getpid(), 0);
-  if (pidfd >= 0) {
-    f.pidfd = true;
-    ::close(pidfd);
-  } else {
-    Note(f.notes, "pidfd_open", errno);
-  }
+  ProbeCheapFeatures(f, /*try_seccomp_in_child=*/true);
   return f;
 }
 

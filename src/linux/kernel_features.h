@@ -1,6 +1,12 @@
 // One probe of the kernel features cordon can use, taken once per process (Session::Create)
 // and passed along; nothing re-probes per command. Probes are real attempts (e.g. creating a
 // user namespace in a throw-away child), not version guesses.
+//
+// Two depths: ProbeKernel (every `cordon run`, every Session) tries only what decides the
+// sandbox's shape, the user namespace, with one clone(CLONE_NEWUSER) child that exits at once;
+// the other namespace kinds and the fresh /proc are then assumed and, should the kernel refuse
+// one, the launch fails closed with the step that failed (exit 125), never runs with less.
+// ProbeKernelThoroughly (`cordon doctor`) tries every kind in a throw-away child.
 #pragma once
 
 #include <string>
@@ -22,6 +28,9 @@ struct KernelFeatures {
   bool seccomp = false;        // seccomp filter mode available
   bool pidfd = false;          // pidfd_open
   std::string notes;           // human-readable detail from failed probes (for doctor/status)
+  // True when mount/pid/net/ipc/uts and proc_mount were inferred from a working user namespace
+  // (and the max_*_namespaces sysctls), not tried (ProbeKernel's quick depth).
+  bool namespaces_assumed = false;
 
   // All the namespaces the native backend's mount view needs (user, mount, pid, /proc).
   bool namespaces_usable() const {
@@ -29,7 +38,11 @@ struct KernelFeatures {
   }
 };
 
-// Probes this machine. Forks short-lived children; never modifies the calling process.
+// Probes this machine quickly (see above). One short-lived child; never modifies the caller.
 KernelFeatures ProbeKernel();
+
+// Probes every namespace kind, the /proc mount and seccomp by real attempts in throw-away
+// children (a few ms). Never modifies the calling process.
+KernelFeatures ProbeKernelThoroughly();
 
 }  // namespace cordon::linux_native

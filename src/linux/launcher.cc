@@ -160,6 +160,11 @@ void KillAndReap(pid_t pid) {
 }  // namespace
 
 Result<exec::LaunchedProcess> Launch(const plan::LaunchPlan& plan, const exec::StdioFds& stdio) {
+  return LaunchWithEntry(plan, stdio, InitEntry{});
+}
+
+Result<exec::LaunchedProcess> LaunchWithEntry(const plan::LaunchPlan& plan,
+                                              const exec::StdioFds& stdio, const InitEntry& entry) {
   if (!plan.sandboxed) {
     return Fail(ErrorCode::kInvalidArgument, "native sandbox: plan is not sandboxed (mode off)");
   }
@@ -168,7 +173,16 @@ Result<exec::LaunchedProcess> Launch(const plan::LaunchPlan& plan, const exec::S
     return Fail(ErrorCode::kUnavailable,
                 "native sandbox: a plan without namespaces needs Landlock and seccomp");
   }
-  CORDON_TRY(std::unique_ptr<ChildContext> context, PrepareChildContext(plan, stdio));
+  std::unique_ptr<ChildContext> context;
+  if (entry.seccomp_program != nullptr && plan.seccomp.enabled) {
+    plan::LaunchPlan without_filter = plan;  // the same plan, its filter already compiled
+    without_filter.seccomp.enabled = false;
+    CORDON_TRY(context, PrepareChildContext(without_filter, stdio));
+    context->seccomp = true;
+    context->seccomp_program = *entry.seccomp_program;
+  } else {
+    CORDON_TRY(context, PrepareChildContext(plan, stdio));
+  }
   PrivateDir private_dir;
   if (!namespaced) {
     CORDON_TRY(private_dir.path, CreatePrivateDir());
@@ -181,9 +195,14 @@ Result<exec::LaunchedProcess> Launch(const plan::LaunchPlan& plan, const exec::S
   context->alive_fd = alive_pipe.read.get();
   context->status_fd = status_pipe.write.get();
 
-  pid_t pid = sys::CloneForkLike(context->clone_flags);
-  if (pid < 0) return core::FailSyscall("clone", CloneFlagNames(context->clone_flags));
-  if (pid == 0) RunInit(*context);  // never returns
+  const unsigned long clone_flags = entry.run != nullptr ? entry.clone_flags : context->clone_flags;
+  pid_t pid = sys::CloneForkLike(clone_flags);
+  if (pid < 0) return core::FailSyscall("clone", CloneFlagNames(clone_flags));
+  if (pid == 0) {
+    if (entry.run == nullptr) RunInit(*context);  // never returns
+    entry.run(*context, entry.extra);
+    ::_exit(127);
+  }
 
   // The child's ends: closing them here is what lets EOF mean "the child is done with them".
   error_pipe.write.Reset();

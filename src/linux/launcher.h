@@ -2,6 +2,10 @@
 // execs the command inside it.
 #pragma once
 
+#include <linux/filter.h>
+
+#include <vector>
+
 #include "cordon/error.h"
 #include "exec/launched_process.h"
 #include "plan/launch_plan.h"
@@ -22,5 +26,25 @@ namespace cordon::linux_native {
 // live in a private host directory that init removes (docs/sandbox-linux.md).
 [[nodiscard]] Result<exec::LaunchedProcess> Launch(const plan::LaunchPlan& plan,
                                                    const exec::StdioFds& stdio);
+
+struct ChildContext;
+
+// How the launched process starts: the per-session zygote (src/zygote) reuses Launch's pipes,
+// error reporting and hand-over but runs its own first process. `run` must not return (it
+// reports a failing step on c.error_fd and _exits); `extra` is passed through (prepared
+// before clone: the child may not allocate). clone_flags replaces the plan's namespace flags.
+// seccomp_program: the plan's filter compiled earlier (the zygote compiles it once per
+// session; libseccomp's compile is the largest CPU cost of a launch); nullptr compiles it.
+struct InitEntry {
+  void (*run)(const ChildContext& c, const void* extra) = nullptr;
+  const void* extra = nullptr;
+  unsigned long clone_flags = 0;
+  const std::vector<sock_filter>* seccomp_program = nullptr;
+};
+
+// Launch with `entry` as the cloned process's body instead of RunInit.
+[[nodiscard]] Result<exec::LaunchedProcess> LaunchWithEntry(const plan::LaunchPlan& plan,
+                                                            const exec::StdioFds& stdio,
+                                                            const InitEntry& entry);
 
 }  // namespace cordon::linux_native

@@ -14,6 +14,7 @@
 #include "plan/launch_plan.h"
 #include "session/request.h"
 #include "session/session_state.h"
+#include "session/zygote_slot.h"
 
 namespace cordon {
 namespace {
@@ -36,9 +37,10 @@ bool IsReadable(int fd) {
 }
 
 // Everything that needs a plan: descriptors, launch, supervision.
-RunResult LaunchAndSupervise(const plan::LaunchPlan& plan, const CommandRequest& request,
-                             std::chrono::milliseconds timeout, std::uint64_t output_cap,
-                             const OutputCallback& on_output, RunResult result) {
+RunResult LaunchAndSupervise(session::ZygoteSlot& zygote, const plan::LaunchPlan& plan,
+                             const CommandRequest& request, std::chrono::milliseconds timeout,
+                             std::uint64_t output_cap, const OutputCallback& on_output,
+                             RunResult result) {
   if (IsReadable(request.cancel_fd)) {
     result.status = RunStatus::kSignaled;
     result.signal = SIGKILL;
@@ -57,8 +59,13 @@ RunResult LaunchAndSupervise(const plan::LaunchPlan& plan, const CommandRequest&
     stdin_fd = dev_null.get();
   }
   const exec::StdioFds stdio = exec::MakeStdio(*pipes, stdin_fd);
-  Result<exec::LaunchedProcess> launched =
-      plan.sandboxed ? linux_native::Launch(plan, stdio) : exec::SpawnUnsandboxed(plan, stdio);
+  // A long-lived session's commands join its prepared namespaces (src/zygote); otherwise, or
+  // when the zygote cannot serve this plan, the one-shot launch builds them.
+  std::optional<Result<exec::LaunchedProcess>> joined;
+  if (plan.sandboxed) joined = zygote.Launch(plan, stdio);
+  Result<exec::LaunchedProcess> launched = joined           ? std::move(*joined)
+                                           : plan.sandboxed ? linux_native::Launch(plan, stdio)
+                                                            : exec::SpawnUnsandboxed(plan, stdio);
   // Our copies of the write ends must go now, or the supervisor would never see EOF.
   pipes->CloseWriteEnds();
   dev_null.Reset();
@@ -110,8 +117,8 @@ RunResult Session::Run(const CommandRequest& request, const OutputCallback& on_o
     if (!plan) return SetupFailed(std::move(r), plan.error().message);
     r.enforcement = plan->enforcement;
 
-    return LaunchAndSupervise(*plan, request, *timeout, state.config.limits.output_bytes, on_output,
-                              std::move(r));
+    return LaunchAndSupervise(state.zygote, *plan, request, *timeout,
+                              state.config.limits.output_bytes, on_output, std::move(r));
   }();
   result.duration = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
   return result;

@@ -42,8 +42,9 @@ Result<std::filesystem::path> CanonicalWorkspace(const std::filesystem::path& wo
 Result<Session> Session::Create(Config config, std::filesystem::path workspace) {
   CORDON_TRY(std::filesystem::path canonical, CanonicalWorkspace(workspace));
   CORDON_TRY(Policy policy, Policy::Create(config.command_policy));
-  auto state = std::make_shared<State>(State{std::move(config), std::move(canonical),
-                                             std::move(policy), linux_native::ProbeKernel()});
+  // Parenthesised aggregate initialisation: the zygote slot (not movable) is built in place.
+  auto state = std::make_shared<State>(std::move(config), std::move(canonical), std::move(policy),
+                                       linux_native::ProbeKernel());
   return Session(std::move(state));
 }
 

@@ -1,0 +1,69 @@
+// Session::Run for `true` in-process, without the MCP protocol: the one-shot launch (every
+// command builds its namespaces and mount view) next to the zygote (ADR 0010: a long-lived
+// session builds them once; each command joins them) and a bare fork-exec, in one run. The
+// difference zygote - bare is the per-command cost a long-lived server pays for the sandbox.
+#include <benchmark/benchmark.h>
+#include <stdlib.h>
+
+#include <string>
+#include <vector>
+
+#include "cordon/session.h"
+#include "session/zygote_slot.h"
+#include "spawn.h"
+
+namespace cordon::bench {
+namespace {
+
+const std::string& Workspace() {
+  static const std::string path = [] {
+    std::string pattern = "/tmp/cordon-session-bench.XXXXXX";
+    return std::string(mkdtemp(pattern.data()));
+  }();
+  return path;
+}
+
+void BareForkExec(benchmark::State& state) {
+  const std::vector<std::string> argv = {"/bin/true"};
+  const std::vector<std::string> env = {"PATH=/usr/bin:/bin"};
+  for (auto _ : state) {
+    if (SpawnAndWait(argv, env).exit_code != 0) {
+      state.SkipWithError("/bin/true failed");
+      break;
+    }
+  }
+}
+
+void RunTrue(benchmark::State& state, bool zygote) {
+  session::SetLongLivedSessions(zygote);
+  Result<Session> session = Session::Create(Config{}, Workspace());
+  if (!session) {
+    state.SkipWithError(session.error().message.c_str());
+    return;
+  }
+  CommandRequest request;
+  request.argv = {"/bin/true"};
+  (void)session->Run(request);  // a zygote is built by the first command: not measured
+  const std::uint64_t joined_before = session::ZygoteLaunches();
+  for (auto _ : state) {
+    const RunResult result = session->Run(request);
+    if (result.status != RunStatus::kExited || result.exit_code != 0) {
+      state.SkipWithError(("run failed: " + result.error).c_str());
+      break;
+    }
+  }
+  state.counters["joined"] = static_cast<double>(session::ZygoteLaunches() - joined_before);
+  session::SetLongLivedSessions(false);
+}
+
+void OneShot(benchmark::State& state) { RunTrue(state, false); }
+void Zygote(benchmark::State& state) { RunTrue(state, true); }
+
+BENCHMARK(BareForkExec)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(OneShot)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(Zygote)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+}  // namespace
+}  // namespace cordon::bench
+
+BENCHMARK_MAIN();

@@ -1,0 +1,55 @@
+#include "session/zygote_slot.h"
+
+#include <atomic>
+
+#include "zygote/zygote.h"
+
+namespace cordon::session {
+namespace {
+
+std::atomic<bool> long_lived{false};
+std::atomic<std::uint64_t> launches{0};
+
+}  // namespace
+
+void SetLongLivedSessions(bool enabled) { long_lived.store(enabled); }
+bool LongLivedSessions() { return long_lived.load(); }
+std::uint64_t ZygoteLaunches() { return launches.load(); }
+
+ZygoteSlot::ZygoteSlot() = default;
+ZygoteSlot::~ZygoteSlot() = default;
+
+std::optional<Result<exec::LaunchedProcess>> ZygoteSlot::Launch(const plan::LaunchPlan& plan,
+                                                                const exec::StdioFds& stdio) {
+  if (!LongLivedSessions() || !plan.sandboxed || !plan.namespaces.user || !plan.namespaces.mount ||
+      !plan.namespaces.pid) {
+    return std::nullopt;
+  }
+  std::shared_ptr<const zygote::Zygote> current;
+  {
+    std::lock_guard lock(mutex_);
+    if (unusable_) return std::nullopt;
+    if (zygote_ && zygote_->Alive() && zygote_->Fits(plan)) {
+      current = zygote_;
+    } else {
+      // A plan of another shape (the workspace gained a .git, a hidden path appeared) or a
+      // dead holder: build anew. Commands still running keep the old one alive until done.
+      Result<std::unique_ptr<zygote::Zygote>> started = zygote::Zygote::Start(plan);
+      if (!started) {
+        // The one-shot launch reports whatever the kernel refuses, with its own step. A plan
+        // whose mounts the zygote cannot replay (kUnavailable) says nothing about the next
+        // plan; a holder the kernel refused would be refused again: stop trying.
+        zygote_.reset();
+        if (started.error().code != ErrorCode::kUnavailable) unusable_ = true;
+        return std::nullopt;
+      }
+      zygote_ = std::move(*started);
+      current = zygote_;
+    }
+  }
+  Result<exec::LaunchedProcess> launched = current->Launch(plan, stdio);
+  if (launched) launches.fetch_add(1);
+  return launched;
+}
+
+}  // namespace cordon::session

@@ -1,0 +1,212 @@
+#include "zygote/command_init.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
+#include "linux/child_steps.h"
+#include "linux/error_pipe.h"
+#include "linux/mount_view.h"
+#include "linux/system_headers/syscalls.h"
+
+namespace cordon::zygote {
+namespace {
+
+using linux_native::ChildContext;
+using linux_native::ReportAndExit;
+using linux_native::Step;
+using linux_native::StepFailed;
+
+// open_tree(2) and move_mount(2) (Linux 5.2; not in Debian 12's headers). Numbers from the
+// unified syscall table, the same on x86_64 and aarch64.
+constexpr long kNrOpenTree = 428;
+constexpr long kNrMoveMount = 429;
+constexpr unsigned kOpenTreeClone = 1;
+constexpr unsigned kAtRecursive = 0x8000;
+constexpr unsigned kMoveMountFEmptyPath = 0x00000004;
+
+int CloneTree(const char* path) {
+  return static_cast<int>(
+      ::syscall(kNrOpenTree, AT_FDCWD, path, kOpenTreeClone | kAtRecursive | O_CLOEXEC));
+}
+
+int AttachTree(int tree, const char* target) {
+  return static_cast<int>(
+      ::syscall(kNrMoveMount, tree, "", AT_FDCWD, target, kMoveMountFEmptyPath));
+}
+
+void Require(const ChildContext& c, bool ok, Step step, int detail = -1) {
+  if (!ok) ReportAndExit(c.error_fd, StepFailed(step, detail));
+}
+
+int SetAttr(const char* path, std::uint64_t attr_set, bool recursive) {
+  linux_native::sys::MountAttr attr{};
+  attr.attr_set = attr_set;
+  return static_cast<int>(linux_native::sys::MountSetattr(
+      AT_FDCWD, path, recursive ? linux_native::sys::kAtRecursive : 0, &attr));
+}
+
+// mkdir -p on a stack copy of the path (no allocation).
+int MakeDirectories(const char* path, std::size_t len) {
+  char buffer[PATH_MAX];
+  if (len >= sizeof buffer) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  std::memcpy(buffer, path, len);
+  buffer[len] = '\0';
+  for (std::size_t i = 1; i <= len; ++i) {
+    if (buffer[i] != '/' && buffer[i] != '\0') continue;
+    char saved = buffer[i];
+    buffer[i] = '\0';
+    if (::mkdir(buffer, 0755) != 0 && errno != EEXIST) return -1;
+    buffer[i] = saved;
+  }
+  return 0;
+}
+
+// A mount point shaped like the cloned tree's root: a directory, or an empty file.
+int MakeMountPoint(const char* path, int tree_fd) {
+  struct stat st;
+  if (::fstat(tree_fd, &st) != 0) return -1;
+  if (S_ISDIR(st.st_mode)) return MakeDirectories(path, std::strlen(path));
+  const char* slash = std::strrchr(path, '/');
+  if (slash != nullptr && slash != path &&
+      MakeDirectories(path, static_cast<std::size_t>(slash - path)) != 0) {
+    return -1;
+  }
+  int fd = ::open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return -1;
+  ::close(fd);
+  return 0;
+}
+
+// The plan's tmpfs replay with fresh filesystems (see command_mounts.h), then a fresh
+// /dev/shm. Runs in the command's own mount namespace: the session's view is untouched.
+void ReplayCommandMounts(const ChildContext& c, const JoinSpec& spec) {
+  int trees[kMaxClonedTrees];
+  for (std::size_t i = 0; i < spec.mounts.size(); ++i) {
+    const CommandMount& m = spec.mounts[i];
+    const int detail = static_cast<int>(i);
+    const char* path = m.path.c_str();
+    switch (m.kind) {
+      case CommandMountKind::kCloneTree:
+        trees[m.slot] = CloneTree(path);
+        if (trees[m.slot] < 0 && errno == ENOENT && m.optional) break;  // as the view skipped it
+        Require(c, trees[m.slot] >= 0, Step::kCommandMount, detail);
+        break;
+      case CommandMountKind::kTmpfs:
+        // Same flags and mode as the session's (mount_view.cc ReplayOp kTmpfs).
+        Require(c, ::mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") == 0,
+                Step::kCommandMount, detail);
+        break;
+      case CommandMountKind::kDirectory:
+        Require(c, ::mkdir(path, 0700) == 0 || errno == EEXIST, Step::kCommandMount, detail);
+        break;
+      case CommandMountKind::kAttach:
+        if (trees[m.slot] < 0) break;  // an optional tree that was not there
+        Require(c, MakeMountPoint(path, trees[m.slot]) == 0, Step::kCommandMount, detail);
+        Require(c, AttachTree(trees[m.slot], path) == 0, Step::kCommandMount, detail);
+        ::close(trees[m.slot]);
+        break;
+    }
+  }
+  // POSIX shared memory of earlier commands stays in the session's /dev/shm, out of sight.
+  Require(c, ::mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") == 0,
+          Step::kDevShm);
+}
+
+// A /proc of the command's own PID namespace over the session's, with the same read-only
+// kernel knobs as the one-shot view (mount_view.cc MountProc).
+void MountCommandProc(const ChildContext& c) {
+  Require(c, ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0,
+          Step::kProc);
+  for (std::size_t i = 0; i < linux_native::kProcReadOnlyPaths.size(); ++i) {
+    const char* path = linux_native::kProcReadOnlyPaths[i] + std::strlen(linux_native::kNewRoot);
+    if (::access(path, F_OK) != 0) continue;  // not on this kernel
+    const bool ok =
+        ::mount(path, path, nullptr, MS_BIND | MS_REC, nullptr) == 0 &&
+        SetAttr(path,
+                linux_native::sys::kMountAttrRdonly | linux_native::sys::kMountAttrNosuid |
+                    linux_native::sys::kMountAttrNodev | linux_native::sys::kMountAttrNoexec,
+                true) == 0;
+    Require(c, ok, Step::kProcReadOnly, static_cast<int>(i));
+  }
+}
+
+// POLLHUP on `fd`: the only other holder of the pipe's write end has exited.
+bool WriterAlive(int fd) {
+  pollfd p{fd, POLLIN, 0};
+  int n = ::poll(&p, 1, 0);
+  return n == 0 || (n > 0 && (p.revents & POLLHUP) == 0);
+}
+
+[[noreturn]] void RunCommandInit(const ChildContext& c, const JoinSpec& spec, int joiner_alive) {
+  // Dies with the joiner (which the supervisor kills on timeout and cancel, and which dies
+  // with the supervisor): then the kernel kills this PID namespace, the command's tree.
+  Require(c, ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == 0, Step::kParentDeathSignal);
+  Require(c, WriterAlive(joiner_alive), Step::kParentAlive);
+  ::close(joiner_alive);
+  ReplayCommandMounts(c, spec);
+  MountCommandProc(c);
+  linux_native::ForkCommandAndWait(c);
+}
+
+}  // namespace
+
+void RunHolder(const ChildContext& c, const void* /*extra*/) {
+  // No parent-death signal: that follows the *thread* that cloned us, and the session outlives
+  // the call that started it. The holder ends on POLLERR of its status pipe instead, which
+  // the kernel raises when the last reader (the Zygote, or the dead server) is gone.
+  linux_native::EnterInit(c, /*parent_death_signal=*/false);
+  linux_native::SetUpNamespaces(c);
+  Require(c, ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0, Step::kNotDumpable);
+  // Ready: closing the error pipe is the parent's EOF-without-report.
+  if (!linux_native::CloseOtherFds(c.status_fd)) ::_exit(126);
+  for (;;) {
+    pollfd p{c.status_fd, 0, 0};
+    if (::poll(&p, 1, -1) > 0 && (p.revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) ::_exit(0);
+  }
+}
+
+void RunJoiner(const ChildContext& c, const void* extra) {
+  const JoinSpec& spec = *static_cast<const JoinSpec*>(extra);
+  // Steps 0-2 of the one-shot init: default signals, die with the supervising thread.
+  linux_native::EnterInit(c);
+  // A copy of the supervisor's memory (its environment included): not for anyone to read.
+  Require(c, ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0, Step::kNotDumpable);
+  // The session's namespaces: the user namespace first (setns orders them), which gives this
+  // process the capabilities the rest needs there.
+  Require(c, ::setns(spec.holder_pidfd, spec.setns_flags) == 0, Step::kJoinNamespaces);
+  // The command's own: a copy of the mount view it may change, its own PID namespace (its
+  // tree dies as a whole) and its own SysV IPC (whose objects would outlive it).
+  Require(c, ::unshare(spec.unshare_flags) == 0, Step::kUnshareCommand);
+  int alive[2];
+  Require(c, ::pipe2(alive, O_CLOEXEC) == 0, Step::kForkInit);
+  pid_t init = linux_native::sys::CloneForkLike(0);
+  Require(c, init >= 0, Step::kForkInit);
+  if (init == 0) {
+    ::close(alive[1]);
+    RunCommandInit(c, spec, alive[0]);
+  }
+  // Keep only the write end the init watches: the error, status and stdio descriptors belong
+  // to the init and the command now.
+  if (!linux_native::CloseOtherFds(alive[1])) ::_exit(126);
+  int status = 0;
+  while (::waitpid(init, &status, 0) < 0 && errno == EINTR) {
+  }
+  ::_exit(0);
+}
+
+}  // namespace cordon::zygote

@@ -1,0 +1,38 @@
+// The processes of the zygote path (ADR 0010), run between clone and execve (no allocation:
+// everything is prepared in the parent):
+//
+//   holder   one per session: clone(CLONE_NEW{USER,NS,PID,NET,IPC,UTS}) like the one-shot init,
+//            builds the id maps, loopback and the mount view once, then only waits. Its
+//            namespaces are what every command joins. It ends when its status pipe loses its
+//            reader (the Zygote object closed it, or the server died) or on SIGKILL.
+//   joiner   one per command, the supervisor's child (the process it waits for and kills):
+//            default signals, parent-death signal; setns() into the holder's user, mount,
+//            net and UTS namespaces; unshare(CLONE_NEWNS|CLONE_NEWPID[|CLONE_NEWIPC]); forks
+//            the command's init, waits for it, exits.
+//   init     PID 1 of the command's own PID namespace, in the command's own copy of the mount
+//            view: a fresh /tmp, /var/tmp, /dev/shm and /proc (CommandMounts), then exactly the
+//            one-shot init's tail: non-dumpable, fork RunCommand (caps, no_new_privs, Landlock,
+//            seccomp, execve), reap, write the status, exit (which kills the command's tree).
+#pragma once
+
+#include <vector>
+
+#include "linux/child_context.h"
+#include "zygote/command_mounts.h"
+
+namespace cordon::zygote {
+
+// What the joiner and the command's init need beyond the ChildContext. Built in the parent.
+struct JoinSpec {
+  int holder_pidfd = -1;             // pidfd of the holder (setns target)
+  int setns_flags = 0;               // CLONE_NEWUSER|CLONE_NEWNS[|CLONE_NEWNET][|CLONE_NEWUTS]
+  int unshare_flags = 0;             // CLONE_NEWNS|CLONE_NEWPID[|CLONE_NEWIPC]
+  std::vector<CommandMount> mounts;  // the strings stay owned by this spec
+};
+
+// InitEntry bodies (linux_native::LaunchWithEntry). `extra` is a const JoinSpec* for
+// RunJoiner and unused for RunHolder.
+void RunHolder(const linux_native::ChildContext& c, const void* extra);
+void RunJoiner(const linux_native::ChildContext& c, const void* extra);
+
+}  // namespace cordon::zygote

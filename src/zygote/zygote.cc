@@ -1,0 +1,109 @@
+#include "zygote/zygote.h"
+
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+
+#include "exec/process_control.h"
+#include "linux/launcher.h"
+#include "linux/seccomp_filter.h"
+#include "zygote/command_init.h"
+
+namespace cordon::zygote {
+namespace {
+
+bool SameNamespaces(const plan::Namespaces& a, const plan::Namespaces& b) {
+  return a.user == b.user && a.mount == b.mount && a.pid == b.pid && a.net == b.net &&
+         a.ipc == b.ipc && a.uts == b.uts;
+}
+
+bool SameMounts(const std::vector<plan::MountOp>& a, const std::vector<plan::MountOp>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].kind != b[i].kind || a[i].path != b[i].path || a[i].optional != b[i].optional) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool SameSeccomp(const plan::SeccompSettings& a, const plan::SeccompSettings& b) {
+  return a.enabled == b.enabled && a.sockets == b.sockets &&
+         a.refuse_unix_sockets == b.refuse_unix_sockets &&
+         a.refuse_setid_modes == b.refuse_setid_modes;
+}
+
+}  // namespace
+
+bool SameShape(const plan::LaunchPlan& a, const plan::LaunchPlan& b) {
+  return a.sandboxed == b.sandboxed && SameNamespaces(a.namespaces, b.namespaces) &&
+         a.hostname == b.hostname && SameMounts(a.mounts, b.mounts) &&
+         SameSeccomp(a.seccomp, b.seccomp);
+}
+
+Result<std::unique_ptr<Zygote>> Zygote::Start(const plan::LaunchPlan& plan) {
+  const plan::Namespaces& ns = plan.namespaces;
+  if (!plan.sandboxed || !ns.user || !ns.mount || !ns.pid) {
+    return Fail(ErrorCode::kUnavailable, "zygote: the plan has no user, mount and PID namespaces");
+  }
+  std::optional<std::vector<CommandMount>> mounts = PlanCommandMounts(plan.mounts);
+  if (!mounts) {
+    return Fail(ErrorCode::kUnavailable,
+                "zygote: the plan's mounts beneath a private tmpfs cannot be replayed per command");
+  }
+  std::unique_ptr<Zygote> z(new Zygote());
+  z->shape_ = plan;
+  z->mounts_ = std::move(*mounts);
+  if (plan.seccomp.enabled) {
+    CORDON_TRY(z->seccomp_program_, linux_native::BuildSeccompProgram(plan.seccomp));
+  }
+  // The holder's stdio is /dev/null (-1): it never prints.
+  linux_native::InitEntry entry;
+  entry.run = &RunHolder;
+  unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID;
+  if (ns.net) flags |= CLONE_NEWNET;
+  if (ns.ipc) flags |= CLONE_NEWIPC;
+  if (ns.uts) flags |= CLONE_NEWUTS;
+  entry.clone_flags = flags;
+  CORDON_TRY(z->holder_, linux_native::LaunchWithEntry(plan, exec::StdioFds{}, entry));
+  return z;
+}
+
+Zygote::~Zygote() {
+  if (holder_.pid <= 0) return;
+  holder_.status_fd.Reset();  // the holder's POLLERR: it exits by itself
+  exec::KillTree(holder_);
+  (void)exec::Reap(holder_);
+}
+
+bool Zygote::Fits(const plan::LaunchPlan& plan) const { return SameShape(shape_, plan); }
+
+bool Zygote::Alive() const {
+  if (!holder_.pidfd.valid()) return false;
+  pollfd p{holder_.pidfd.get(), POLLIN, 0};
+  return ::poll(&p, 1, 0) == 0;  // a pidfd polls readable once the process has exited
+}
+
+Result<exec::LaunchedProcess> Zygote::Launch(const plan::LaunchPlan& plan,
+                                             const exec::StdioFds& stdio) const {
+  if (!Fits(plan)) return Fail(ErrorCode::kInvalidArgument, "zygote: the plan does not fit");
+  JoinSpec spec;
+  spec.holder_pidfd = holder_.pidfd.get();
+  spec.setns_flags = CLONE_NEWUSER | CLONE_NEWNS;
+  if (plan.namespaces.net) spec.setns_flags |= CLONE_NEWNET;
+  if (plan.namespaces.uts) spec.setns_flags |= CLONE_NEWUTS;
+  spec.unshare_flags = CLONE_NEWNS | CLONE_NEWPID;
+  if (plan.namespaces.ipc) spec.unshare_flags |= CLONE_NEWIPC;
+  spec.mounts = mounts_;
+  linux_native::InitEntry entry;
+  entry.run = &RunJoiner;
+  entry.extra = &spec;
+  entry.clone_flags = 0;
+  entry.seccomp_program = plan.seccomp.enabled ? &seccomp_program_ : nullptr;
+  return linux_native::LaunchWithEntry(plan, stdio, entry);
+}
+
+}  // namespace cordon::zygote

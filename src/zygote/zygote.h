@@ -1,0 +1,57 @@
+// The per-session zygote (ADR 0010): a long-lived session (the MCP server) builds the user,
+// mount, network and UTS namespaces and the mount view once; each command joins them and gets
+// its own PID and IPC namespaces, its own copy of the mount view with a fresh /tmp, /var/tmp,
+// /dev/shm and /proc, and the one-shot path's per-process hardening (capabilities dropped,
+// no_new_privs, Landlock, seccomp). What the supervisor receives is the same contract as
+// linux_native::Launch: a child to wait for and kill (killing it kills the command's tree),
+// and the command's status on a pipe.
+//
+// A zygote serves only plans whose namespaces, hostname, mounts and seccomp settings equal
+// the plan it was built from (Fits): a command whose plan differs (a .git that appeared, a hidden
+// path that was created, another config) runs one-shot instead.
+#pragma once
+
+#include <linux/filter.h>
+
+#include <memory>
+#include <vector>
+
+#include "cordon/error.h"
+#include "exec/launched_process.h"
+#include "plan/launch_plan.h"
+#include "zygote/command_mounts.h"
+
+namespace cordon::zygote {
+
+class Zygote {
+ public:
+  // Builds the session's namespaces for `plan` (which must be sandboxed, with user, mount and
+  // PID namespaces). kUnavailable when the plan's mounts cannot be replayed per command.
+  [[nodiscard]] static Result<std::unique_ptr<Zygote>> Start(const plan::LaunchPlan& plan);
+  ~Zygote();  // ends the holder and reaps it
+  Zygote(const Zygote&) = delete;
+  Zygote& operator=(const Zygote&) = delete;
+
+  // Whether `plan` may run here: same namespaces, hostname, mounts and seccomp settings.
+  bool Fits(const plan::LaunchPlan& plan) const;
+  // False once the holder is gone (killed, OOM): the session then builds a new zygote.
+  bool Alive() const;
+
+  // linux_native::Launch for a plan that Fits: same errors, same hand-over.
+  [[nodiscard]] Result<exec::LaunchedProcess> Launch(const plan::LaunchPlan& plan,
+                                                     const exec::StdioFds& stdio) const;
+
+ private:
+  Zygote() = default;
+
+  plan::LaunchPlan shape_;  // the plan the namespaces were built from
+  std::vector<CommandMount> mounts_;
+  std::vector<sock_filter> seccomp_program_;  // compiled once for the session's settings
+  exec::LaunchedProcess holder_;
+};
+
+// The namespaces, hostname, mounts and seccomp settings of the two plans are the same (what
+// Fits compares; everything else in a plan is per command).
+bool SameShape(const plan::LaunchPlan& a, const plan::LaunchPlan& b);
+
+}  // namespace cordon::zygote

@@ -1,0 +1,247 @@
+// The zygote path (src/zygote, ADR 0010): a long-lived session's commands join namespaces
+// prepared once. Every guarantee of the one-shot launch is checked again, from outside, with
+// commands that really went through the zygote (ZygoteLaunches counts them); the twins run
+// the same commands where they must succeed.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include "core/unique_fd.h"
+#include "kernel_support.h"
+#include "session/zygote_slot.h"
+
+namespace cordon::kernel_test {
+namespace {
+
+using namespace std::chrono_literals;
+
+class ZygoteTest : public KernelTest {
+ protected:
+  void SetUp() override {
+    KernelTest::SetUp();
+    session::SetLongLivedSessions(true);
+  }
+  void TearDown() override {
+    session::SetLongLivedSessions(false);
+    KernelTest::TearDown();
+  }
+
+  // Runs `text` and checks it went through the zygote.
+  RunResult Joined(const Session& session, const std::string& text,
+                   std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
+    const std::uint64_t before = session::ZygoteLaunches();
+    RunResult result = Shell(session, text, timeout);
+    EXPECT_EQ(session::ZygoteLaunches(), before + 1)
+        << "not launched through the zygote: " << Describe(result);
+    return result;
+  }
+};
+
+TEST_F(ZygoteTest, WorkspaceWriteLandsAndWriteOutsideDoesNot) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  for (int i = 0; i < 2; ++i) {  // the first command starts the zygote, the second reuses it
+    const std::string name = fmt::format("inside{}", i);
+    const RunResult inside = Joined(*session, "echo hi > " + name);
+    EXPECT_EQ(inside.status, RunStatus::kExited) << Describe(inside);
+    EXPECT_EQ(inside.exit_code, 0) << Describe(inside);
+    EXPECT_EQ(ReadFile(workspace_ / name), "hi\n");
+    // The workspace's parent lies in the host's /tmp: inside, that is the private /tmp, so
+    // the write may succeed there, but it never lands on the host.
+    (void)Joined(*session, fmt::format("echo x > {}/outside{}", root_.string(), i));
+    EXPECT_FALSE(Exists(root_ / fmt::format("outside{}", i)));
+    const std::filesystem::path etc = fmt::format("/etc/cordon-zygote-{}-{}", unique_, i);
+    cleanup_.push_back(etc);
+    const RunResult system = Joined(*session, "echo x > " + etc.string());
+    EXPECT_NE(system.exit_code, 0) << Describe(system);
+    EXPECT_FALSE(Exists(etc));
+    const RunResult home = Joined(*session, fmt::format("echo x > {}/rc{}", home_.string(), i));
+    EXPECT_NE(home.exit_code, 0) << Describe(home);
+    EXPECT_FALSE(Exists(home_ / fmt::format("rc{}", i)));
+  }
+}
+
+TEST_F(ZygoteTest, TmpIsPrivateToEachCommand) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  // Twin first: within one command the private /tmp, /var/tmp, /dev/shm and HOME work.
+  const RunResult first =
+      Joined(*session,
+             "echo a > /tmp/left && echo b > /var/tmp/left && echo c > /dev/shm/left && "
+             "echo d > \"$HOME/left\" && cat /tmp/left /var/tmp/left /dev/shm/left \"$HOME/left\"");
+  EXPECT_EQ(first.stdout_data.data, "a\nb\nc\nd\n") << Describe(first);
+  // The next command of the same session finds none of it.
+  const RunResult second = Joined(
+      *session,
+      "ls -A /tmp /var/tmp /dev/shm \"$HOME\"; test ! -e /tmp/left && test ! -e /var/tmp/left "
+      "&& test ! -e /dev/shm/left && test ! -e \"$HOME/left\" && test -d \"$HOME\"");
+  EXPECT_EQ(second.status, RunStatus::kExited) << Describe(second);
+  EXPECT_EQ(second.exit_code, 0) << Describe(second);
+  // Nor on the host.
+  EXPECT_FALSE(Exists("/tmp/left"));
+  // The workspace (here under the host's /tmp, re-attached on each fresh /tmp) persists.
+  EXPECT_EQ(Joined(*session, "echo w > kept").exit_code, 0);
+  EXPECT_EQ(Joined(*session, "cat kept").stdout_data.data, "w\n");
+}
+
+TEST_F(ZygoteTest, NoMountOfOneCommandIsSeenByTheNext) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const RunResult mounts = Joined(*session, "cat /proc/self/mountinfo | wc -l");
+  EXPECT_EQ(mounts.exit_code, 0) << Describe(mounts);
+  const RunResult again = Joined(*session, "cat /proc/self/mountinfo | wc -l");
+  // Each command's mount table is a fresh copy of the session's: the same size every time.
+  EXPECT_EQ(mounts.stdout_data.data, again.stdout_data.data);
+}
+
+TEST_F(ZygoteTest, NetworkIsDeniedAndTheOwnLoopbackWorks) {
+  auto session = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite, NetworkPolicy::kDeny));
+  if (!session) return;
+  const std::string probe = StageProbe();
+  if (probe.empty()) return;
+  const RunResult loopback = Joined(*session, fmt::format("'{}' loopback-echo", probe));
+  EXPECT_EQ(loopback.stdout_data.data, "ok\n") << Describe(loopback);
+  // Nothing outside: the host's interfaces are not in the command's network namespace.
+  const RunResult links = Joined(*session, "cat /proc/net/dev | tail -n +3 | cut -d: -f1");
+  EXPECT_EQ(links.stdout_data.data.find("eth"), std::string::npos) << Describe(links);
+  EXPECT_NE(links.stdout_data.data.find("lo"), std::string::npos) << Describe(links);
+}
+
+TEST_F(ZygoteTest, HostLoopbackListenerSeesNoConnection) {
+  auto session = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite, NetworkPolicy::kDeny));
+  if (!session) return;
+  const std::string probe = StageProbe();
+  if (probe.empty()) return;
+  core::UniqueFd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::bind(listener.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(listener.get(), 8), 0);
+  ASSERT_EQ(::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const std::string connect =
+      fmt::format("'{}' connect-tcp 127.0.0.1 {}", probe, ntohs(addr.sin_port));
+  for (int i = 0; i < 2; ++i) {
+    const RunResult result = Joined(*session, connect);
+    EXPECT_FALSE(result.stdout_data.data.starts_with("ok")) << Describe(result);
+    EXPECT_FALSE(core::UniqueFd(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC)).valid());
+  }
+  // Twin: a session with network allowed (its zygote has no network namespace) gets through.
+  auto open = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite, NetworkPolicy::kAllow));
+  if (!open) return;
+  const RunResult allowed = Shell(*open, connect);
+  EXPECT_EQ(allowed.stdout_data.data, "ok\n") << Describe(allowed);
+  EXPECT_TRUE(core::UniqueFd(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC)).valid());
+}
+
+TEST_F(ZygoteTest, CommandSeesOnlyItsOwnProcesses) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const RunResult ps = Joined(*session, "ls /proc | grep -c '^[0-9]'");
+  EXPECT_EQ(ps.exit_code, 0) << Describe(ps);
+  // init, sh, ls, grep at most: no holder, no other command, no host process.
+  EXPECT_LE(std::stoi(ps.stdout_data.data.empty() ? "99" : ps.stdout_data.data), 4) << Describe(ps);
+}
+
+TEST_F(ZygoteTest, DaemonIsDeadWhenTheCommandExits) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  (void)Joined(*session, "true");  // the zygote exists before the measured command
+  const std::filesystem::path heartbeat = workspace_ / "heartbeat";
+  const RunResult result = Joined(*session, StartDaemonShell(heartbeat));
+  EXPECT_EQ(result.status, RunStatus::kExited) << Describe(result);
+  ASSERT_TRUE(Exists(heartbeat)) << "the daemon never started: " << Describe(result);
+  EXPECT_TRUE(NoProcessWithMarker(heartbeat.string()));
+  EXPECT_TRUE(FileStopsChanging(heartbeat, 300ms));
+}
+
+TEST_F(ZygoteTest, DaemonIsDeadAfterATimeout) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const std::filesystem::path heartbeat = workspace_ / "heartbeat";
+  const RunResult result = Joined(*session, StartDaemonShell(heartbeat) + "; sleep 60", 1500ms);
+  EXPECT_EQ(result.status, RunStatus::kTimedOut) << Describe(result);
+  ASSERT_TRUE(Exists(heartbeat)) << "the daemon never started: " << Describe(result);
+  EXPECT_TRUE(NoProcessWithMarker(heartbeat.string()));
+  EXPECT_TRUE(FileStopsChanging(heartbeat, 300ms));
+  // The session goes on: the next command runs.
+  EXPECT_EQ(Joined(*session, "exit 3").exit_code, 3);
+}
+
+TEST_F(ZygoteTest, DaemonIsDeadAfterTheServerIsKilled) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const std::filesystem::path heartbeat = workspace_ / "heartbeat";
+  const std::string marker = "zygote-holder-" + unique_;
+  // The "server" is a forked child of the test that runs two commands (so the second is a
+  // joined one) and is then SIGKILLed while the second runs.
+  const pid_t server = ::fork();
+  ASSERT_GE(server, 0);
+  if (server == 0) {
+    (void)Shell(*session, "true");
+    (void)Shell(*session, StartDaemonShell(heartbeat) + "; sleep 60");
+    ::_exit(0);
+  }
+  bool started = false;
+  for (int i = 0; i < 1000 && !started; ++i, std::this_thread::sleep_for(10ms)) {
+    started = Exists(heartbeat) && !ReadFile(heartbeat).empty();
+  }
+  ASSERT_TRUE(started) << "the daemon never started";
+  EXPECT_FALSE(HostPidsWithMarker(heartbeat.string()).empty());
+  ASSERT_EQ(::kill(server, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(server, &status, 0), server);
+  EXPECT_TRUE(NoProcessWithMarker(heartbeat.string(), 3s));
+  EXPECT_TRUE(FileStopsChanging(heartbeat, 300ms));
+}
+
+TEST_F(ZygoteTest, ConcurrentCommandsDoNotShareTmp) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  (void)Joined(*session, "true");
+  RunResult a;
+  RunResult b;
+  std::thread other([&] { a = Shell(*session, "echo a > /tmp/mine; sleep 0.5; cat /tmp/mine"); });
+  std::this_thread::sleep_for(100ms);
+  b = Shell(*session, "sleep 0.1; test ! -e /tmp/mine && echo b > /tmp/mine; cat /tmp/mine");
+  other.join();
+  EXPECT_EQ(a.stdout_data.data, "a\n") << Describe(a);
+  EXPECT_EQ(b.stdout_data.data, "b\n") << Describe(b);
+}
+
+TEST_F(ZygoteTest, ASessionWithoutTheSwitchLaunchesOneShot) {
+  // The twin of every test above: the same command, no zygote.
+  session::SetLongLivedSessions(false);
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const std::uint64_t before = session::ZygoteLaunches();
+  const RunResult result = Shell(*session, "echo hi > inside");
+  EXPECT_EQ(result.exit_code, 0) << Describe(result);
+  EXPECT_EQ(session::ZygoteLaunches(), before);
+  EXPECT_EQ(ReadFile(workspace_ / "inside"), "hi\n");
+}
+
+TEST_F(ZygoteTest, AGitDirectoryCreatedLaterIsStillProtected) {
+  // The plan changes shape (a new read-only .git bind): the command must not run in the old
+  // zygote, whose view has no such bind.
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  (void)Joined(*session, "true");
+  std::filesystem::create_directories(workspace_ / ".git");
+  const RunResult write = Shell(*session, "echo x > .git/config");
+  EXPECT_NE(write.exit_code, 0) << Describe(write);
+  EXPECT_FALSE(Exists(workspace_ / ".git" / "config"));
+  // Twin: the workspace itself stays writable.
+  EXPECT_EQ(Shell(*session, "echo x > file").exit_code, 0);
+}
+
+}  // namespace
+}  // namespace cordon::kernel_test
