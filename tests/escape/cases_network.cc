@@ -90,6 +90,15 @@ std::vector<Case> NetworkCases() {
   add("unix-socket-outside-workspace", "@BIN@ unix @SOCK@ @TOKEN@", UnixOutside);
   add("unix-socket-in-run", "@BIN@ unix @SOCK@ @TOKEN@", UnixInRun);
   add("abstract-unix-socket", "@BIN@ abstract @SOCK@ @TOKEN@", Abstract);
+  // A host socket that appears after cordon planned the sandbox (a service started during the
+  // run): masks computed from /proc/net/unix at planning time do not cover it.
+  Case* late =
+      add("unix-socket-created-during-run", "sleep 1.5; @BIN@ unix @SOCK@ @TOKEN@", [](Fixture& f) {
+        const auto path = f.out / "late.sock";
+        f.vars["SOCK"] = path.string();
+        StartHostHelper(f, {"late-listener", path.string(), "500"});
+      });
+  late->landed = [](const Fixture& f) { return Exists(f.out / "late.sock.accepted"); };
   // With network allowed, TCP/UDP and abstract sockets are reachable by design (the user
   // allowed the network); the host's /run (docker.sock, D-Bus, agents) is local IPC, not
   // network, and stays out of reach.

@@ -17,6 +17,8 @@
 //   chroot-breakout FILE         classic chroot escape (jail, chdir .. x64, chroot .), write FILE
 //   by-handle HANDLE_TYPE HEX    open_by_handle_at on "/" with that handle; print the content
 //   whoami FILE                  write "euid=N" to FILE (run through a setuid copy)
+//   late-listener PATH MS        (host side) after MS ms, listen on the pathname socket PATH;
+//                                create PATH.accepted when a connection arrives
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <linux/bpf.h>
@@ -184,6 +186,24 @@ int WhoAmI(const char* file) {
   return Report(::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()));
 }
 
+int LateListener(const char* path, const char* delay_ms) {
+  ::usleep(static_cast<useconds_t>(std::atoi(delay_ms)) * 1000);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path, sizeof addr.sun_path - 1);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::listen(fd, 4) != 0) {
+    return Report(false);
+  }
+  ::chmod(path, 0777);
+  const int conn = ::accept(fd, nullptr, nullptr);
+  if (conn < 0) return Report(false);
+  const std::string accepted = std::string(path) + ".accepted";
+  const int marker = ::open(accepted.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  return Report(marker >= 0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -203,6 +223,7 @@ int main(int argc, char** argv) {
   if (action == "chroot-breakout" && args(1)) return ChrootBreakout(argv[2]);
   if (action == "by-handle" && args(2)) return ByHandle(argv[2], argv[3]);
   if (action == "whoami" && args(1)) return WhoAmI(argv[2]);
+  if (action == "late-listener" && args(2)) return LateListener(argv[2], argv[3]);
   std::fprintf(stderr, "escape_attack: bad usage (see the comment at the top of the source)\n");
   return 2;
 }

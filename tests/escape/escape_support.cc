@@ -159,6 +159,25 @@ void StartVictim(Fixture& f, const std::vector<std::string>& env,
   });
 }
 
+void StartHostHelper(Fixture& f, const std::vector<std::string>& args) {
+  std::vector<std::string> strings = {AttackBinary()};
+  strings.insert(strings.end(), args.begin(), args.end());
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    std::vector<char*> argv;
+    for (auto& s : strings) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  f.teardown.push_back([pid] {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+  });
+}
+
 bool VictimDied(const Fixture& f) {
   if (f.victim <= 0) return false;
   int status = 0;
