@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cordon/session.h"
+#include "linux/kernel_features.h"
 #include "session/zygote_slot.h"
 #include "spawn.h"
 
@@ -56,9 +57,19 @@ void RunTrue(benchmark::State& state, bool zygote) {
   session::SetLongLivedSessions(false);
 }
 
+// ADR 0009: the probe every Session::Create takes, next to the thorough one (cordon doctor).
+void ProbeQuick(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(linux_native::ProbeKernel());
+}
+void ProbeThorough(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(linux_native::ProbeKernelThoroughly());
+}
+
 void OneShot(benchmark::State& state) { RunTrue(state, false); }
 void Zygote(benchmark::State& state) { RunTrue(state, true); }
 
+BENCHMARK(ProbeQuick)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(ProbeThorough)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BareForkExec)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(OneShot)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(Zygote)->Unit(benchmark::kMicrosecond)->UseRealTime();
