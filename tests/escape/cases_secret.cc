@@ -125,6 +125,15 @@ std::vector<Case> SecretCases() {
     WriteFile(f.out / "dotfiles-netrc", SecretOf(f, ".netrc") + "\n");
     std::filesystem::create_symlink(f.out / "dotfiles-netrc", f.home / ".netrc");
   });
+  // Credentials that appear on the host while the command runs (a login during the run): a
+  // mask decided at planning time from what existed then does not cover them.
+  add("credentials-created-during-run", "sleep 1.5; cat @HOME@/.aws/credentials",
+      ".aws/credentials", [](Fixture& f) {
+        const auto file = f.home / ".aws/credentials";
+        StartHostHelper(f, {"/bin/sh", "-c",
+                            "sleep 0.5; mkdir -p '" + file.parent_path().string() + "' && echo '" +
+                                SecretOf(f, ".aws/credentials") + "' > '" + file.string() + "'"});
+      });
   add("read-only-mode", "cat @HOME@/.aws/credentials", ".aws/credentials")->mode =
       SandboxMode::kReadOnly;
   add("network-allow", "cat @HOME@/.aws/credentials", ".aws/credentials")->network =

@@ -102,7 +102,8 @@ bool Received(const Fixture& f, const std::string& name);
 
 // Starts `escape_attack victim` on the host with `env` added, cwd `cwd`; sets vars["VICTIM"].
 void StartVictim(Fixture& f, const std::vector<std::string>& env, const std::filesystem::path& cwd);
-// Starts `escape_attack ARGS...` on the host (killed at the end of the run).
+// Starts `escape_attack ARGS...` on the host, or ARGS itself when ARGS[0] is /bin/sh (killed
+// at the end of the run).
 void StartHostHelper(Fixture& f, const std::vector<std::string>& args);
 // True when the victim was killed (reaps it).
 bool VictimDied(const Fixture& f);

@@ -162,6 +162,7 @@ void StartVictim(Fixture& f, const std::vector<std::string>& env,
 void StartHostHelper(Fixture& f, const std::vector<std::string>& args) {
   std::vector<std::string> strings = {AttackBinary()};
   strings.insert(strings.end(), args.begin(), args.end());
+  if (!args.empty() && args[0] == "/bin/sh") strings.erase(strings.begin());
   const pid_t pid = ::fork();
   if (pid == 0) {
     std::vector<char*> argv;
