@@ -99,6 +99,22 @@ std::vector<Case> NetworkCases() {
         StartHostHelper(f, {"late-listener", path.string(), "500"});
       });
   late->landed = [](const Fixture& f) { return Exists(f.out / "late.sock.accepted"); };
+  late = add("unix-socket-in-run-created-during-run-with-network-allow",
+             "sleep 1.5; @BIN@ unix @SOCK@ @TOKEN@", [](Fixture& f) {
+               const std::string path = "/run/cordon-escape-" + f.token + "-late.sock";
+               if (::access("/run", W_OK) != 0) {
+                 f.not_applicable = "/run is not writable by this user";
+                 return;
+               }
+               f.vars["SOCK"] = path;
+               StartHostHelper(f, {"late-listener", path, "500"});
+               f.teardown.push_back([path] {
+                 ::unlink(path.c_str());
+                 ::unlink((path + ".accepted").c_str());
+               });
+             });
+  late->network = NetworkPolicy::kAllow;
+  late->landed = [](const Fixture& f) { return Exists(f.vars.at("SOCK") + ".accepted"); };
   // With network allowed, TCP/UDP and abstract sockets are reachable by design (the user
   // allowed the network); the host's /run (docker.sock, D-Bus, agents) is local IPC, not
   // network, and stays out of reach.
