@@ -151,7 +151,36 @@ void UsePrivateDir(ChildContext& c, const std::string& dir) {
   c.landlock_writable.push_back(c.private_dir);
 }
 
+struct RelayArgs {
+  const ChildContext* context;
+  const InitEntry* entry;
+};
+
+int RelayMain(void* arg) {
+  const auto* args = static_cast<const RelayArgs*>(arg);
+  args->entry->run(*args->context, args->entry->extra);
+  return 127;  // run must _exit itself
+}
+
+// Runs entry.run as a CLONE_VM|CLONE_VFORK child and returns the pid it stored: the process
+// it created with CLONE_PARENT, our child. The relay itself has exited when clone returns.
+Result<pid_t> RunRelay(const ChildContext& context, const InitEntry& entry) {
+  alignas(64) static thread_local char stack[64 * 1024];
+  *entry.relay_pid = -1;
+  RelayArgs args{&context, &entry};
+  const pid_t relay =
+      ::clone(&RelayMain, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
+  if (relay < 0) return core::FailSyscall("clone", "CLONE_VM|CLONE_VFORK");
+  int status = 0;
+  while (::waitpid(relay, &status, 0) < 0 && errno == EINTR) {
+  }
+  // A relay that failed before creating the process reported on the error pipe (or exited
+  // 127 without a report): -1 here, and ReadReport below says why.
+  return *entry.relay_pid;
+}
+
 void KillAndReap(pid_t pid) {
+  if (pid <= 0) return;
   ::kill(pid, SIGKILL);
   while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
   }
@@ -196,12 +225,17 @@ Result<exec::LaunchedProcess> LaunchWithEntry(const plan::LaunchPlan& plan,
   context->status_fd = status_pipe.write.get();
 
   const unsigned long clone_flags = entry.run != nullptr ? entry.clone_flags : context->clone_flags;
-  pid_t pid = sys::CloneForkLike(clone_flags);
-  if (pid < 0) return core::FailSyscall("clone", CloneFlagNames(clone_flags));
-  if (pid == 0) {
-    if (entry.run == nullptr) RunInit(*context);  // never returns
-    entry.run(*context, entry.extra);
-    ::_exit(127);
+  pid_t pid = -1;
+  if (entry.relay) {
+    CORDON_TRY(pid, RunRelay(*context, entry));
+  } else {
+    pid = sys::CloneForkLike(clone_flags);
+    if (pid < 0) return core::FailSyscall("clone", CloneFlagNames(clone_flags));
+    if (pid == 0) {
+      if (entry.run == nullptr) RunInit(*context);  // never returns
+      entry.run(*context, entry.extra);
+      ::_exit(127);
+    }
   }
 
   // The child's ends: closing them here is what lets EOF mean "the child is done with them".

@@ -145,19 +145,11 @@ void MountCommandProc(const ChildContext& c) {
   }
 }
 
-// POLLHUP on `fd`: the only other holder of the pipe's write end has exited.
-bool WriterAlive(int fd) {
-  pollfd p{fd, POLLIN, 0};
-  int n = ::poll(&p, 1, 0);
-  return n == 0 || (n > 0 && (p.revents & POLLHUP) == 0);
-}
-
-[[noreturn]] void RunCommandInit(const ChildContext& c, const JoinSpec& spec, int joiner_alive) {
-  // Dies with the joiner (which the supervisor kills on timeout and cancel, and which dies
-  // with the supervisor): then the kernel kills this PID namespace, the command's tree.
-  Require(c, ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == 0, Step::kParentDeathSignal);
-  Require(c, WriterAlive(joiner_alive), Step::kParentAlive);
-  ::close(joiner_alive);
+[[noreturn]] void RunCommandInit(const ChildContext& c, const JoinSpec& spec) {
+  // Steps 0-2 of the one-shot init: default signals, die with the supervising thread (our
+  // parent through CLONE_PARENT; its death or the supervisor's SIGKILL takes this PID
+  // namespace, the command's tree, down), unless it is already gone.
+  linux_native::EnterInit(c);
   ReplayCommandMounts(c, spec);
   MountCommandProc(c);
   linux_native::ForkCommandAndWait(c);
@@ -181,31 +173,18 @@ void RunHolder(const ChildContext& c, const void* /*extra*/) {
 }
 
 void RunJoiner(const ChildContext& c, const void* extra) {
+  // A CLONE_VM relay: raw system calls only, nothing that allocates or locks.
   const JoinSpec& spec = *static_cast<const JoinSpec*>(extra);
-  // Steps 0-2 of the one-shot init: default signals, die with the supervising thread.
-  linux_native::EnterInit(c);
-  // A copy of the supervisor's memory (its environment included): not for anyone to read.
-  Require(c, ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0, Step::kNotDumpable);
   // The session's namespaces: the user namespace first (setns orders them), which gives this
   // process the capabilities the rest needs there.
   Require(c, ::setns(spec.holder_pidfd, spec.setns_flags) == 0, Step::kJoinNamespaces);
   // The command's own: a copy of the mount view it may change, its own PID namespace (its
   // tree dies as a whole) and its own SysV IPC (whose objects would outlive it).
   Require(c, ::unshare(spec.unshare_flags) == 0, Step::kUnshareCommand);
-  int alive[2];
-  Require(c, ::pipe2(alive, O_CLOEXEC) == 0, Step::kForkInit);
-  pid_t init = linux_native::sys::CloneForkLike(0);
+  pid_t init = linux_native::sys::CloneForkLike(CLONE_PARENT);
   Require(c, init >= 0, Step::kForkInit);
-  if (init == 0) {
-    ::close(alive[1]);
-    RunCommandInit(c, spec, alive[0]);
-  }
-  // Keep only the write end the init watches: the error, status and stdio descriptors belong
-  // to the init and the command now.
-  if (!linux_native::CloseOtherFds(alive[1])) ::_exit(126);
-  int status = 0;
-  while (::waitpid(init, &status, 0) < 0 && errno == EINTR) {
-  }
+  if (init == 0) RunCommandInit(c, spec);
+  *spec.init_pid = init;
   ::_exit(0);
 }
 

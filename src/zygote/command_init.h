@@ -5,15 +5,20 @@
 //            builds the id maps, loopback and the mount view once, then only waits. Its
 //            namespaces are what every command joins. It ends when its status pipe loses its
 //            reader (the Zygote object closed it, or the server died) or on SIGKILL.
-//   joiner   one per command, the supervisor's child (the process it waits for and kills):
-//            default signals, parent-death signal; setns() into the holder's user, mount,
-//            net and UTS namespaces; unshare(CLONE_NEWNS|CLONE_NEWPID[|CLONE_NEWIPC]); forks
-//            the command's init, waits for it, exits.
+//   joiner   one per command, a CLONE_VM|CLONE_VFORK relay of the supervising thread (no copy
+//            of the server's page tables): setns() into the holder's user, mount, net and UTS
+//            namespaces; unshare(CLONE_NEWNS|CLONE_NEWPID[|CLONE_NEWIPC]); creates the
+//            command's init with clone(CLONE_PARENT), so that the init is the supervisor's
+//            own child (what it waits for and kills), and exits.
 //   init     PID 1 of the command's own PID namespace, in the command's own copy of the mount
-//            view: a fresh /tmp, /var/tmp, /dev/shm and /proc (CommandMounts), then exactly the
-//            one-shot init's tail: non-dumpable, fork RunCommand (caps, no_new_privs, Landlock,
-//            seccomp, execve), reap, write the status, exit (which kills the command's tree).
+//            view: default signals, parent-death signal (the supervising thread), the
+//            parent-alive check; a fresh /tmp, /var/tmp, /dev/shm and /proc (CommandMounts),
+//            then exactly the one-shot init's tail: non-dumpable, fork RunCommand (caps,
+//            no_new_privs, Landlock, seccomp, execve), reap, write the status, exit (which
+//            kills the command's tree).
 #pragma once
+
+#include <sys/types.h>
 
 #include <vector>
 
@@ -28,6 +33,7 @@ struct JoinSpec {
   int setns_flags = 0;               // CLONE_NEWUSER|CLONE_NEWNS[|CLONE_NEWNET][|CLONE_NEWUTS]
   int unshare_flags = 0;             // CLONE_NEWNS|CLONE_NEWPID[|CLONE_NEWIPC]
   std::vector<CommandMount> mounts;  // the strings stay owned by this spec
+  pid_t* init_pid = nullptr;         // where the joiner stores the init's pid
 };
 
 // InitEntry bodies (linux_native::LaunchWithEntry). `extra` is a const JoinSpec* for

@@ -98,10 +98,13 @@ Result<exec::LaunchedProcess> Zygote::Launch(const plan::LaunchPlan& plan,
   spec.unshare_flags = CLONE_NEWNS | CLONE_NEWPID;
   if (plan.namespaces.ipc) spec.unshare_flags |= CLONE_NEWIPC;
   spec.mounts = mounts_;
+  pid_t init_pid = -1;
+  spec.init_pid = &init_pid;
   linux_native::InitEntry entry;
   entry.run = &RunJoiner;
   entry.extra = &spec;
-  entry.clone_flags = 0;
+  entry.relay = true;
+  entry.relay_pid = &init_pid;
   entry.seccomp_program = plan.seccomp.enabled ? &seccomp_program_ : nullptr;
   return linux_native::LaunchWithEntry(plan, stdio, entry);
 }
