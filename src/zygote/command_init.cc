@@ -5,7 +5,6 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -163,7 +162,9 @@ void RunHolder(const ChildContext& c, const void* /*extra*/) {
   // the kernel raises when the last reader (the Zygote, or the dead server) is gone.
   linux_native::EnterInit(c, /*parent_death_signal=*/false);
   linux_native::SetUpNamespaces(c);
-  Require(c, ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0, Step::kNotDumpable);
+  // Stays dumpable: setns() through its pidfd needs ptrace read access to it, which an
+  // unprivileged caller lacks to a non-dumpable process. No command can reach it: it lives in
+  // a PID namespace no command is in (they cannot name it), and commands hold no capabilities.
   // Ready: closing the error pipe is the parent's EOF-without-report.
   if (!linux_native::CloseOtherFds(c.status_fd)) ::_exit(126);
   for (;;) {
