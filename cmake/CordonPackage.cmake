@@ -59,6 +59,12 @@ string(REGEX REPLACE "/$" "" cordon_pc_to_prefix "${cordon_pc_to_prefix}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/cordon.pc.in ${PROJECT_BINARY_DIR}/cordon.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/cordon.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
+# The bwrap backend's in-sandbox trampoline: found at <bindir>/../libexec/cordon/ by the cordon
+# binary (src/bwrap/launch.cc, LocateTrampoline).
+if(TARGET cordon-bwrap-exec)
+  install(TARGETS cordon-bwrap-exec RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/cordon)
+endif()
+
 # The man page and the shell completions, generated at build time from the binary's own CLI11
 # definitions (src/cli/CMakeLists.txt, `cordon __generate`). Paths as Debian's man-db,
 # bash-completion (loads completions/<command> on demand) and zsh (vendor-completions is on

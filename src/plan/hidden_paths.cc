@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <set>
 #include <string>
 
@@ -74,6 +75,28 @@ std::vector<HiddenTarget> FindHiddenTargets(const SandboxConfig& config,
     if (path.is_absolute()) AddTarget(targets, path);
   }
   return targets;
+}
+
+std::vector<HiddenTarget> FindAbsentHiddenPaths(const SandboxConfig& config,
+                                                const std::vector<fs::path>& homes) {
+  std::vector<HiddenTarget> absent;
+  auto add = [&](const fs::path& path) {
+    struct stat st;
+    if (::lstat(path.c_str(), &st) == 0 || errno != ENOENT) return;
+    auto parent = core::Canonical(path.parent_path());
+    fs::path where = parent ? *parent / path.filename() : path.lexically_normal();
+    if (std::none_of(absent.begin(), absent.end(),
+                     [&](const HiddenTarget& t) { return t.path == where; })) {
+      absent.push_back({where, /*directory=*/false});
+    }
+  };
+  for (const fs::path& home : homes) {
+    for (std::string_view relative : kBuiltinHiddenPaths) add(home / relative);
+  }
+  for (const fs::path& path : config.hidden_paths) {
+    if (path.is_absolute()) add(path);
+  }
+  return absent;
 }
 
 std::vector<MountOp> BuildHiddenPathOps(const std::vector<HiddenTarget>& targets,

@@ -51,6 +51,14 @@ struct HiddenTarget {
 std::vector<HiddenTarget> FindHiddenTargets(const SandboxConfig& config,
                                             const std::vector<std::filesystem::path>& homes);
 
+// The built-in list under each home and the configured absolute paths that do NOT exist now,
+// each under its canonical parent when that exists (lexically otherwise). They cannot be masked
+// (a mount needs a mount point, and cordon does not create files in the home), so where
+// Landlock exists the planner leaves them out of a read allow-list instead: a secret the host
+// creates there during the run stays unreadable (e.g. `aws configure` while a command runs).
+std::vector<HiddenTarget> FindAbsentHiddenPaths(const SandboxConfig& config,
+                                                const std::vector<std::filesystem::path>& homes);
+
 // Mask operations for `targets` that the sandbox's view contains (a path below the private
 // /tmp or /var/tmp is only there when a writable root holds it). Each mask is required: a
 // target that vanishes or changes type before the mount fails the run. A target inside a

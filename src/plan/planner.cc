@@ -167,6 +167,17 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
     append(BuildHostSocketMasks(roots, request.workspace));
     append(BuildHiddenPathOps(hidden, roots, request.workspace));
     if (::geteuid() == 0) append(BuildRootOnlyMasks());
+    // Masks cover the secrets that exist now; Landlock's read allow-list also covers the ones
+    // the host creates during the run (an absent path has no mount point to mask).
+    if (plan.landlock.abi >= 1) {
+      std::vector<HiddenTarget> all = hidden;
+      for (HiddenTarget& absent : FindAbsentHiddenPaths(config.sandbox, homes)) {
+        all.push_back(std::move(absent));
+      }
+      plan.landlock.handled_fs |= lsys::kAccessFsReadFile | lsys::kAccessFsReadDir;
+      plan.landlock.readable = ReadAllowList(all);
+      plan.landlock.list_root = true;
+    }
   } else {
     // The fallback: no masks. Hidden paths become holes in a read allow-list; one inside a
     // writable root cannot be carved out of the write rule that covers it.

@@ -12,6 +12,7 @@
 #include "exec/supervisor.h"
 #include "linux/launcher.h"
 #include "plan/launch_plan.h"
+#include "plan/mount_ops.h"
 #include "session/request.h"
 #include "session/session_state.h"
 #include "session/zygote_slot.h"
@@ -84,6 +85,24 @@ RunResult LaunchAndSupervise(session::ZygoteSlot& zygote, const plan::LaunchPlan
   return supervised;
 }
 
+// A missing .git at the top of a writable root cannot be masked without a mount point: hold an
+// empty placeholder there for the session (created once; the planner then protects it like any
+// .git directory). Only where a mount namespace will mask it and git metadata is protected.
+Result<void> HoldGitPlaceholders(const Session::State& state) {
+  const SandboxConfig& sandbox = state.config.sandbox;
+  if (sandbox.mode != SandboxMode::kWorkspaceWrite || !sandbox.protect_git_metadata ||
+      !state.features.namespaces_usable()) {
+    return {};
+  }
+  std::lock_guard lock(state.git_placeholders.mutex);
+  if (state.git_placeholders.held) return {};
+  CORDON_TRY(std::vector<std::filesystem::path> roots,
+             plan::WritableRoots(sandbox, state.workspace));
+  CORDON_TRY(plan::GitPlaceholders held, plan::GitPlaceholders::Create(roots));
+  state.git_placeholders.held = std::move(held);
+  return {};
+}
+
 }  // namespace
 
 RunResult Session::Run(const CommandRequest& request, const OutputCallback& on_output) const {
@@ -112,6 +131,9 @@ RunResult Session::Run(const CommandRequest& request, const OutputCallback& on_o
     plan_request.cwd = *cwd;
     plan_request.caller_env = session::CallerEnvironment();
     plan_request.caller_home = session::CallerHome();
+    if (Result<void> held = HoldGitPlaceholders(state); !held) {
+      return SetupFailed(std::move(r), held.error().message);
+    }
     // Fail closed: a plan that cannot give every requested guarantee runs nothing.
     Result<plan::LaunchPlan> plan = plan::Plan(state.config, state.features, plan_request);
     if (!plan) return SetupFailed(std::move(r), plan.error().message);

@@ -1,15 +1,18 @@
 // What a Session pins at Create: the configuration, the canonical workspace, the compiled
 // policy and the one kernel probe. Immutable afterwards and shared (shared_ptr<const State>) by
-// every copy of the Session and every concurrent Run. The one mutable part is the zygote slot
-// of a long-lived session (session/zygote_slot.h), which has its own lock.
+// every copy of the Session and every concurrent Run. The mutable parts are the zygote slot of a
+// long-lived session (session/zygote_slot.h) and the .git placeholders, each with its own lock.
 #pragma once
 
 #include <filesystem>
+#include <mutex>
+#include <optional>
 
 #include "cordon/config.h"
 #include "cordon/policy.h"
 #include "cordon/session.h"
 #include "linux/kernel_features.h"
+#include "plan/git_placeholder.h"
 #include "session/zygote_slot.h"
 
 namespace cordon {
@@ -20,6 +23,14 @@ struct Session::State {
   Policy policy;
   linux_native::KernelFeatures features;
   mutable session::ZygoteSlot zygote;
+  // Empty `.git` placeholders at the top of writable roots that have none, created at the first
+  // sandboxed run and held until the session ends: a zygote's mount namespace keeps masking
+  // them for later commands, so they must outlive every single run (plan/git_placeholder.h).
+  struct GitPlaceholderSlot {
+    std::mutex mutex;
+    std::optional<plan::GitPlaceholders> held;
+  };
+  mutable GitPlaceholderSlot git_placeholders;
 };
 
 }  // namespace cordon

@@ -143,8 +143,43 @@ TEST(Planner, LandlockRightsAreClampedToTheProbedAbi) {
   plan = Plan(Default(), f, Request());
   ASSERT_TRUE(plan);
   EXPECT_NE(plan->landlock.handled_fs & linux_native::sys::kAccessFsIoctlDev, 0u);
-  EXPECT_EQ(plan->landlock.handled_fs & linux_native::sys::kAccessFsReadFile, 0u)
-      << "reads stay unrestricted";
+}
+
+TEST(Planner, LandlockReadAllowListLeavesOutPresentAndAbsentSecrets) {
+  // With namespaces the masks hide the secrets that exist; the read allow-list also keeps
+  // unreadable the ones the host creates during the run (absent now: nothing to mask).
+  char dir[] = "/tmp/cordon-plan-home-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::filesystem::path home = dir;
+  std::filesystem::create_directories(home / ".ssh");
+  std::filesystem::create_directories(home / "project");
+  std::ofstream(home / ".bashrc") << "# rc\n";
+  PlanRequest request = Request();
+  request.caller_home = home;
+  auto plan = Plan(Default(), Everything(), request);
+  std::filesystem::remove_all(home);
+  ASSERT_TRUE(plan) << plan.error().message;
+  const auto& readable = plan->landlock.readable;
+  auto has = [&](const std::filesystem::path& p) {
+    return std::find(readable.begin(), readable.end(), p) != readable.end();
+  };
+  EXPECT_NE(plan->landlock.handled_fs & linux_native::sys::kAccessFsReadFile, 0u);
+  EXPECT_TRUE(plan->landlock.list_root);
+  EXPECT_TRUE(has(home / ".bashrc"));
+  EXPECT_TRUE(has(home / "project"));
+  EXPECT_TRUE(has("/usr"));
+  EXPECT_FALSE(has(home / ".ssh"));  // present: masked, and out of the list
+  EXPECT_FALSE(has(home / ".aws"));  // absent: would be unreadable if created
+  EXPECT_FALSE(has(home));           // only its entries, one by one
+}
+
+TEST(Planner, NoReadRulesWithoutLandlock) {
+  KernelFeatures f = Everything();
+  f.landlock_abi = 0;
+  auto plan = Plan(Default(), f, Request());
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_TRUE(plan->landlock.readable.empty());
+  EXPECT_EQ(plan->landlock.handled_fs, 0u);
 }
 
 TEST(Planner, WorkspaceIsWritableInWorkspaceWriteAndReadOnlyInReadOnly) {
