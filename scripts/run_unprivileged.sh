@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs the kernel tests as an unprivileged user (created if missing), the way most users run
-# cordon. Must be started as root. The binaries are copied to a world-readable directory so the
-# build tree's location and permissions do not matter.
+# Runs the kernel, escape and fault tests as an unprivileged user (created if missing), the way
+# most users run cordon. Must be started as root. The binaries are copied to a world-readable
+# directory so the build tree's location and permissions do not matter.
 set -euo pipefail
 build=${1:?usage: run_unprivileged.sh BUILD_DIR}
 user=cordon-test
@@ -10,18 +10,32 @@ if ! id -u "$user" >/dev/null 2>&1; then
   useradd --system --no-create-home --shell /usr/sbin/nologin "$user"
 fi
 
-stage=$(mktemp -d /tmp/cordon-unpriv.XXXXXX)
+# Outside /tmp and /var/tmp: the sandbox replaces both with private ones, and the escape and
+# fault suites run helper binaries from here inside it.
+stage=$(mktemp -d /var/lib/cordon-unpriv.XXXXXX)
 trap 'rm -rf "$stage"' EXIT
 chmod 755 "$stage"
 cp "$build/tests/kernel/kernel_tests" "$build/tests/unit/linux/linux_sandbox_tests" \
-  "$build/tests/probe/cordon_probe" "$stage/"
+  "$build/tests/probe/cordon_probe" "$build/tests/unit/bwrap/bwrap_sandbox_tests" \
+  "$build/src/bwrap/cordon-bwrap-exec" "$build/tests/unit/limits/limits_kernel_tests" \
+  "$build/tests/escape/escape_tests" "$build/tests/escape/escape_attack" \
+  "$build/tests/fault/fault_tests" "$build/src/cli/cordon" "$stage/"
 home="$stage/home"
-mkdir -p "$home" && chown "$user" "$home"
+base="$stage/base"  # the escape and fault suites' scratch trees
+mkdir -p "$home" "$base" && chown "$user" "$home" "$base"
 
 cd "$stage"
-for suite in kernel_tests linux_sandbox_tests; do
+for suite in kernel_tests linux_sandbox_tests bwrap_sandbox_tests limits_kernel_tests \
+  escape_tests fault_tests; do
   echo "-- $suite as $user"
+  set +e
   runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" \
     CORDON_PROBE="$stage/cordon_probe" CORDON_TEST_MUST_WORK="${CORDON_TEST_MUST_WORK:-1}" \
-    "$stage/$suite" --gtest_brief=1
+    CORDON_BWRAP_EXEC="$stage/cordon-bwrap-exec" CORDON_BIN="$stage/cordon" \
+    CORDON_ESCAPE_ATTACK="$stage/escape_attack" CORDON_ESCAPE_BASE="$base" \
+    CORDON_FAULT_BASE="$base" "$stage/$suite" --gtest_brief=1 |
+    grep -v '^escape case .*: contained$'  # the escape suite's summary and escapes stay
+  status=${PIPESTATUS[0]}
+  set -e
+  [ "$status" -eq 0 ] || { echo "run_unprivileged: $suite failed as $user" >&2; exit 1; }
 done

@@ -11,6 +11,9 @@ packages=(
   clang-16 libclang-rt-16-dev   # libFuzzer (clang 14 cannot compile <expected>)
   bubblewrap hyperfine          # benchmarks compare against bubblewrap
   iproute2 procps util-linux passwd
+  strace                        # fault tests: stop a sandbox step with delay injection
+  zsh man-db groff-base         # the generated zsh completion and man page are checked
+  python3                       # the C API example in Python (ctypes)
 )
 
 # The MCP end-to-end tests drive `cordon mcp` with the official TypeScript SDK (Node.js).
