@@ -165,9 +165,12 @@ void AddSandboxFlags(CLI::App& app, SandboxFlags& flags) {
       ->type_name(ChoiceTypeName(config::kNetworkPolicyNames));
   app.add_option("--backend", flags.backend, "Sandbox backend: auto, native, bwrap, seatbelt")
       ->type_name(ChoiceTypeName(config::kBackendChoiceNames));
+  // One path per flag: a vector option would otherwise also swallow the words after it
+  // (`--writable-root P -- CMD` lost the command).
   app.add_option("--writable-root", flags.writable_roots,
                  "An extra existing path the command may write (repeatable)")
-      ->type_name("PATH");
+      ->type_name("PATH")
+      ->allow_extra_args(false);
   app.add_option("--timeout", flags.timeout_seconds, "Wall-clock limit in seconds")
       ->type_name("SECONDS");
   app.add_flag("--unsafe", flags.unsafe, "Run without a sandbox (mode off); prints a warning");

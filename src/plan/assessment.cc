@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 namespace cordon::plan {
 namespace {
 
@@ -46,6 +48,24 @@ Assessment Assess(const Config& config, const KernelFeatures& f) {
     return a;  // nothing is asked for, nothing is missing; network_enforced stays false
   }
   a.enforcement.backend = "native";
+  // Fail closed on what this build cannot do yet, rather than run without it: the bwrap and
+  // Seatbelt backends exist (src/bwrap, src/seatbelt) but runs do not dispatch to them yet, and
+  // the resource limits' mechanisms (src/limits) are not wired into the launch yet.
+  if (sandbox.backend == BackendChoice::kBwrap || sandbox.backend == BackendChoice::kSeatbelt) {
+    a.missing.push_back(fmt::format(
+        "backend {} is not available to runs in this version (fix: backend auto or native)",
+        BackendChoiceName(sandbox.backend)));
+  }
+  const LimitsConfig& limits = config.limits;
+  for (const auto& [name, value] :
+       {std::pair{"memory_bytes", limits.memory_bytes}, std::pair{"processes", limits.processes},
+        std::pair{"open_files", limits.open_files}, std::pair{"cpu_seconds", limits.cpu_seconds}}) {
+    if (value != 0) {
+      a.missing.push_back(fmt::format(
+          "limits.{} is set, but this version does not enforce it on runs yet (fix: set it to 0)",
+          name));
+    }
+  }
   const bool use_ns = f.namespaces_usable();
   const bool network_deny = sandbox.network == NetworkPolicy::kDeny;
 

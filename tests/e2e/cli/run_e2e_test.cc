@@ -85,6 +85,23 @@ TEST_F(RunCommand, WriteInTheWorkspaceLandsButWriteInItsParentDoesNot) {
   EXPECT_EQ(ReadFile(workspace_ / "inside.txt"), "x\n");
 }
 
+TEST_F(RunCommand, AWritableRootFlagTakesOnePathAndLeavesTheCommandAlone) {
+  // `--writable-root P -- CMD` once lost CMD to the option (a vector option takes many words).
+  // The root lies under the host's /tmp like the workspace: bound into the sandbox, the write
+  // lands on the host.
+  const fs::path root = tmp_.path() / "extra-root";
+  fs::create_directories(root);
+  Outcome with_root =
+      Cordon({"run", "--workspace", workspace_.string(), "--writable-root", root.string(), "--",
+              "sh", "-c", "echo y > " + (root / "y").string()});
+  EXPECT_EQ(with_root.exit_code, 0) << with_root.err;
+  EXPECT_EQ(ReadFile(root / "y"), "y\n");
+  // Twin: without the flag the same write does not land.
+  Outcome without = Cordon({"run", "--workspace", workspace_.string(), "--", "sh", "-c",
+                            "echo z > " + (root / "z").string()});
+  EXPECT_FALSE(fs::exists(root / "z"));
+}
+
 TEST_F(RunCommand, UnsafeRunsUnconfinedAndWarns) {
   fs::path outside = tmp_.path() / "outside.txt";
   Outcome o = Cordon({"run", "--unsafe", "-c", "echo x > " + outside.string()});

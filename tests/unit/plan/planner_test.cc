@@ -353,5 +353,26 @@ TEST(Capabilities, ReportsBackendLayersAndWhatIsNotSupported) {
   EXPECT_FALSE(none.network_enforced);
 }
 
+TEST(Planner, RefusesABackendThatRunsCannotUseYet) {
+  Config config = Default();
+  config.sandbox.backend = BackendChoice::kBwrap;
+  auto plan = Plan(config, Everything(), Request());
+  ASSERT_FALSE(plan);
+  EXPECT_NE(plan.error().message.find("backend bwrap"), std::string::npos) << plan.error().message;
+  config.sandbox.backend = BackendChoice::kNative;  // twin
+  EXPECT_TRUE(Plan(config, Everything(), Request()));
+}
+
+TEST(Planner, RefusesAResourceLimitThatIsNotEnforcedYet) {
+  Config config = Default();
+  config.limits.memory_bytes = 1 << 30;
+  auto plan = Plan(config, Everything(), Request());
+  ASSERT_FALSE(plan);
+  EXPECT_NE(plan.error().message.find("limits.memory_bytes"), std::string::npos);
+  EXPECT_FALSE(DescribeCapabilities(config, Everything()).missing.empty());
+  config.limits.memory_bytes = 0;  // twin: the default runs
+  EXPECT_TRUE(Plan(config, Everything(), Request()));
+}
+
 }  // namespace
 }  // namespace cordon::plan
