@@ -1,10 +1,14 @@
 #include "config/update.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/file.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <string>
+#include <string_view>
 
 #include "config/atomic_file.h"
 #include "config/load.h"
@@ -15,6 +19,30 @@
 #include "core/unique_fd.h"
 
 namespace cordon::config {
+namespace {
+
+// Temporary files of writers killed before their rename (".config.json.tmp-XXXXXX"). Called
+// with the directory lock held: every writer holds it until its rename, so any such file
+// present now belongs to a writer that died. Best effort: a leftover is harmless.
+void RemoveStaleTempFiles(int dir_fd, const std::filesystem::path& path) {
+  const std::string prefix = "." + path.filename().native() + ".tmp-";
+  int fd = ::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  DIR* dir = ::fdopendir(fd);
+  if (dir == nullptr) {
+    ::close(fd);
+    return;
+  }
+  while (const dirent* entry = ::readdir(dir)) {
+    const std::string_view name = entry->d_name;
+    if (name.size() == prefix.size() + 6 && name.starts_with(prefix)) {
+      (void)::unlinkat(dir_fd, entry->d_name, 0);
+    }
+  }
+  ::closedir(dir);
+}
+
+}  // namespace
 
 Result<void> WriteConfigAtomic(const std::filesystem::path& path, const Config& config) {
   CORDON_TRY_VOID(ValidateConfig(config, path.native()));
@@ -34,6 +62,7 @@ Result<Config> UpdateConfigFile(const std::filesystem::path& path, const Env& en
   while (::flock(dir_fd.get(), LOCK_EX) != 0) {
     if (errno != EINTR) return core::FailSyscall("flock", dir.native());
   }
+  RemoveStaleTempFiles(dir_fd.get(), path);
 
   CORDON_TRY(std::optional<std::string> text, ReadConfigFileText(path));
   Config config;

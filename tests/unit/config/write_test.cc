@@ -215,6 +215,18 @@ TEST(UpdateConfigFile, MissingFileStartsFromDefaults) {
   EXPECT_EQ(reloaded->sandbox.mode, SandboxMode::kWorkspaceWrite);
 }
 
+TEST(UpdateConfigFile, RemovesTempFilesOfKilledWritersButNothingElse) {
+  TempDir dir;
+  std::filesystem::path path = dir.Write("config.json", "{}");
+  std::filesystem::path stale = dir.Write(".config.json.tmp-Ab12Cd", "{\"half");
+  std::filesystem::path other = dir.Write(".other.json.tmp-Ab12Cd", "keep");  // not ours
+  std::filesystem::path similar = dir.Write(".config.json.tmp-longer-name", "keep");
+  ASSERT_TRUE(UpdateConfigFile(path, Env{}, [](Config&) {}).has_value());
+  EXPECT_FALSE(std::filesystem::exists(stale));
+  EXPECT_TRUE(std::filesystem::exists(other));
+  EXPECT_TRUE(std::filesystem::exists(similar));
+}
+
 TEST(UpdateConfigFile, KeepsOtherSettingsAndNormalisesTheFile) {
   TempDir dir;
   std::filesystem::path cache = dir.MakeDir("cache");
