@@ -139,8 +139,7 @@ Assessment Assess(const Config& config, const KernelFeatures& f) {
   a.unsupported = {
       "secret path hiding beyond the built-in list and sandbox.hidden_paths (other files "
       "under the real home stay readable)",
-      "git metadata protection for nested repositories below a writable root, and against "
-      "creating a .git where none exists",
+      "git metadata protection for nested repositories below a writable root's top level",
   };
   if (f.landlock_abi < 9) {
     a.unsupported.push_back(
