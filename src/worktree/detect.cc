@@ -89,10 +89,17 @@ Result<LinkedWorktree> DetectLinkedWorktree(const fs::path& start) {
     return Fail(ErrorCode::kNotFound, fmt::format("worktree mode: {}: {}", start.string(),
                                                   canonical_start.error().message));
   }
-  // Like git: the nearest directory (this one or an ancestor) holding a .git entry.
+  // Like git: the nearest directory (this one or an ancestor) holding a .git entry. A .git
+  // directory without HEAD is not a repository to git, which goes on to the parent: so do we
+  // (cordon's own placeholder for a missing .git is such an empty directory).
   fs::path root = *canonical_start;
   struct stat st {};
-  while (::lstat((root / ".git").c_str(), &st) != 0) {
+  auto holds_git = [&st](const fs::path& dir) {
+    if (::lstat((dir / ".git").c_str(), &st) != 0) return false;
+    struct stat head {};
+    return !S_ISDIR(st.st_mode) || ::lstat((dir / ".git" / "HEAD").c_str(), &head) == 0;
+  };
+  while (!holds_git(root)) {
     if (root == root.root_path()) {
       return Fail(ErrorCode::kInvalidArgument,
                   fmt::format("worktree mode: {} is not a git repository (no .git in it or any "

@@ -240,31 +240,52 @@ std::string AttackBinary() {
   return staged;
 }
 
-std::filesystem::path BaseDirectory(std::string* why_not) {
-  std::filesystem::path base;
-  if (const char* value = ::getenv("CORDON_ESCAPE_BASE"); value != nullptr && value[0] != '\0') {
-    base = value;
-  } else {
-    std::error_code ec;
-    base = std::filesystem::current_path(ec);
-  }
-  std::error_code ec;
-  base = std::filesystem::weakly_canonical(base, ec);
+// Whether the sandbox replaces `path` by a private directory (then a host-side check of what
+// the sandboxed attack did there would look at the wrong tree).
+bool HiddenInSandbox(const std::string& text, std::string* prefix_out) {
   for (const char* hidden : {"/tmp", "/var/tmp", "/dev/shm", "/run"}) {
     const std::string prefix = hidden;
-    const std::string text = base.string();
     if (text == prefix || text.rfind(prefix + "/", 0) == 0) {
-      *why_not = "the base directory " + text + " lies below " + prefix +
-                 ", which the sandbox replaces by a private directory: set CORDON_ESCAPE_BASE "
-                 "to a writable directory elsewhere (e.g. /var/lib/cordon-escape)";
-      return {};
+      *prefix_out = prefix;
+      return true;
     }
   }
-  if (::access(base.c_str(), W_OK | X_OK) != 0) {
-    *why_not = "the base directory " + base.string() + " is not writable by this user";
-    return {};
+  return false;
+}
+
+std::filesystem::path BaseDirectory(std::string* why_not) {
+  // $CORDON_ESCAPE_BASE alone when set; otherwise the current directory, then /var/lib (root),
+  // then $HOME: the first one the sandbox shows as it is and this user can write.
+  std::vector<std::filesystem::path> candidates;
+  const char* configured = ::getenv("CORDON_ESCAPE_BASE");
+  if (configured != nullptr && configured[0] != '\0') {
+    candidates.emplace_back(configured);
+  } else {
+    std::error_code ec;
+    candidates.push_back(std::filesystem::current_path(ec));
+    candidates.emplace_back("/var/lib");
+    if (const char* home = ::getenv("HOME"); home != nullptr && home[0] == '/') {
+      candidates.emplace_back(home);
+    }
   }
-  return base;
+  for (std::filesystem::path base : candidates) {
+    std::error_code ec;
+    base = std::filesystem::weakly_canonical(base, ec);
+    std::string prefix;
+    if (HiddenInSandbox(base.string(), &prefix)) {
+      *why_not = "the base directory " + base.string() + " lies below " + prefix +
+                 ", which the sandbox replaces by a private directory: set CORDON_ESCAPE_BASE "
+                 "to a writable directory elsewhere (e.g. /var/lib/cordon-escape)";
+      continue;
+    }
+    if (::access(base.c_str(), W_OK | X_OK) != 0) {
+      *why_not = "the base directory " + base.string() + " is not writable by this user";
+      continue;
+    }
+    why_not->clear();
+    return base;
+  }
+  return {};
 }
 
 void RemoveSessionDirectory() {

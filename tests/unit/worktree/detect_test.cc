@@ -44,6 +44,15 @@ TEST_F(DetectLinkedWorktreeTest, RefusesADirectoryOutsideAnyRepository) {
   EXPECT_THAT(found.error().message, HasSubstr("not a git repository"));
 }
 
+TEST_F(DetectLinkedWorktreeTest, AnEmptyGitDirectoryIsNotARepositoryLikeForGit) {
+  // cordon's placeholder for a missing .git (plan/git_placeholder.h) must not turn a plain
+  // directory into "a main working tree".
+  fs::create_directories(base_ / "plain" / ".git");
+  auto found = DetectLinkedWorktree(base_ / "plain");
+  ASSERT_FALSE(found);
+  EXPECT_THAT(found.error().message, HasSubstr("not a git repository"));
+}
+
 TEST_F(DetectLinkedWorktreeTest, RefusesAGitFilePointingOutsideAWorktreesDirectory) {
   // A forged .git naming the main git dir itself, as a separate-git-dir checkout would.
   Write(linked_ / ".git", "gitdir: " + (main_ / ".git").string() + "\n");
