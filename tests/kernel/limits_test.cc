@@ -286,7 +286,12 @@ TEST_F(LimitsTest, OutputFloodIsCutAndTheSupervisorStaysSmall) {
   EXPECT_LE(result.stdout_data.data.size(), 1 * kMiB + 200);
   EXPECT_GE(result.stdout_data.truncated_bytes, 1073741824u - 1 * kMiB);
   EXPECT_EQ(result.stderr_data.data, "end\n");
+#if defined(__SANITIZE_ADDRESS__)
+  // ASan keeps freed buffers in its quarantine (256 MiB): the peak says nothing here.
+  (void)before;
+#else
   EXPECT_LT(PeakRssKib() - before, 64 * 1024) << "the supervisor's memory grew with the output";
+#endif
 }
 
 TEST_F(LimitsTest, OutputBelowTheCapIsKeptWhole) {
