@@ -104,6 +104,10 @@ struct LaunchPlan {
   // Native backend detail (unused when !sandboxed).
   Namespaces namespaces;
   std::vector<MountOp> mounts;  // replayed in order; empty without a mount namespace
+  // protect_git_metadata: "<root>/.git" of each writable root that has none. It must not be
+  // created. Linux holds an empty placeholder there (plan/git_placeholder.h), so with a mount
+  // namespace this is empty; backends without mounts (Seatbelt) deny creating these paths.
+  std::vector<std::filesystem::path> git_absent;
   LandlockRules landlock;
   SeccompSettings seccomp;
   std::filesystem::path home;       // the private HOME inside the sandbox

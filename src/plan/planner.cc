@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 
 #include "core/paths.h"
 #include "linux/system_headers/landlock.h"
@@ -157,6 +158,13 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
   CORDON_TRY_VOID(CheckWritableRoots(config, request, homes));
   const std::vector<HiddenTarget> hidden = FindHiddenTargets(config.sandbox, homes);
   plan.namespaces = a.namespaces;
+  if (config.sandbox.mode == SandboxMode::kWorkspaceWrite && config.sandbox.protect_git_metadata) {
+    for (const std::filesystem::path& root : roots) {
+      struct stat st;
+      const std::filesystem::path git = root / ".git";
+      if (::lstat(git.c_str(), &st) != 0 && errno == ENOENT) plan.git_absent.push_back(git);
+    }
+  }
   plan.landlock = BuildLandlock(config, a, features.landlock_abi, roots);
   if (a.namespaces.mount) {
     plan.mounts = BuildMountOps(config.sandbox, request.workspace, roots);

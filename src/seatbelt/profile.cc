@@ -103,6 +103,11 @@ SeatbeltPolicy SeatbeltPolicyFromPlan(const plan::LaunchPlan& plan,
         break;
     }
   }
+  // A missing .git at the top of a writable root: `deny file-write* (subpath ...)` also denies
+  // creating the path itself, so it cannot be created (Linux holds a placeholder instead).
+  for (const std::filesystem::path& git : plan.git_absent) {
+    if (InAny(git, policy.writable)) policy.read_only.push_back(git);
+  }
   return policy;
 }
 

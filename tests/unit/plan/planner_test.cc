@@ -228,6 +228,29 @@ TEST(Planner, GitMetadataInAWritableRootIsBoundReadOnly) {
   ::rmdir(dir);
 }
 
+TEST(Planner, AMissingGitIsListedAsAbsentOnlyWhenGitMetadataIsProtected) {
+  char dir[] = "/tmp/cordon-plan-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  PlanRequest request = Request();
+  request.workspace = dir;
+  auto plan = Plan(Default(), Everything(), request);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->git_absent, std::vector<std::filesystem::path>{std::string(dir) + "/.git"});
+  // Twins: an existing .git is not absent; unprotected, nothing is listed.
+  const std::string git = std::string(dir) + "/.git";
+  ASSERT_EQ(::mkdir(git.c_str(), 0755), 0);
+  auto with_git = Plan(Default(), Everything(), request);
+  ASSERT_TRUE(with_git);
+  EXPECT_TRUE(with_git->git_absent.empty());
+  ::rmdir(git.c_str());
+  Config unprotected = Default();
+  unprotected.sandbox.protect_git_metadata = false;
+  auto plain = Plan(unprotected, Everything(), request);
+  ASSERT_TRUE(plain);
+  EXPECT_TRUE(plain->git_absent.empty());
+  ::rmdir(dir);
+}
+
 TEST(Planner, AWorkspaceInsideAConfiguredRootKeepsItsGitReadOnly) {
   // The workspace is dropped as a separate bind (its parent root covers it), but its .git
   // must still be protected.

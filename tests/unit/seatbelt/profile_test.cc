@@ -80,6 +80,27 @@ TEST(SeatbeltPolicy, ReadOnlyBindsCountOnlyInsideWritableSubtrees) {
   EXPECT_EQ(write.read_only, std::vector<std::filesystem::path>{"/home/dev/project/.git"});
 }
 
+TEST(SeatbeltPolicy, AMissingGitAtTheTopOfAWritableRootCannotBeCreated) {
+  // No mount placeholder on macOS: the denial of the subpath also denies creating it.
+  plan::LaunchPlan plan = testing::WorkspaceWriteNetworkDeny();
+  plan.mounts.erase(std::remove_if(plan.mounts.begin(), plan.mounts.end(),
+                                   [](const plan::MountOp& op) {
+                                     return op.kind == plan::MountOpKind::kBindReadOnly;
+                                   }),
+                    plan.mounts.end());
+  plan.git_absent = {"/home/dev/project/.git", "/elsewhere/.git"};
+  auto policy = SeatbeltPolicyFromPlan(plan, kPrivateDir, false);
+  // Only the one inside a writable subtree needs a rule; the other is read-only anyway.
+  EXPECT_EQ(policy.read_only, std::vector<std::filesystem::path>{"/home/dev/project/.git"});
+  const SeatbeltProfile profile = RenderSeatbelt(policy);
+  EXPECT_NE(profile.text.find("(deny file-write*\n  (subpath (param \"READ_ONLY_0\")))"),
+            std::string::npos)
+      << profile.text;
+  // Twin: without protect_git_metadata (no git_absent) nothing about .git is denied.
+  plan.git_absent.clear();
+  EXPECT_TRUE(SeatbeltPolicyFromPlan(plan, kPrivateDir, false).read_only.empty());
+}
+
 TEST(SeatbeltPolicy, PinsAreNotWritableSubtreesButDenyRenamingTheDirectoryItself) {
   auto policy = SeatbeltPolicyFromPlan(testing::WorktreeWithExtraRoot(), kPrivateDir, false);
   EXPECT_EQ(policy.pinned, std::vector<std::filesystem::path>{"/work/tree/config"});
