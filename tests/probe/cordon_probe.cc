@@ -12,6 +12,9 @@
 //   connect-abstract NAME    AF_UNIX stream connect to an abstract socket
 //   unix-echo PATH           bind a pathname socket of its own, connect to it, pass a byte
 //   abstract-echo NAME       the same with an abstract socket
+//   unix-dgram-echo PATH     bind a datagram socket at PATH, connect another to it, pass a byte
+//   connect-unix-dgram PATH  AF_UNIX datagram connect to PATH, then send one byte
+//   wait-socket PATH         wait (up to 10 s) until PATH is a socket; "ok" or ETIMEDOUT
 //   chmod OCTAL PATH         chmod(PATH, OCTAL)
 //   socket FAMILY            socket(2) for unix|inet|inet6|netlink|packet|vsock
 //   caps                     "ok CapInh=.. CapPrm=.. CapEff=.. CapBnd=.. CapAmb=.."
@@ -42,6 +45,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -166,6 +170,53 @@ int ConnectUnix(const char* name, bool abstract) {
   return Result(::connect(fd, reinterpret_cast<sockaddr*>(&addr), size) == 0);
 }
 
+sockaddr_un PathAddress(const char* path, socklen_t* size) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path, sizeof addr.sun_path - 1);
+  *size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + std::strlen(addr.sun_path) + 1);
+  return addr;
+}
+
+// A datagram socket of its own at `path`, reached by connect() + send() from another one.
+int UnixDgramEcho(const char* path) {
+  socklen_t size = 0;
+  sockaddr_un addr = PathAddress(path, &size);
+  int server = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (server < 0 || ::bind(server, reinterpret_cast<sockaddr*>(&addr), size) != 0) {
+    return Result(false);
+  }
+  int client = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (client < 0 || ::connect(client, reinterpret_cast<sockaddr*>(&addr), size) != 0) {
+    return Result(false);
+  }
+  char byte = 'x';
+  const bool ok = ::send(client, &byte, 1, 0) == 1 && ::recv(server, &byte, 1, 0) == 1;
+  ::unlink(path);
+  return Result(ok);
+}
+
+int ConnectUnixDgram(const char* path) {
+  socklen_t size = 0;
+  sockaddr_un addr = PathAddress(path, &size);
+  int fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&addr), size) != 0) {
+    return Result(false);
+  }
+  char byte = 'x';
+  return Result(::send(fd, &byte, 1, 0) == 1);
+}
+
+int WaitSocket(const char* path) {
+  for (int i = 0; i < 1000; ++i) {
+    struct stat st {};
+    if (::stat(path, &st) == 0 && S_ISSOCK(st.st_mode)) return Result(true);
+    ::usleep(10 * 1000);
+  }
+  errno = ETIMEDOUT;
+  return Result(false);
+}
+
 int Socket(std::string_view family) {
   static const std::map<std::string_view, int> kFamilies = {
       {"unix", AF_UNIX},       {"inet", AF_INET},     {"inet6", AF_INET6},
@@ -257,6 +308,9 @@ int main(int argc, char** argv) {
   if (cmd == "connect-abstract" && arg(1)) return ConnectUnix(arg(1), true);
   if (cmd == "unix-echo" && arg(1)) return UnixEcho(arg(1), false);
   if (cmd == "abstract-echo" && arg(1)) return UnixEcho(arg(1), true);
+  if (cmd == "unix-dgram-echo" && arg(1)) return UnixDgramEcho(arg(1));
+  if (cmd == "connect-unix-dgram" && arg(1)) return ConnectUnixDgram(arg(1));
+  if (cmd == "wait-socket" && arg(1)) return WaitSocket(arg(1));
   if (cmd == "chmod" && arg(2)) {
     return Result(::chmod(arg(2), static_cast<mode_t>(std::strtol(arg(1), nullptr, 8))) == 0);
   }
