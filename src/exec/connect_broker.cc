@@ -26,6 +26,7 @@
 #include <utility>
 
 #include "core/syscall_error.h"
+#include "exec/abstract_owner.h"
 
 namespace cordon::exec {
 namespace {
@@ -201,9 +202,14 @@ void ConnectBroker::HandleNotification() {
     if (len > static_cast<int>(sizeof(sockaddr_un))) return Respond(id, EINVAL);
     if (unix_address->sun_path[0] == '\0') {
       // Abstract: per network namespace. In the sandbox's own, the names are the sandbox's;
-      // in the host's, Landlock's scope would refuse the host's names and we cannot tell them
-      // apart, so all are refused.
-      if (!rules_.private_network && rules_.abstract_scoped) return Respond(id, EACCES);
+      // in the host's, Landlock's scope (which our connect bypasses) allows only sockets of
+      // the sandbox itself: one held by a process of the command's PID namespace.
+      const std::string_view name(unix_address->sun_path + 1,
+                                  static_cast<std::size_t>(len - kPathOffset - 1));
+      if (!rules_.private_network && rules_.abstract_scoped &&
+          !AbstractSocketInSandbox(tid, name)) {
+        return Respond(id, EACCES);
+      }
     } else {
       const std::size_t max = static_cast<std::size_t>(len - kPathOffset);
       std::string path(unix_address->sun_path, strnlen(unix_address->sun_path, max));

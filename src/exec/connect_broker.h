@@ -8,8 +8,9 @@
 //     and connected through /proc/self/fd/N of that resolved socket only when the socket lies
 //     beneath ConnectRules::unix_beneath, on a mount that is not read-only; otherwise EACCES,
 //     like Landlock ABI 9 would say;
-//   - an abstract unix address is connected when the command has its own network namespace,
-//     and refused (EACCES) in the host's when Landlock scopes abstract sockets;
+//   - an abstract unix address is connected when the command has its own network namespace;
+//     in the host's, where Landlock scopes abstract sockets, only when a process of the
+//     command's PID namespace holds the socket bound to it (abstract_owner.h), else EACCES;
 //   - anything else (inet, netlink, AF_UNSPEC) is connected as asked, except TCP when Landlock
 //     refuses TCP connects (EACCES).
 //

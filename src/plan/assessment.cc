@@ -151,6 +151,12 @@ Assessment Assess(const Config& config, const KernelFeatures& f) {
                    : "datagrams sent with an explicit address (sendto/sendmsg) to a host "
                      "datagram socket bound after the command started, outside the writable "
                      "areas (connect() is checked; Landlock ABI 9 closes this)");
+    if (!f.seccomp_listener) {
+      a.unsupported.push_back(
+          "host unix sockets bound after the command started are not refused: seccomp user "
+          "notification is unavailable here (inside another sandbox that already brokers "
+          "connects, that one's broker applies; Landlock ABI 9 closes this)");
+    }
   }
   if (f.landlock_abi < 6) {
     a.unsupported.push_back(

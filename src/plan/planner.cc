@@ -220,7 +220,7 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
                                  .sockets = a.sockets,
                                  .refuse_unix_sockets = a.fallback && features.landlock_abi < 9,
                                  .refuse_setid_modes = true,
-                                 .broker_connect = true};
+                                 .broker_connect = features.seccomp_listener};
   plan.unix_connect_beneath = UnixConnectBeneath(config, a, roots);
   plan.home = kPrivateHome;
   plan.tmpdir = kPrivateTmp;
