@@ -134,6 +134,43 @@ TEST_F(LateSocketTest, HostSocketBoundDuringTheRunUnderVarLibGetsNothingWhenRunA
   std::filesystem::remove_all(dir);
 }
 
+// What was checked is what is connected: another thread flips the address between the
+// command's own socket in /tmp and a late host socket while the command connects in a loop. A
+// broker that checked the address and then let the kernel read it again would lose this race.
+TEST_F(LateSocketTest, AnAddressFlippedByAnotherThreadNeverReachesALateHostSocket) {
+  std::filesystem::create_directory(workspace_ / "svc");
+  auto session = SessionOrSkip(MakeConfig(SandboxMode::kReadOnly, NetworkPolicy::kDeny));
+  if (!session) return;
+  const std::string path = (workspace_ / "svc" / "late.sock").string();
+  core::UniqueFd listener;
+  std::thread binder([&] {
+    std::this_thread::sleep_for(kBindDelay);
+    listener = BindHostSocket(path, SOCK_STREAM);
+  });
+  const RunResult result = Shell(
+      *session,
+      fmt::format("'{0}' wait-socket '{1}' >/dev/null && '{0}' connect-unix-race /tmp/decoy.sock "
+                  "'{1}' 3000",
+                  probe_, path),
+      60s);
+  binder.join();
+  EXPECT_TRUE(result.stdout_data.data.starts_with("ok ")) << Describe(result);
+  EXPECT_NE(result.stdout_data.data, "ok 0\n") << "the decoy was never reached: no race ran";
+  EXPECT_FALSE(listener.valid() && Reached(listener.get(), SOCK_STREAM));
+  ::unlink(path.c_str());
+  // The twin: unsandboxed (mode off) the same race does reach the host socket.
+  auto off = SessionOrSkip(MakeConfig(SandboxMode::kOff, NetworkPolicy::kAllow));
+  if (!off) return;
+  core::UniqueFd host = BindHostSocket(path, SOCK_STREAM);
+  const std::string decoy = (workspace_ / "decoy.sock").string();
+  const RunResult raced =
+      Shell(*off, fmt::format("'{}' connect-unix-race '{}' '{}' 3000", probe_, decoy, path), 60s);
+  EXPECT_TRUE(raced.stdout_data.data.starts_with("ok ")) << Describe(raced);
+  EXPECT_TRUE(Reached(host.get(), SOCK_STREAM))
+      << "the race never hit the target: " << Describe(raced);
+  ::unlink(path.c_str());
+}
+
 TEST_F(LateSocketTest, TheCommandsOwnSocketsWorkInTheWorkspaceTmpAndHome) {
   for (NetworkPolicy network : {NetworkPolicy::kDeny, NetworkPolicy::kAllow}) {
     auto session = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite, network));

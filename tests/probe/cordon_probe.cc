@@ -15,6 +15,10 @@
 //   unix-dgram-echo PATH     bind a datagram socket at PATH, connect another to it, pass a byte
 //   connect-unix-dgram PATH  AF_UNIX datagram connect to PATH, then send one byte
 //   wait-socket PATH         wait (up to 10 s) until PATH is a socket; "ok" or ETIMEDOUT
+//   connect-unix-race DECOY TARGET N
+//                            listen on DECOY, then connect N times to an address that another
+//                            thread keeps flipping between DECOY and TARGET (a check-then-use
+//                            race on the address); "ok <connections that succeeded>"
 //   chmod OCTAL PATH         chmod(PATH, OCTAL)
 //   socket FAMILY            socket(2) for unix|inet|inet6|netlink|packet|vsock
 //   caps                     "ok CapInh=.. CapPrm=.. CapEff=.. CapBnd=.. CapAmb=.."
@@ -44,6 +48,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstddef>
 #include <cstdio>
@@ -53,6 +58,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -217,6 +223,46 @@ int WaitSocket(const char* path) {
   return Result(false);
 }
 
+int ConnectUnixRace(const char* decoy, const char* target, int rounds) {
+  socklen_t size = 0;
+  sockaddr_un decoy_addr = PathAddress(decoy, &size);
+  sockaddr_un target_addr = PathAddress(target, &size);
+  int server = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (server < 0 || ::bind(server, reinterpret_cast<sockaddr*>(&decoy_addr), sizeof decoy_addr) ||
+      ::listen(server, 64) != 0) {
+    return Result(false);
+  }
+  // The address the kernel (or whoever checks it) reads; flipped without pause by the thread.
+  static sockaddr_un shared;
+  shared = decoy_addr;
+  std::atomic<bool> stop{false};
+  std::thread flipper([&] {
+    while (!stop.load(std::memory_order_relaxed)) {
+      std::memcpy(const_cast<char*>(static_cast<volatile char*>(shared.sun_path)),
+                  target_addr.sun_path, sizeof shared.sun_path);
+      std::memcpy(const_cast<char*>(static_cast<volatile char*>(shared.sun_path)),
+                  decoy_addr.sun_path, sizeof shared.sun_path);
+    }
+  });
+  int connected = 0;
+  for (int i = 0; i < rounds; ++i) {
+    // Non-blocking: a listener nobody accepts from (the target's) never blocks the loop.
+    int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) break;
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&shared), sizeof shared) == 0) ++connected;
+    ::close(fd);
+    while (true) {  // keep the decoy's backlog empty
+      int accepted = ::accept4(server, nullptr, nullptr, SOCK_CLOEXEC);
+      if (accepted < 0) break;
+      ::close(accepted);
+    }
+  }
+  stop = true;
+  flipper.join();
+  ::unlink(decoy);
+  return Result(true, std::to_string(connected));
+}
+
 int Socket(std::string_view family) {
   static const std::map<std::string_view, int> kFamilies = {
       {"unix", AF_UNIX},       {"inet", AF_INET},     {"inet6", AF_INET6},
@@ -311,6 +357,8 @@ int main(int argc, char** argv) {
   if (cmd == "unix-dgram-echo" && arg(1)) return UnixDgramEcho(arg(1));
   if (cmd == "connect-unix-dgram" && arg(1)) return ConnectUnixDgram(arg(1));
   if (cmd == "wait-socket" && arg(1)) return WaitSocket(arg(1));
+  if (cmd == "connect-unix-race" && arg(3))
+    return ConnectUnixRace(arg(1), arg(2), std::atoi(arg(3)));
   if (cmd == "chmod" && arg(2)) {
     return Result(::chmod(arg(2), static_cast<mode_t>(std::strtol(arg(1), nullptr, 8))) == 0);
   }
