@@ -38,6 +38,14 @@ std::string WhyNoLandlock(const KernelFeatures& f) {
          "\"landlock\" in the lsm= boot parameter)";
 }
 
+// A resource limit that is set but that nothing on this machine can enforce (decision 0007):
+// the same check, and the same words, as PlanLimits.
+void AssessLimits(const LimitsConfig& limits, const KernelFeatures& f, bool user_namespace,
+                  Assessment& a) {
+  Result<limits::LimitsPlan> planned = limits::PlanLimits(limits, f.limits, user_namespace);
+  if (!planned) a.missing.push_back(planned.error().message);
+}
+
 }  // namespace
 
 Assessment Assess(const Config& config, const KernelFeatures& f) {
@@ -45,26 +53,17 @@ Assessment Assess(const Config& config, const KernelFeatures& f) {
   const SandboxConfig& sandbox = config.sandbox;
   if (sandbox.mode == SandboxMode::kOff) {
     a.enforcement.backend = "none";
-    return a;  // nothing is asked for, nothing is missing; network_enforced stays false
+    // No sandbox is asked for; the resource limits still apply to the command.
+    AssessLimits(config.limits, f, /*user_namespace=*/false, a);
+    return a;  // network_enforced stays false
   }
   a.enforcement.backend = "native";
   // Fail closed on what this build cannot do yet, rather than run without it: the bwrap and
-  // Seatbelt backends exist (src/bwrap, src/seatbelt) but runs do not dispatch to them yet, and
-  // the resource limits' mechanisms (src/limits) are not wired into the launch yet.
+  // Seatbelt backends exist (src/bwrap, src/seatbelt) but runs do not dispatch to them yet.
   if (sandbox.backend == BackendChoice::kBwrap || sandbox.backend == BackendChoice::kSeatbelt) {
     a.missing.push_back(fmt::format(
         "backend {} is not available to runs in this version (fix: backend auto or native)",
         BackendChoiceName(sandbox.backend)));
-  }
-  const LimitsConfig& limits = config.limits;
-  for (const auto& [name, value] :
-       {std::pair{"memory_bytes", limits.memory_bytes}, std::pair{"processes", limits.processes},
-        std::pair{"open_files", limits.open_files}, std::pair{"cpu_seconds", limits.cpu_seconds}}) {
-    if (value != 0) {
-      a.missing.push_back(fmt::format(
-          "limits.{} is set, but this version does not enforce it on runs yet (fix: set it to 0)",
-          name));
-    }
   }
   const bool use_ns = f.namespaces_usable();
   const bool network_deny = sandbox.network == NetworkPolicy::kDeny;
@@ -120,6 +119,8 @@ Assessment Assess(const Config& config, const KernelFeatures& f) {
           f.landlock_abi < 4 ? " (fix: Linux >= 6.7 for Landlock TCP rules)" : ""));
     }
   }
+
+  AssessLimits(config.limits, f, a.namespaces.user, a);
 
   Enforcement& e = a.enforcement;
   e.user_namespace = a.namespaces.user;

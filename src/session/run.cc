@@ -38,10 +38,11 @@ bool IsReadable(int fd) {
 }
 
 // Everything that needs a plan: descriptors, launch, supervision.
-RunResult LaunchAndSupervise(session::ZygoteSlot& zygote, const plan::LaunchPlan& plan,
-                             const CommandRequest& request, std::chrono::milliseconds timeout,
-                             std::uint64_t output_cap, const OutputCallback& on_output,
-                             RunResult result) {
+RunResult LaunchAndSupervise(session::ZygoteSlot& zygote,
+                             const limits::LimitsSupport& limits_support,
+                             const plan::LaunchPlan& plan, const CommandRequest& request,
+                             std::chrono::milliseconds timeout, std::uint64_t output_cap,
+                             const OutputCallback& on_output, RunResult result) {
   if (IsReadable(request.cancel_fd)) {
     result.status = RunStatus::kSignaled;
     result.signal = SIGKILL;
@@ -60,13 +61,24 @@ RunResult LaunchAndSupervise(session::ZygoteSlot& zygote, const plan::LaunchPlan
     stdin_fd = dev_null.get();
   }
   const exec::StdioFds stdio = exec::MakeStdio(*pipes, stdin_fd);
+  // The memory and process limits of the whole tree: a cgroup of this run, which the command
+  // process joins first and which is killed and removed when the run ends.
+  std::unique_ptr<limits::RunCgroup> cgroup;
+  if (plan.limits.needs_cgroup()) {
+    Result<std::unique_ptr<limits::RunCgroup>> created =
+        limits::RunCgroup::Create(limits_support.cgroups, plan.limits.cgroup);
+    if (!created) return SetupFailed(std::move(result), created.error().message);
+    cgroup = std::move(*created);
+  }
+  const limits::CgroupAttach attach = cgroup ? cgroup->attach() : limits::CgroupAttach{};
   // A long-lived session's commands join its prepared namespaces (src/zygote); otherwise, or
   // when the zygote cannot serve this plan, the one-shot launch builds them.
   std::optional<Result<exec::LaunchedProcess>> joined;
-  if (plan.sandboxed) joined = zygote.Launch(plan, stdio);
-  Result<exec::LaunchedProcess> launched = joined           ? std::move(*joined)
-                                           : plan.sandboxed ? linux_native::Launch(plan, stdio)
-                                                            : exec::SpawnUnsandboxed(plan, stdio);
+  if (plan.sandboxed) joined = zygote.Launch(plan, stdio, attach);
+  Result<exec::LaunchedProcess> launched = joined ? std::move(*joined)
+                                           : plan.sandboxed
+                                               ? linux_native::Launch(plan, stdio, attach)
+                                               : exec::SpawnUnsandboxed(plan, stdio, attach);
   // Our copies of the write ends must go now, or the supervisor would never see EOF.
   pipes->CloseWriteEnds();
   dev_null.Reset();
@@ -77,6 +89,8 @@ RunResult LaunchAndSupervise(session::ZygoteSlot& zygote, const plan::LaunchPlan
   options.output_cap = output_cap;
   options.on_output = on_output;
   options.cancel_fd = request.cancel_fd;
+  options.cgroup = cgroup.get();
+  options.cpu_limited = plan.limits.rlimits.cpu_seconds != 0;
   RunResult supervised = exec::Supervise(
       std::move(*launched),
       exec::OutputReaders{std::move(pipes->stdout_read), std::move(pipes->stderr_read)}, options);
@@ -139,7 +153,7 @@ RunResult Session::Run(const CommandRequest& request, const OutputCallback& on_o
     if (!plan) return SetupFailed(std::move(r), plan.error().message);
     r.enforcement = plan->enforcement;
 
-    return LaunchAndSupervise(state.zygote, *plan, request, *timeout,
+    return LaunchAndSupervise(state.zygote, state.features.limits, *plan, request, *timeout,
                               state.config.limits.output_bytes, on_output, std::move(r));
   }();
   result.duration = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
