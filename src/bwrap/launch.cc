@@ -61,7 +61,11 @@ Result<UniqueFd> MemFd(const char* name) {
 Result<UniqueFd> SeccompMemFd(const plan::LaunchPlan& plan) {
   CORDON_TRY(UniqueFd fd, MemFd("cordon-seccomp"));
   if (!plan.seccomp.enabled) return fd;
-  CORDON_TRY(std::vector<sock_filter> program, linux_native::BuildSeccompProgram(plan.seccomp));
+  // bwrap loads the filter itself: no listener would reach a supervisor, and a NOTIFY rule
+  // without one fails every connect() with ENOSYS. The connect broker is native-only (0019).
+  plan::SeccompSettings settings = plan.seccomp;
+  settings.broker_connect = false;
+  CORDON_TRY(std::vector<sock_filter> program, linux_native::BuildSeccompProgram(settings));
   const auto* bytes = reinterpret_cast<const char*>(program.data());
   const std::size_t size = program.size() * sizeof(sock_filter);
   for (std::size_t done = 0; done < size;) {

@@ -181,6 +181,25 @@ DoctorReport BuildDoctorReport(const Config& config, const KernelFeatures& f,
       .fixes = f.seccomp ? std::vector<std::string>{} : SeccompFixes(host)});
 
   report.features.push_back(FeatureCheck{
+      .id = "seccomp_listener",
+      .name = "seccomp user notification",
+      .present = f.seccomp_listener,
+      .required = false,
+      .detail = Pick(f.seccomp_listener, "a filter with a listener installs",
+                     "seccomp(SECCOMP_FILTER_FLAG_NEW_LISTENER) fails (EBUSY: this process runs "
+                     "under a sandbox whose filter has one already)"),
+      .used_for = "the supervisor performs the command's connect() calls, so host unix sockets "
+                  "bound during a run outside the writable areas stay unreachable "
+                  "(docs/decisions/0019)",
+      .without = "below Landlock ABI 9 a host socket bound while the command runs is reachable "
+                 "(inside cordon, the outer sandbox's broker still applies)",
+      .fixes = f.seccomp_listener
+                   ? std::vector<std::string>{}
+                   : std::vector<std::string>{
+                         "run cordon outside other sandboxes that broker system calls (Linux >= "
+                         "5.0 has user notification)"}});
+
+  report.features.push_back(FeatureCheck{
       .id = "pidfd",
       .name = "pidfd",
       .present = f.pidfd,

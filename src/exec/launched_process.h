@@ -5,6 +5,9 @@
 
 #include <sys/types.h>
 
+#include <string>
+#include <vector>
+
 #include "core/unique_fd.h"
 
 namespace cordon::exec {
@@ -17,6 +20,19 @@ struct StdioFds {
   int stderr_fd = -1;
 };
 
+// What the supervisor lets the command's connect() calls reach (docs/decisions/0019).
+struct ConnectRules {
+  // Pathname unix sockets: only beneath these directories, as the command sees them.
+  std::vector<std::string> unix_beneath;
+  // The command has its own network namespace, so abstract socket names are its own.
+  bool private_network = false;
+  // Landlock scopes abstract sockets to the sandbox, which a connect made by the supervisor
+  // would bypass: without a private network namespace they are refused.
+  bool abstract_scoped = false;
+  // Landlock refuses TCP connects (no port rules): so does the supervisor.
+  bool refuse_tcp = false;
+};
+
 struct LaunchedProcess {
   // The process the supervisor waits for and kills. For the native backend this is PID 1 of the
   // sandbox's PID namespace: SIGKILL to it kills every process in the sandbox.
@@ -27,6 +43,10 @@ struct LaunchedProcess {
   core::UniqueFd status_fd;
   // Unsandboxed (mode off): the command leads its own process group; kill(-pid) reaches it.
   bool kill_process_group = false;
+  // The command's seccomp listener for connect() (SCMP_ACT_NOTIFY), when the plan brokers
+  // connects; the command never holds it. The supervisor answers it following `connect_rules`.
+  core::UniqueFd connect_listener;
+  ConnectRules connect_rules;
 };
 
 }  // namespace cordon::exec

@@ -10,9 +10,11 @@
 #include <cerrno>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "exec/connect_broker.h"
 #include "exec/output_capture.h"
 #include "exec/process_control.h"
 
@@ -84,6 +86,13 @@ class Supervisor {
       const int flags = ::fcntl(status_.fd.get(), F_GETFL);
       if (flags >= 0) (void)::fcntl(status_.fd.get(), F_SETFL, flags | O_NONBLOCK);
     }
+    // The command's connect() calls wait for this broker (ADR 0019). Without one they must
+    // fail, not hang: dropping the listener makes them return ENOSYS.
+    if (process_.connect_listener.valid()) {
+      auto broker = ConnectBroker::Create(std::move(process_.connect_listener),
+                                          std::move(process_.connect_rules));
+      if (broker) broker_ = std::move(*broker);
+    }
   }
 
   RunResult Run();
@@ -107,6 +116,7 @@ class Supervisor {
   bool sandboxed_init_ = false;
   bool callback_enabled_ = false;
   std::vector<char> buffer_;
+  std::unique_ptr<ConnectBroker> broker_;
 
   bool exited_ = false;
   bool timed_out_ = false;
@@ -193,8 +203,8 @@ bool Supervisor::PollOnce(Clock::time_point now) {
     return false;
   }
 
-  std::array<pollfd, 5> fds{};
-  std::array<int, 5> role{};  // 0, 1: streams; 2: status channel; 3: pidfd; 4: cancel
+  std::array<pollfd, 6> fds{};
+  std::array<int, 6> role{};  // 0, 1: streams; 2: status channel; 3: pidfd; 4: cancel; 5: broker
   nfds_t count = 0;
   for (int i = 0; i < 2; ++i) {
     if (!streams_[i].fd.valid()) continue;
@@ -214,6 +224,11 @@ bool Supervisor::PollOnce(Clock::time_point now) {
   if (!exited_ && !cancelled_ && !timed_out_ && options_.cancel_fd >= 0) {
     fds[count] = pollfd{options_.cancel_fd, POLLIN, 0};
     role[count++] = 4;
+  }
+
+  if (!exited_ && broker_) {
+    fds[count] = pollfd{broker_->fd(), POLLIN, 0};
+    role[count++] = 5;
   }
 
   int wait_ms = -1;
@@ -237,6 +252,7 @@ bool Supervisor::PollOnce(Clock::time_point now) {
     if (role[i] < 2) ReadStream(streams_[static_cast<std::size_t>(role[i])]);
     if (role[i] == 2) status_.ReadOnce();
     if (role[i] == 3) exit_seen = true;
+    if (role[i] == 5) broker_->Service();
     if (role[i] == 4 && !exited_) {
       // Cancelled by the caller (an MCP client's notifications/cancelled): the whole tree goes
       // at once, exactly as on timeout.

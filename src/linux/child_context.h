@@ -47,6 +47,9 @@ struct ChildContext {
   int alive_fd = -1;
   int status_fd = -1;
   int stdio[3] = {-1, -1, -1};
+  // One end of a socketpair: the command sends its seccomp listener there (SCM_RIGHTS) before
+  // execve, when connects are brokered (docs/decisions/0019); -1 otherwise.
+  int connect_broker_fd = -1;
 
   const char* uid_map = nullptr;  // "U U 1\n": the caller's ids map to themselves
   const char* gid_map = nullptr;

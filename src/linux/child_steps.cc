@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "linux/capabilities.h"
 #include "linux/error_pipe.h"
@@ -42,9 +43,17 @@ bool ParentAlive(int alive_fd) {
 
 // Every descriptor above 2 except the error pipe (which closes itself on exec): nothing the
 // supervisor holds (config files, sockets, other commands' pipes) reaches the command.
-bool CloseOtherFds(int keep) {
-  if (keep > 3 && sys::CloseRange(3, static_cast<unsigned>(keep) - 1, 0) != 0) return false;
-  return sys::CloseRange(static_cast<unsigned>(keep) + 1, ~0U, 0) == 0;
+bool CloseOtherFds(int keep, int also_keep) {
+  int low = keep;
+  int high = also_keep;
+  if (high < low) std::swap(low, high);
+  if (low < 3) low = high;  // only one descriptor to keep
+  if (low > 3 && sys::CloseRange(3, static_cast<unsigned>(low) - 1, 0) != 0) return false;
+  if (high > low + 1 &&
+      sys::CloseRange(static_cast<unsigned>(low) + 1, static_cast<unsigned>(high) - 1, 0) != 0) {
+    return false;
+  }
+  return sys::CloseRange(static_cast<unsigned>(high) + 1, ~0U, 0) == 0;
 }
 
 // Default dispositions and an empty mask. The supervisor may handle, ignore or block signals:
@@ -188,7 +197,7 @@ void RunCommand(const ChildContext& c) {
   if (c.namespaces.pid) Require(c, ::setsid() >= 0, Step::kSetsid);
   // 2. Descriptors: the caller's stdio on 0..2, then nothing else but the error pipe.
   Require(c, SetUpStdio(c), Step::kStdio);
-  Require(c, CloseOtherFds(c.error_fd), Step::kCloseFds);
+  Require(c, CloseOtherFds(c.error_fd, c.connect_broker_fd), Step::kCloseFds);
   Require(c, ::chdir(c.cwd) == 0, Step::kChdir);
   // The rlimits before capabilities are dropped and before Landlock/seccomp (lowering a limit
   // needs no privilege, but the filter must not be in the way); inherited by everything after.
@@ -205,7 +214,8 @@ void RunCommand(const ChildContext& c) {
   //    private tmpfs included) and after no_new_privs (required without CAP_SYS_ADMIN).
   Require(c, ApplyLandlock(c));
   // 6. seccomp last: it removes calls (mount, unshare, ...) that earlier steps need.
-  if (c.seccomp) Require(c, InstallSeccomp(c.seccomp_program));
+  //    With brokered connects the listener goes to the supervisor and is closed here.
+  if (c.seccomp) Require(c, InstallSeccomp(c.seccomp_program, c.connect_broker_fd));
   ReportAndExit(c.error_fd, Exec(c));
 }
 

@@ -31,7 +31,7 @@ void SetUpNamespaces(const ChildContext& c);
 // Default signal dispositions and an empty mask (async-signal-safe).
 bool ResetSignals();
 
-// Closes every descriptor above 2 except `keep` (async-signal-safe).
-bool CloseOtherFds(int keep);
+// Closes every descriptor above 2 except `keep` and `also_keep` (async-signal-safe).
+bool CloseOtherFds(int keep, int also_keep = -1);
 
 }  // namespace cordon::linux_native

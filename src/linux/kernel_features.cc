@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -141,6 +142,36 @@ int ProbeSeccomp() {
   return WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
 }
 
+// 0 when a filter with a listener can be installed here, else the errno (EBUSY: a filter above
+// us has one). Forks only when this process already runs under a seccomp filter.
+int ProbeSeccompListener() {
+  std::uint32_t action = SECCOMP_RET_USER_NOTIF;
+  if (::syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) != 0) return errno;
+  char status[4096];
+  const int fd = ::open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  ssize_t n = fd >= 0 ? ::read(fd, status, sizeof status - 1) : -1;
+  if (fd >= 0) ::close(fd);
+  status[n > 0 ? n : 0] = '\0';
+  const char* mode = std::strstr(status, "\nSeccomp:");
+  if (mode != nullptr && std::strtol(mode + 9, nullptr, 10) == 0) return 0;  // no filter at all
+  pid_t pid = ::fork();
+  if (pid < 0) return errno;
+  if (pid == 0) {
+    sock_filter allow_all[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+    sock_fprog program{1, allow_all};
+    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) ::_exit(errno);
+    if (::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+                  &program) < 0) {
+      ::_exit(errno);
+    }
+    ::_exit(0);
+  }
+  int wait_status = 0;
+  while (::waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : EINTR;
+}
+
 void Note(std::string& notes, const char* what, int err) {
   if (err == 0) return;
   if (!notes.empty()) notes += "; ";
@@ -171,6 +202,11 @@ void ProbeCheapFeatures(KernelFeatures& f, bool try_seccomp_in_child) {
   }
   f.seccomp = seccomp_err == 0;
   Note(f.notes, "seccomp(SECCOMP_MODE_FILTER)", seccomp_err);
+  if (f.seccomp) {
+    const int listener_err = ProbeSeccompListener();
+    f.seccomp_listener = listener_err == 0;
+    Note(f.notes, "seccomp(SECCOMP_FILTER_FLAG_NEW_LISTENER)", listener_err);
+  }
 
   int pidfd = sys::PidfdOpen(::getpid(), 0);
   if (pidfd >= 0) {

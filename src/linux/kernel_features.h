@@ -30,6 +30,10 @@ struct KernelFeatures {
   bool seccomp = false;        // seccomp filter mode available
   bool pidfd = false;          // pidfd_open
   std::string notes;           // human-readable detail from failed probes (for doctor/status)
+  // A filter with SECCOMP_FILTER_FLAG_NEW_LISTENER can be installed: user notification exists
+  // and no filter above us has a listener already (one per chain; not in cordon inside cordon,
+  // where the outer sandbox's broker answers the inner command's connects). decision 0019.
+  bool seccomp_listener = false;
   // True when mount/pid/net/ipc/uts and proc_mount were inferred from a working user namespace
   // (and the max_*_namespaces sysctls), not tried (ProbeKernel's quick depth).
   bool namespaces_assumed = false;

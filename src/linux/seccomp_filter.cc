@@ -9,9 +9,12 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <memory>
 #include <utility>
 
@@ -186,16 +189,48 @@ Result<std::vector<sock_filter>> BuildSeccompProgram(const plan::SeccompSettings
               "AF_UNIX socket rule"));
   }
   if (settings.refuse_setid_modes) CORDON_TRY_VOID(DenySetidModes(ctx.get()));
+  if (settings.broker_connect) {
+    // Every connect(): seccomp cannot tell a unix socket or a path from an inet one (the fd and
+    // the address are behind the arguments), and a CONTINUE decided on them would race with
+    // the command's other threads, so the supervisor performs each one (ADR 0019).
+    CORDON_TRY_VOID(
+        Check(seccomp_rule_add(ctx.get(), SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0), "connect"));
+  }
   return Export(ctx.get());
 }
 
-StepResult InstallSeccomp(const std::vector<sock_filter>& program) {
+StepResult InstallSeccomp(const std::vector<sock_filter>& program, int broker_fd) {
   sock_fprog fprog{static_cast<unsigned short>(program.size()),
                    const_cast<sock_filter*>(program.data())};
-  if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog, 0, 0) != 0) {
-    return StepFailed(Step::kSeccomp);
+  if (broker_fd < 0) {
+    if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog, 0, 0) != 0) {
+      return StepFailed(Step::kSeccomp);
+    }
+    return StepOk();
   }
-  return StepOk();
+  const int listener = static_cast<int>(
+      ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &fprog));
+  if (listener < 0) return StepFailed(Step::kSeccomp);
+  // One byte with the listener attached. The socketpair is ours alone and empty: the send
+  // cannot block. Detail 1 tells this apart from loading the filter.
+  char byte = 'L';
+  iovec iov{&byte, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  cmsghdr* cmsg = CMSG_FIRSTHDR(&msg);
+  cmsg->cmsg_level = SOL_SOCKET;
+  cmsg->cmsg_type = SCM_RIGHTS;
+  cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(cmsg), &listener, sizeof listener);
+  const bool sent = ::sendmsg(broker_fd, &msg, MSG_NOSIGNAL) == 1;
+  const StepResult result = sent ? StepOk() : StepFailed(Step::kSeccomp, 1);
+  ::close(listener);
+  ::close(broker_fd);
+  return result;
 }
 
 }  // namespace cordon::linux_native

@@ -22,7 +22,11 @@ namespace cordon::linux_native {
 // The system calls refused with EPERM whatever the settings (exposed for tests and docs).
 const std::vector<const char*>& DeniedSyscalls();
 
-// Child side: loads `program` with SECCOMP_MODE_FILTER. Requires no_new_privs.
-StepResult InstallSeccomp(const std::vector<sock_filter>& program);
+// Child side: loads `program` with SECCOMP_MODE_FILTER. Requires no_new_privs. With
+// `broker_fd` >= 0 (the program has SCMP_ACT_NOTIFY rules: SeccompSettings::broker_connect) the
+// filter is loaded with SECCOMP_FILTER_FLAG_NEW_LISTENER, the listener is sent on `broker_fd`
+// (SCM_RIGHTS) to the supervisor, and both are closed: the command never holds its listener.
+// Async-signal-safe.
+StepResult InstallSeccomp(const std::vector<sock_filter>& program, int broker_fd = -1);
 
 }  // namespace cordon::linux_native

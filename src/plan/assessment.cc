@@ -142,14 +142,22 @@ Assessment Assess(const Config& config, const KernelFeatures& f) {
       "under the real home stay readable)",
       "git metadata protection for nested repositories below a writable root's top level",
   };
+  // Host sockets bound during a run are closed on every kernel: the supervisor answers every
+  // connect() (docs/decisions/0019).
   if (f.landlock_abi < 9) {
     a.unsupported.push_back(
         a.fallback ? "unix sockets: without a mount namespace and Landlock ABI 9 the command "
                      "cannot create AF_UNIX sockets (socket(AF_UNIX) is refused so that no host "
                      "socket is reachable; socketpair works)"
-                   : "host unix sockets bound after the command started, outside /run, /tmp "
-                     "and /var/tmp, are not hidden (those listening at the start are; Landlock "
-                     "ABI 9 closes this)");
+                   : "datagrams sent with an explicit address (sendto/sendmsg) to a host "
+                     "datagram socket bound after the command started, outside the writable "
+                     "areas (connect() is checked; Landlock ABI 9 closes this)");
+    if (!f.seccomp_listener) {
+      a.unsupported.push_back(
+          "host unix sockets bound after the command started are not refused: seccomp user "
+          "notification is unavailable here (inside another sandbox that already brokers "
+          "connects, that one's broker applies; Landlock ABI 9 closes this)");
+    }
   }
   if (f.landlock_abi < 6) {
     a.unsupported.push_back(

@@ -91,6 +91,11 @@ struct SeccompSettings {
   // chmod/fchmod/fchmodat/fchmodat2 and file creation with S_ISUID or S_ISGID refused: a
   // set-id file planted in a writable root would run with the caller's ids on the host later.
   bool refuse_setid_modes = true;
+  // connect() goes to the supervisor (SCMP_ACT_NOTIFY), which performs it on the command's
+  // socket and lets a pathname unix socket be reached only beneath
+  // LaunchPlan::unix_connect_beneath: host sockets bound during the run stay out of reach on
+  // every kernel (docs/decisions/0019).
+  bool broker_connect = false;
 };
 
 struct LaunchPlan {
@@ -110,6 +115,10 @@ struct LaunchPlan {
   std::vector<std::filesystem::path> git_absent;
   LandlockRules landlock;
   SeccompSettings seccomp;
+  // Where connect() may reach a pathname unix socket (seccomp.broker_connect), as the command
+  // sees these paths: the writable roots and the private /tmp and /var/tmp (HOME is inside
+  // /tmp); the fallback's private directory is added by the backend.
+  std::vector<std::filesystem::path> unix_connect_beneath;
   std::filesystem::path home;       // the private HOME inside the sandbox
   std::filesystem::path tmpdir;     // the private TMPDIR inside the sandbox
   std::string hostname = "cordon";  // set in the UTS namespace

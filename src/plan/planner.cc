@@ -125,6 +125,25 @@ LandlockRules BuildLandlock(const Config& config, const Assessment& a, int abi,
   return rules;
 }
 
+// Where a sandboxed connect() may reach a pathname socket: the writable areas (not /dev, which
+// Landlock's write rule covers for /dev/null and the terminal), and with network allow the
+// resolver's socket, as Landlock ABI 9 has it (BuildLandlock).
+std::vector<std::filesystem::path> UnixConnectBeneath(
+    const Config& config, const Assessment& a,
+    const std::vector<std::filesystem::path>& writable_roots) {
+  std::vector<std::filesystem::path> beneath = writable_roots;
+  if (a.namespaces.mount) {
+    beneath.emplace_back(kPrivateTmp);
+    if (auto var_tmp = core::Canonical("/var/tmp"); var_tmp && *var_tmp != kPrivateTmp) {
+      beneath.push_back(*var_tmp);
+    }
+  }
+  if (config.sandbox.network == NetworkPolicy::kAllow) {
+    if (auto resolve = core::Canonical("/run/systemd/resolve")) beneath.push_back(*resolve);
+  }
+  return beneath;
+}
+
 }  // namespace
 
 Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures& features,
@@ -210,7 +229,9 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
   plan.seccomp = SeccompSettings{.enabled = true,
                                  .sockets = a.sockets,
                                  .refuse_unix_sockets = a.fallback && features.landlock_abi < 9,
-                                 .refuse_setid_modes = true};
+                                 .refuse_setid_modes = true,
+                                 .broker_connect = features.seccomp_listener};
+  plan.unix_connect_beneath = UnixConnectBeneath(config, a, roots);
   plan.home = kPrivateHome;
   plan.tmpdir = kPrivateTmp;
   plan.env = BuildEnvironment(request.caller_env, config.environment, plan.home, plan.tmpdir);

@@ -33,7 +33,7 @@ bool SameMounts(const std::vector<plan::MountOp>& a, const std::vector<plan::Mou
 bool SameSeccomp(const plan::SeccompSettings& a, const plan::SeccompSettings& b) {
   return a.enabled == b.enabled && a.sockets == b.sockets &&
          a.refuse_unix_sockets == b.refuse_unix_sockets &&
-         a.refuse_setid_modes == b.refuse_setid_modes;
+         a.refuse_setid_modes == b.refuse_setid_modes && a.broker_connect == b.broker_connect;
 }
 
 }  // namespace

@@ -30,16 +30,11 @@ struct KernelLimit {
 };
 
 const std::map<std::string, KernelLimit>& KernelLimitedEscapes() {
-  static const std::map<std::string, KernelLimit> limited = {
-      // Host pathname sockets are masked from /proc/net/unix at planning time (ADR 0004); one a
-      // host service binds during the run is connectable until Landlock restricts pathname
-      // socket connects (ABI 9, LANDLOCK_ACCESS_FS_RESOLVE_UNIX).
-      {"network/unix-socket-created-during-run", {9, "a host socket bound during the run"}},
-      // The same in /run with network allow, where /run stays visible (name resolution) and its
-      // sockets are masked one by one.
-      {"network/unix-socket-in-run-created-during-run-with-network-allow",
-       {9, "a /run socket bound during the run (network allow)"}},
-  };
+  // Empty: every case must be contained on every kernel cordon runs on. The two host sockets
+  // bound during the run ("network/unix-socket-created-during-run" and its /run twin with
+  // network allow) were listed here until connect() went through the supervisor
+  // (docs/decisions/0019); before that they needed Landlock ABI 9.
+  static const std::map<std::string, KernelLimit> limited = {};
   return limited;
 }
 

@@ -12,6 +12,13 @@
 //   connect-abstract NAME    AF_UNIX stream connect to an abstract socket
 //   unix-echo PATH           bind a pathname socket of its own, connect to it, pass a byte
 //   abstract-echo NAME       the same with an abstract socket
+//   unix-dgram-echo PATH     bind a datagram socket at PATH, connect another to it, pass a byte
+//   connect-unix-dgram PATH  AF_UNIX datagram connect to PATH, then send one byte
+//   wait-socket PATH         wait (up to 10 s) until PATH is a socket; "ok" or ETIMEDOUT
+//   connect-unix-race DECOY TARGET N
+//                            listen on DECOY, then connect N times to an address that another
+//                            thread keeps flipping between DECOY and TARGET (a check-then-use
+//                            race on the address); "ok <connections that succeeded>"
 //   chmod OCTAL PATH         chmod(PATH, OCTAL)
 //   socket FAMILY            socket(2) for unix|inet|inet6|netlink|packet|vsock
 //   caps                     "ok CapInh=.. CapPrm=.. CapEff=.. CapBnd=.. CapAmb=.."
@@ -41,7 +48,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -49,6 +58,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -166,6 +176,93 @@ int ConnectUnix(const char* name, bool abstract) {
   return Result(::connect(fd, reinterpret_cast<sockaddr*>(&addr), size) == 0);
 }
 
+sockaddr_un PathAddress(const char* path, socklen_t* size) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path, sizeof addr.sun_path - 1);
+  *size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + std::strlen(addr.sun_path) + 1);
+  return addr;
+}
+
+// A datagram socket of its own at `path`, reached by connect() + send() from another one.
+int UnixDgramEcho(const char* path) {
+  socklen_t size = 0;
+  sockaddr_un addr = PathAddress(path, &size);
+  int server = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (server < 0 || ::bind(server, reinterpret_cast<sockaddr*>(&addr), size) != 0) {
+    return Result(false);
+  }
+  int client = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (client < 0 || ::connect(client, reinterpret_cast<sockaddr*>(&addr), size) != 0) {
+    return Result(false);
+  }
+  char byte = 'x';
+  const bool ok = ::send(client, &byte, 1, 0) == 1 && ::recv(server, &byte, 1, 0) == 1;
+  ::unlink(path);
+  return Result(ok);
+}
+
+int ConnectUnixDgram(const char* path) {
+  socklen_t size = 0;
+  sockaddr_un addr = PathAddress(path, &size);
+  int fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&addr), size) != 0) {
+    return Result(false);
+  }
+  char byte = 'x';
+  return Result(::send(fd, &byte, 1, 0) == 1);
+}
+
+int WaitSocket(const char* path) {
+  for (int i = 0; i < 1000; ++i) {
+    struct stat st {};
+    if (::stat(path, &st) == 0 && S_ISSOCK(st.st_mode)) return Result(true);
+    ::usleep(10 * 1000);
+  }
+  errno = ETIMEDOUT;
+  return Result(false);
+}
+
+int ConnectUnixRace(const char* decoy, const char* target, int rounds) {
+  socklen_t size = 0;
+  sockaddr_un decoy_addr = PathAddress(decoy, &size);
+  sockaddr_un target_addr = PathAddress(target, &size);
+  int server = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (server < 0 || ::bind(server, reinterpret_cast<sockaddr*>(&decoy_addr), sizeof decoy_addr) ||
+      ::listen(server, 64) != 0) {
+    return Result(false);
+  }
+  // The address the kernel (or whoever checks it) reads; flipped without pause by the thread.
+  static sockaddr_un shared;
+  shared = decoy_addr;
+  std::atomic<bool> stop{false};
+  std::thread flipper([&] {
+    while (!stop.load(std::memory_order_relaxed)) {
+      std::memcpy(const_cast<char*>(static_cast<volatile char*>(shared.sun_path)),
+                  target_addr.sun_path, sizeof shared.sun_path);
+      std::memcpy(const_cast<char*>(static_cast<volatile char*>(shared.sun_path)),
+                  decoy_addr.sun_path, sizeof shared.sun_path);
+    }
+  });
+  int connected = 0;
+  for (int i = 0; i < rounds; ++i) {
+    // Non-blocking: a listener nobody accepts from (the target's) never blocks the loop.
+    int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) break;
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&shared), sizeof shared) == 0) ++connected;
+    ::close(fd);
+    while (true) {  // keep the decoy's backlog empty
+      int accepted = ::accept4(server, nullptr, nullptr, SOCK_CLOEXEC);
+      if (accepted < 0) break;
+      ::close(accepted);
+    }
+  }
+  stop = true;
+  flipper.join();
+  ::unlink(decoy);
+  return Result(true, std::to_string(connected));
+}
+
 int Socket(std::string_view family) {
   static const std::map<std::string_view, int> kFamilies = {
       {"unix", AF_UNIX},       {"inet", AF_INET},     {"inet6", AF_INET6},
@@ -257,6 +354,11 @@ int main(int argc, char** argv) {
   if (cmd == "connect-abstract" && arg(1)) return ConnectUnix(arg(1), true);
   if (cmd == "unix-echo" && arg(1)) return UnixEcho(arg(1), false);
   if (cmd == "abstract-echo" && arg(1)) return UnixEcho(arg(1), true);
+  if (cmd == "unix-dgram-echo" && arg(1)) return UnixDgramEcho(arg(1));
+  if (cmd == "connect-unix-dgram" && arg(1)) return ConnectUnixDgram(arg(1));
+  if (cmd == "wait-socket" && arg(1)) return WaitSocket(arg(1));
+  if (cmd == "connect-unix-race" && arg(3))
+    return ConnectUnixRace(arg(1), arg(2), std::atoi(arg(3)));
   if (cmd == "chmod" && arg(2)) {
     return Result(::chmod(arg(2), static_cast<mode_t>(std::strtol(arg(1), nullptr, 8))) == 0);
   }

@@ -15,6 +15,7 @@ KernelFeatures AllPresent() {
   KernelFeatures f;
   f.user_namespace = f.mount_namespace = f.pid_namespace = f.net_namespace = f.ipc_namespace =
       f.uts_namespace = f.proc_mount = f.mount_setattr = f.seccomp = f.pidfd = true;
+  f.seccomp_listener = true;
   f.landlock_abi = 7;
   f.limits.cgroups.memory = {limits::CgroupVersion::kV2, "/sys/fs/cgroup/cordon.slice"};
   f.limits.cgroups.pids = {limits::CgroupVersion::kV2, "/sys/fs/cgroup/cordon.slice"};
@@ -60,9 +61,10 @@ TEST(DoctorReport, EverythingPresentIsOkAndListsEveryFeature) {
   DoctorReport report = BuildDoctorReport(Config{}, AllPresent(), Host());
   EXPECT_TRUE(report.ok);
   ExpectConsistent(report);
-  for (const char* id : {"user_namespace", "mount_namespace", "pid_namespace", "net_namespace",
-                         "ipc_namespace", "uts_namespace", "proc_mount", "mount_setattr",
-                         "landlock", "seccomp", "pidfd", "cgroups", "bubblewrap"}) {
+  for (const char* id :
+       {"user_namespace", "mount_namespace", "pid_namespace", "net_namespace", "ipc_namespace",
+        "uts_namespace", "proc_mount", "mount_setattr", "landlock", "seccomp", "seccomp_listener",
+        "pidfd", "cgroups", "bubblewrap"}) {
     EXPECT_TRUE(Feature(report, id).present) << id;
   }
 }

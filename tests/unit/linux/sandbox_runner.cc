@@ -2,14 +2,17 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
+#include <memory>
 #include <system_error>
 
 #include "core/paths.h"
+#include "exec/connect_broker.h"
 #include "linux/launcher.h"
 #include "plan/launch_plan.h"
 
@@ -85,11 +88,26 @@ Result<ProbeRun> RunPlan(plan::LaunchPlan launch_plan) {
     return std::unexpected(launched.error());
   }
   ProbeRun run;
+  // The command's connect() calls wait for the supervisor's broker (docs/decisions/0019): this
+  // runner plays that part while it reads the output.
+  std::unique_ptr<exec::ConnectBroker> broker;
+  if (launched->connect_listener.valid()) {
+    auto created = exec::ConnectBroker::Create(std::move(launched->connect_listener),
+                                               std::move(launched->connect_rules));
+    if (created) broker = std::move(*created);
+  }
   char buffer[4096];
-  ssize_t n;
-  while ((n = ::read(out[0], buffer, sizeof buffer)) != 0) {
+  for (;;) {
+    pollfd fds[2] = {{out[0], POLLIN, 0}, {broker ? broker->fd() : -1, POLLIN, 0}};
+    if (::poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (fds[1].revents != 0) broker->Service();
+    if (fds[0].revents == 0) continue;
+    const ssize_t n = ::read(out[0], buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
+    if (n <= 0) break;
     run.stdout_text.append(buffer, static_cast<std::size_t>(n));
   }
   ::close(out[0]);

@@ -1,0 +1,21 @@
+// Whether an abstract unix socket belongs to the sandbox (docs/decisions/0019). With network
+// allow the sandbox shares the host's network namespace, hence its abstract names, and Landlock
+// (ABI >= 6) lets the command reach only the abstract sockets created inside its own sandbox.
+// The connect broker performs the connect outside that Landlock domain, so it asks this first:
+// is a socket bound to `name` held open by a process of the command's PID namespace?
+#pragma once
+
+#include <sys/types.h>
+
+#include <string_view>
+
+namespace cordon::exec {
+
+// `name`: the abstract address without its leading NUL (the bytes after it, exactly as long as
+// the caller's address said). `tid`: a thread of the sandboxed command. False when the command
+// has no PID namespace of its own (every host process would count as "inside"), when no socket
+// is bound to the name in this network namespace, or when none of them is held by a process of
+// the command's PID namespace. Reads sock_diag and /proc; a few ms on a busy host.
+bool AbstractSocketInSandbox(pid_t tid, std::string_view name);
+
+}  // namespace cordon::exec

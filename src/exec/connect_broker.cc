@@ -1,0 +1,271 @@
+#include "exec/connect_broker.h"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <netinet/in.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "core/syscall_error.h"
+#include "exec/abstract_owner.h"
+
+namespace cordon::exec {
+namespace {
+
+using core::UniqueFd;
+
+constexpr std::uint64_t kListenerTag = ~0ULL;
+// Blocking connects in progress at once (each holds a descriptor here). Past that the answer is
+// EINTR: the connect goes on in the background, as after a signal.
+constexpr std::size_t kMaxParked = 256;
+constexpr int kEventsPerRound = 16;
+
+std::string ProcPath(pid_t tid, const char* name) {
+  return "/proc/" + std::to_string(tid) + "/" + name;
+}
+
+// The notification names a thread; pidfd_open wants its thread group leader.
+pid_t ThreadGroupOf(pid_t tid) {
+  UniqueFd fd(::open(ProcPath(tid, "status").c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) return -1;
+  char buffer[4096];
+  const ssize_t n = ::read(fd.get(), buffer, sizeof buffer - 1);
+  if (n <= 0) return -1;
+  buffer[n] = '\0';
+  const char* line = std::strstr(buffer, "\nTgid:");
+  if (line == nullptr) return -1;
+  return static_cast<pid_t>(std::strtol(line + 6, nullptr, 10));
+}
+
+bool ReadMemory(pid_t tid, std::uint64_t address, void* out, std::size_t len) {
+  iovec local{out, len};
+  iovec remote{reinterpret_cast<void*>(address), len};
+  return ::process_vm_readv(tid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(len);
+}
+
+int SocketOption(int fd, int option) {
+  int value = -1;
+  socklen_t size = sizeof value;
+  if (::getsockopt(fd, SOL_SOCKET, option, &value, &size) != 0) return -1;
+  return value;
+}
+
+struct Resolved {
+  UniqueFd socket_file;  // O_PATH of the socket inode the command's path names
+  int err = 0;
+};
+
+// Resolves `path` (from sun_path) as the command would: in its root (/proc/TID/root, which is
+// its own mount namespace's root, or the host's in the fallback), relative paths from its
+// working directory, symlinks followed inside that root. The check is made on the inode
+// reached (its path as the command sees it), and the connect later goes to that same inode.
+Resolved ResolveInView(pid_t tid, std::string path, const std::vector<std::string>& beneath) {
+  char link[PATH_MAX];
+  if (path.front() != '/') {
+    const ssize_t n = ::readlink(ProcPath(tid, "cwd").c_str(), link, sizeof link);
+    if (n <= 0 || n >= static_cast<ssize_t>(sizeof link) || link[0] != '/') return {{}, EACCES};
+    path = std::string(link, static_cast<std::size_t>(n)) + "/" + path;
+  }
+  UniqueFd root(::open(ProcPath(tid, "root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!root) return {{}, EACCES};
+  open_how how{};
+  how.flags = O_PATH | O_CLOEXEC;
+  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+  UniqueFd target(
+      static_cast<int>(::syscall(SYS_openat2, root.get(), path.c_str(), &how, sizeof how)));
+  if (!target) return {{}, errno};  // ENOENT, ENOTDIR, EACCES, ...: what connect would say
+  struct stat st {};
+  if (::fstat(target.get(), &st) != 0 || !S_ISSOCK(st.st_mode)) return {{}, ECONNREFUSED};
+  // A read-only mount is never a writable area, even below one by path: the read_only mode's
+  // workspace bound over the private /tmp, a .git bound read-only inside a writable root.
+  struct statfs fs {};
+  if (::fstatfs(target.get(), &fs) != 0 || (fs.f_flags & ST_RDONLY) != 0) return {{}, EACCES};
+  // The inode's path below the root of the mount tree it lives in: for the command's mount
+  // namespace, the path as the command sees it.
+  const std::string self = "/proc/self/fd/" + std::to_string(target.get());
+  const ssize_t n = ::readlink(self.c_str(), link, sizeof link);
+  if (n <= 0 || n >= static_cast<ssize_t>(sizeof link)) return {{}, EACCES};
+  if (!ConnectBroker::IsBeneath(std::string_view(link, static_cast<std::size_t>(n)), beneath)) {
+    return {{}, EACCES};
+  }
+  return {std::move(target), 0};
+}
+
+}  // namespace
+
+bool ConnectBroker::IsBeneath(std::string_view view_path, const std::vector<std::string>& beneath) {
+  if (view_path.empty() || view_path.front() != '/') return false;
+  for (std::string_view root : beneath) {
+    while (root.size() > 1 && root.back() == '/') root.remove_suffix(1);
+    if (root.empty() || root == "/") continue;  // never planned; never everything
+    if (view_path.starts_with(root) &&
+        (view_path.size() == root.size() || view_path[root.size()] == '/')) {
+      return true;
+    }
+  }
+  return false;
+}
+
+Result<std::unique_ptr<ConnectBroker>> ConnectBroker::Create(UniqueFd listener,
+                                                             ConnectRules rules) {
+  UniqueFd epoll(::epoll_create1(EPOLL_CLOEXEC));
+  if (!epoll) return core::FailSyscall("epoll_create1", "EPOLL_CLOEXEC");
+  epoll_event event{};
+  event.events = EPOLLIN;
+  event.data.u64 = kListenerTag;
+  if (::epoll_ctl(epoll.get(), EPOLL_CTL_ADD, listener.get(), &event) != 0) {
+    return core::FailSyscall("epoll_ctl", "EPOLL_CTL_ADD, seccomp listener");
+  }
+  return std::unique_ptr<ConnectBroker>(
+      new ConnectBroker(std::move(listener), std::move(epoll), std::move(rules)));
+}
+
+ConnectBroker::ConnectBroker(UniqueFd listener, UniqueFd epoll, ConnectRules rules)
+    : listener_(std::move(listener)), epoll_(std::move(epoll)), rules_(std::move(rules)) {}
+
+void ConnectBroker::Service() {
+  epoll_event events[kEventsPerRound];
+  const int n = ::epoll_wait(epoll_.get(), events, kEventsPerRound, 0);
+  for (int i = 0; i < n; ++i) {
+    if (events[i].data.u64 != kListenerTag) {
+      FinishParked(static_cast<int>(events[i].data.u64));
+    } else if ((events[i].events & EPOLLIN) != 0) {
+      HandleNotification();
+    } else if (listener_open_) {
+      // EPOLLHUP: no process uses the filter any more; stop watching (else it stays ready).
+      (void)::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, listener_.get(), nullptr);
+      listener_open_ = false;
+    }
+  }
+}
+
+void ConnectBroker::Respond(std::uint64_t id, int err) const {
+  seccomp_notif_resp response{};
+  response.id = id;
+  response.error = -err;
+  // ENOENT: the caller was interrupted or died meanwhile; nobody waits for this answer.
+  (void)::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, &response);
+}
+
+void ConnectBroker::HandleNotification() {
+  seccomp_notif request{};  // the kernel wants it zeroed
+  if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_RECV, &request) != 0) return;
+  const std::uint64_t id = request.id;
+  const pid_t tid = static_cast<pid_t>(request.pid);
+  if (request.data.nr != __NR_connect || tid <= 0) return Respond(id, ENOSYS);
+  const int target_fd = static_cast<int>(request.data.args[0]);
+  const int len = static_cast<int>(request.data.args[2]);  // socklen_t, taken as an int
+  // The address, copied once: what the command's other threads write afterwards is not read.
+  sockaddr_storage address{};
+  if (len < 0 || static_cast<std::size_t>(len) > sizeof address) return Respond(id, EINVAL);
+  if (len > 0 && !ReadMemory(tid, request.data.args[1], &address, static_cast<std::size_t>(len))) {
+    return Respond(id, EFAULT);
+  }
+  // The socket itself (the same open file description): a later dup2 onto the number is moot.
+  UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, ThreadGroupOf(tid), 0)));
+  if (!pidfd) return Respond(id, EACCES);
+  UniqueFd socket(static_cast<int>(::syscall(SYS_pidfd_getfd, pidfd.get(), target_fd, 0)));
+  if (!socket) return Respond(id, errno == EBADF ? EBADF : EACCES);
+  struct stat st {};
+  if (::fstat(socket.get(), &st) != 0 || !S_ISSOCK(st.st_mode)) return Respond(id, ENOTSOCK);
+  const int domain = SocketOption(socket.get(), SO_DOMAIN);
+  const int type = SocketOption(socket.get(), SO_TYPE);
+  const int protocol = SocketOption(socket.get(), SO_PROTOCOL);
+  const int family = len >= static_cast<int>(sizeof(sa_family_t)) ? address.ss_family : AF_UNSPEC;
+
+  const auto* unix_address = reinterpret_cast<const sockaddr_un*>(&address);
+  constexpr int kPathOffset = offsetof(sockaddr_un, sun_path);
+  Resolved resolved;
+  sockaddr_un through_proc{};
+  const void* connect_to = &address;
+  unsigned connect_len = static_cast<unsigned>(len);
+  if (domain == AF_UNIX && family == AF_UNIX && len > kPathOffset) {
+    if (len > static_cast<int>(sizeof(sockaddr_un))) return Respond(id, EINVAL);
+    if (unix_address->sun_path[0] == '\0') {
+      // Abstract: per network namespace. In the sandbox's own, the names are the sandbox's;
+      // in the host's, Landlock's scope (which our connect bypasses) allows only sockets of
+      // the sandbox itself: one held by a process of the command's PID namespace.
+      const std::string_view name(unix_address->sun_path + 1,
+                                  static_cast<std::size_t>(len - kPathOffset - 1));
+      if (!rules_.private_network && rules_.abstract_scoped &&
+          !AbstractSocketInSandbox(tid, name)) {
+        return Respond(id, EACCES);
+      }
+    } else {
+      const std::size_t max = static_cast<std::size_t>(len - kPathOffset);
+      std::string path(unix_address->sun_path, strnlen(unix_address->sun_path, max));
+      resolved = ResolveInView(tid, std::move(path), rules_.unix_beneath);
+      if (resolved.err == 0) {
+        through_proc.sun_family = AF_UNIX;
+        const int written = std::snprintf(through_proc.sun_path, sizeof through_proc.sun_path,
+                                          "/proc/self/fd/%d", resolved.socket_file.get());
+        connect_to = &through_proc;
+        connect_len = static_cast<unsigned>(kPathOffset + written + 1);
+      }
+    }
+  } else if (rules_.refuse_tcp && (domain == AF_INET || domain == AF_INET6) &&
+             type == SOCK_STREAM && (protocol == IPPROTO_TCP || protocol == 0) &&
+             family != AF_UNSPEC) {
+    return Respond(id, EACCES);
+  }
+  // Everything above about the target (its memory, descriptor, root, cwd) was read while it
+  // waited in this connect(): it still does, so the thread id named the same task throughout.
+  if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) return;
+  if (resolved.err != 0) return Respond(id, resolved.err);
+  const int err = Connect(id, std::move(socket), connect_to, connect_len);
+  if (err >= 0) Respond(id, err);
+}
+
+int ConnectBroker::Connect(std::uint64_t id, UniqueFd socket, const void* addr, unsigned len) {
+  // Never block the supervisor: connect non-blocking (the flag belongs to the open file
+  // description, shared with the command, and is restored at once).
+  const int flags = ::fcntl(socket.get(), F_GETFL);
+  if (flags < 0) return errno;
+  const bool blocking = (flags & O_NONBLOCK) == 0;
+  if (blocking && ::fcntl(socket.get(), F_SETFL, flags | O_NONBLOCK) != 0) return errno;
+  const int rc = ::connect(socket.get(), static_cast<const sockaddr*>(addr), len);
+  const int err = rc == 0 ? 0 : errno;
+  if (blocking) (void)::fcntl(socket.get(), F_SETFL, flags);
+  if (err != EINPROGRESS || !blocking) return err;
+  // A blocking connect in progress (TCP): answer when it is done.
+  if (parked_.size() >= kMaxParked) return EINTR;
+  epoll_event event{};
+  event.events = EPOLLOUT;
+  event.data.u64 = static_cast<std::uint64_t>(socket.get());
+  if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, socket.get(), &event) != 0) return EINTR;
+  parked_.push_back(Parked{id, std::move(socket)});
+  return -1;
+}
+
+void ConnectBroker::FinishParked(int socket_fd) {
+  auto it = std::find_if(parked_.begin(), parked_.end(),
+                         [&](const Parked& p) { return p.socket.get() == socket_fd; });
+  if (it == parked_.end()) return;
+  int err = 0;
+  socklen_t size = sizeof err;
+  if (::getsockopt(socket_fd, SOL_SOCKET, SO_ERROR, &err, &size) != 0) err = errno;
+  (void)::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, socket_fd, nullptr);
+  Respond(it->id, err);
+  parked_.erase(it);
+}
+
+}  // namespace cordon::exec

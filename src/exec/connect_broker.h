@@ -1,0 +1,69 @@
+// The supervisor's answer to the command's connect() calls (docs/decisions/0019). The command's
+// seccomp filter sends every connect() here (SCMP_ACT_NOTIFY); the broker performs it itself,
+// on the command's own socket (pidfd_getfd: the same open file description) with the address
+// copied once from the command's memory, so nothing the command changes afterwards (the
+// address, the descriptor number, a path component) changes what was checked:
+//
+//   - a pathname unix address is resolved in the command's view (/proc/TID/root, its cwd),
+//     and connected through /proc/self/fd/N of that resolved socket only when the socket lies
+//     beneath ConnectRules::unix_beneath, on a mount that is not read-only; otherwise EACCES,
+//     like Landlock ABI 9 would say;
+//   - an abstract unix address is connected when the command has its own network namespace;
+//     in the host's, where Landlock scopes abstract sockets, only when a process of the
+//     command's PID namespace holds the socket bound to it (abstract_owner.h), else EACCES;
+//   - anything else (inet, netlink, AF_UNSPEC) is connected as asked, except TCP when Landlock
+//     refuses TCP connects (EACCES).
+//
+// A blocking connect that is in progress (TCP) is parked until the socket is writable and then
+// answered with SO_ERROR; a blocking unix connect to a listener whose backlog is full gets
+// EAGAIN (what SO_SNDTIMEO's expiry gives) instead of waiting.
+//
+// Ownership: the broker owns the listener, an epoll instance, and a descriptor for each parked
+// connect. Not thread-safe; one broker per supervised run.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "cordon/error.h"
+#include "core/unique_fd.h"
+#include "exec/launched_process.h"
+
+namespace cordon::exec {
+
+class ConnectBroker {
+ public:
+  [[nodiscard]] static Result<std::unique_ptr<ConnectBroker>> Create(core::UniqueFd listener,
+                                                                     ConnectRules rules);
+
+  // Poll for POLLIN: readable when a notification waits or a parked connect finished.
+  int fd() const { return epoll_.get(); }
+  // Answers every ready notification and parked connect; never blocks.
+  void Service();
+
+  // Whether `view_path` (a path as the command sees it) lies beneath one of `beneath`.
+  static bool IsBeneath(std::string_view view_path, const std::vector<std::string>& beneath);
+
+ private:
+  struct Parked {
+    std::uint64_t id;
+    core::UniqueFd socket;
+  };
+
+  ConnectBroker(core::UniqueFd listener, core::UniqueFd epoll, ConnectRules rules);
+  void HandleNotification();
+  void FinishParked(int socket_fd);
+  // The errno for the command (0: connected), or -1 when the connect was parked.
+  int Connect(std::uint64_t id, core::UniqueFd socket, const void* addr, unsigned len);
+  void Respond(std::uint64_t id, int err) const;
+
+  core::UniqueFd listener_;
+  core::UniqueFd epoll_;
+  ConnectRules rules_;
+  std::vector<Parked> parked_;
+  bool listener_open_ = true;
+};
+
+}  // namespace cordon::exec

@@ -1,0 +1,209 @@
+// Host unix sockets bound *while* a command runs (docs/decisions/0019): the mount view masks
+// only the sockets that existed at planning time and Landlock below ABI 9 has no right for
+// pathname connects, so the supervisor answers every connect() of the command. A host listener
+// outside the writable areas, bound after the launch, receives nothing (checked on the host: no
+// connection in its backlog, no datagram in its queue) and the command sees EACCES; the same
+// listener inside the workspace, and the command's own sockets in the workspace, the private
+// /tmp and HOME, keep working (stream and datagram), through the one-shot launch and the
+// per-session zygote.
+#include <fmt/format.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstring>
+#include <thread>
+
+#include "core/unique_fd.h"
+#include "kernel_support.h"
+#include "session/zygote_slot.h"
+
+namespace cordon::kernel_test {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Well after the plan was made and the sandbox launched: the socket is not in the plan's masks.
+constexpr auto kBindDelay = 500ms;
+
+core::UniqueFd BindHostSocket(const std::string& path, int type) {
+  core::UniqueFd fd(::socket(AF_UNIX, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+  EXPECT_EQ(::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0) << path;
+  if (type == SOCK_STREAM) {
+    EXPECT_EQ(::listen(fd.get(), 8), 0);
+  }
+  ::chmod(path.c_str(), 0777);  // reachable for any user: only the sandbox may stop it
+  return fd;
+}
+
+// A connection in the backlog, or a datagram in the queue: the command reached the host.
+bool Reached(int fd, int type) {
+  if (type == SOCK_STREAM) return core::UniqueFd(::accept4(fd, nullptr, nullptr, 0)).valid();
+  char byte = 0;
+  return ::recv(fd, &byte, 1, MSG_DONTWAIT) == 1;
+}
+
+struct LateOutcome {
+  RunResult result;
+  bool reached = false;
+};
+
+class LateSocketTest : public KernelTest {
+ protected:
+  void SetUp() override {
+    KernelTest::SetUp();
+    probe_ = StageProbe();
+    if (probe_.empty()) GTEST_FAIL() << "no probe to run inside the sandbox";
+  }
+
+  // The command waits until `path` is a socket, then runs `probe_cmd path` (inside, through
+  // `connect_path` when given); the host binds `path` kBindDelay after the run started.
+  LateOutcome ConnectToLateSocket(const Session& session, const std::string& path, int type,
+                                  const std::string& connect_path = "") {
+    const char* probe_cmd = type == SOCK_STREAM ? "connect-unix" : "connect-unix-dgram";
+    core::UniqueFd listener;
+    std::thread binder([&] {
+      std::this_thread::sleep_for(kBindDelay);
+      listener = BindHostSocket(path, type);
+    });
+    LateOutcome out;
+    out.result = Shell(session,
+                       fmt::format("'{0}' wait-socket '{1}' >/dev/null && '{0}' {2} '{3}'", probe_,
+                                   path, probe_cmd, connect_path.empty() ? path : connect_path),
+                       20s);
+    binder.join();
+    out.reached = listener.valid() && Reached(listener.get(), type);
+    ::unlink(path.c_str());
+    return out;
+  }
+
+  std::string probe_;
+};
+
+TEST_F(LateSocketTest, HostSocketBoundDuringTheRunInAReadOnlyPlaceGetsNothing) {
+  std::filesystem::create_directory(workspace_ / "svc");
+  for (NetworkPolicy network : {NetworkPolicy::kDeny, NetworkPolicy::kAllow}) {
+    auto session = SessionOrSkip(MakeConfig(SandboxMode::kReadOnly, network));
+    if (!session) return;
+    for (int type : {SOCK_STREAM, SOCK_DGRAM}) {
+      const std::string path = (workspace_ / "svc" / "late.sock").string();
+      const LateOutcome late = ConnectToLateSocket(*session, path, type);
+      EXPECT_EQ(late.result.stdout_data.data, "EACCES\n") << Describe(late.result);
+      EXPECT_FALSE(late.reached) << NetworkPolicyName(network) << " type " << type;
+    }
+  }
+}
+
+// The twin: the same late listener inside the writable workspace is reached.
+TEST_F(LateSocketTest, HostSocketBoundDuringTheRunInTheWorkspaceIsReached) {
+  std::filesystem::create_directory(workspace_ / "svc");
+  for (NetworkPolicy network : {NetworkPolicy::kDeny, NetworkPolicy::kAllow}) {
+    auto session = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite, network));
+    if (!session) return;
+    for (int type : {SOCK_STREAM, SOCK_DGRAM}) {
+      const std::string path = (workspace_ / "svc" / "late.sock").string();
+      const LateOutcome late = ConnectToLateSocket(*session, path, type);
+      EXPECT_EQ(late.result.stdout_data.data, "ok\n") << Describe(late.result);
+      EXPECT_TRUE(late.reached) << NetworkPolicyName(network) << " type " << type;
+    }
+  }
+}
+
+// Where host services live (/var/lib), reached directly and through a symlink the command
+// could have planted in the workspace: the check is on the socket reached, not the path text.
+TEST_F(LateSocketTest, HostSocketBoundDuringTheRunUnderVarLibGetsNothingWhenRunAsRoot) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to create a directory under /var/lib";
+  const std::filesystem::path dir = "/var/lib/cordon-test-" + unique_;
+  std::filesystem::create_directory(dir);
+  const std::string path = (dir / "late.sock").string();
+  std::filesystem::create_symlink(path, workspace_ / "link.sock");
+  for (NetworkPolicy network : {NetworkPolicy::kDeny, NetworkPolicy::kAllow}) {
+    auto session = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite, network));
+    if (!session) break;
+    for (const std::string& via : {path, (workspace_ / "link.sock").string()}) {
+      const LateOutcome late = ConnectToLateSocket(*session, path, SOCK_STREAM, via);
+      EXPECT_EQ(late.result.stdout_data.data, "EACCES\n") << Describe(late.result);
+      EXPECT_FALSE(late.reached) << NetworkPolicyName(network) << " via " << via;
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// What was checked is what is connected: another thread flips the address between the
+// command's own socket in /tmp and a late host socket while the command connects in a loop. A
+// broker that checked the address and then let the kernel read it again would lose this race.
+TEST_F(LateSocketTest, AnAddressFlippedByAnotherThreadNeverReachesALateHostSocket) {
+  std::filesystem::create_directory(workspace_ / "svc");
+  auto session = SessionOrSkip(MakeConfig(SandboxMode::kReadOnly, NetworkPolicy::kDeny));
+  if (!session) return;
+  const std::string path = (workspace_ / "svc" / "late.sock").string();
+  core::UniqueFd listener;
+  std::thread binder([&] {
+    std::this_thread::sleep_for(kBindDelay);
+    listener = BindHostSocket(path, SOCK_STREAM);
+  });
+  const RunResult result = Shell(
+      *session,
+      fmt::format("'{0}' wait-socket '{1}' >/dev/null && '{0}' connect-unix-race /tmp/decoy.sock "
+                  "'{1}' 3000",
+                  probe_, path),
+      60s);
+  binder.join();
+  EXPECT_TRUE(result.stdout_data.data.starts_with("ok ")) << Describe(result);
+  EXPECT_NE(result.stdout_data.data, "ok 0\n") << "the decoy was never reached: no race ran";
+  EXPECT_FALSE(listener.valid() && Reached(listener.get(), SOCK_STREAM));
+  ::unlink(path.c_str());
+  // The twin: unsandboxed (mode off) the same race does reach the host socket.
+  auto off = SessionOrSkip(MakeConfig(SandboxMode::kOff, NetworkPolicy::kAllow));
+  if (!off) return;
+  core::UniqueFd host = BindHostSocket(path, SOCK_STREAM);
+  const std::string decoy = (workspace_ / "decoy.sock").string();
+  const RunResult raced =
+      Shell(*off, fmt::format("'{}' connect-unix-race '{}' '{}' 3000", probe_, decoy, path), 60s);
+  EXPECT_TRUE(raced.stdout_data.data.starts_with("ok ")) << Describe(raced);
+  EXPECT_TRUE(Reached(host.get(), SOCK_STREAM))
+      << "the race never hit the target: " << Describe(raced);
+  ::unlink(path.c_str());
+}
+
+TEST_F(LateSocketTest, TheCommandsOwnSocketsWorkInTheWorkspaceTmpAndHome) {
+  for (NetworkPolicy network : {NetworkPolicy::kDeny, NetworkPolicy::kAllow}) {
+    auto session = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite, network));
+    if (!session) return;
+    for (const char* cmd : {"unix-echo", "unix-dgram-echo"}) {
+      for (const std::string& path :
+           {(workspace_ / "own.sock").string(), std::string("rel.sock"),
+            std::string("/tmp/own.sock"), std::string("$HOME/own.sock")}) {
+        const RunResult own = Shell(*session, fmt::format("'{}' {} {}", probe_, cmd, path));
+        EXPECT_EQ(own.stdout_data.data, "ok\n") << cmd << " " << path << ": " << Describe(own);
+      }
+    }
+  }
+}
+
+// The zygote path: the command's filter comes from the session's compiled program, and its
+// listener reaches this run's supervisor all the same.
+TEST_F(LateSocketTest, ThroughTheZygoteALateHostSocketGetsNothingAndOwnSocketsWork) {
+  session::SetLongLivedSessions(true);
+  std::filesystem::create_directory(workspace_ / "svc");
+  auto session = SessionOrSkip(MakeConfig(SandboxMode::kReadOnly, NetworkPolicy::kDeny));
+  if (session) {
+    const std::uint64_t before = session::ZygoteLaunches();
+    const std::string path = (workspace_ / "svc" / "late.sock").string();
+    const LateOutcome late = ConnectToLateSocket(*session, path, SOCK_STREAM);
+    EXPECT_EQ(late.result.stdout_data.data, "EACCES\n") << Describe(late.result);
+    EXPECT_FALSE(late.reached);
+    const RunResult own = Shell(*session, fmt::format("'{}' unix-echo /tmp/own.sock", probe_));
+    EXPECT_EQ(own.stdout_data.data, "ok\n") << Describe(own);
+    EXPECT_EQ(session::ZygoteLaunches(), before + 2) << "not launched through the zygote";
+  }
+  session::SetLongLivedSessions(false);
+}
+
+}  // namespace
+}  // namespace cordon::kernel_test
