@@ -107,7 +107,19 @@ std::string BwrapMessage(int memfd) {
 }  // namespace
 
 Result<std::filesystem::path> LocateTrampoline(
-    const std::vector<std::filesystem::path>& writable_roots) {
+    const std::vector<std::filesystem::path>& writable_roots,
+    const std::filesystem::path& preferred) {
+  if (!preferred.empty()) {
+    Result<std::filesystem::path> canonical = core::Canonical(preferred);
+    if (!canonical || ::access(canonical->c_str(), X_OK) != 0) {
+      return Fail(ErrorCode::kUnavailable,
+                  fmt::format("bwrap backend: the trampoline {} is missing or not executable "
+                              "(build or install cordon-bwrap-exec)",
+                              preferred.string()));
+    }
+    CORDON_TRY_VOID(CheckTrustedPath(*canonical, ::getuid(), writable_roots));
+    return *canonical;
+  }
   CORDON_TRY(std::filesystem::path self, core::Canonical("/proc/self/exe"));
   const std::filesystem::path dir = self.parent_path();
   for (const std::filesystem::path& candidate :

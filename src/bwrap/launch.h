@@ -20,9 +20,11 @@
 namespace cordon::bwrap {
 
 // cordon-bwrap-exec next to the running executable (build tree) or in ../libexec/cordon
-// (installed), checked like bwrap itself. Fails (kUnavailable) when absent or untrusted.
+// (installed), or `preferred` alone when non-empty (tests, embedders whose executable is not
+// cordon), checked like bwrap itself. Fails (kUnavailable) when absent or untrusted.
 [[nodiscard]] Result<std::filesystem::path> LocateTrampoline(
-    const std::vector<std::filesystem::path>& writable_roots);
+    const std::vector<std::filesystem::path>& writable_roots,
+    const std::filesystem::path& preferred = {});
 
 [[nodiscard]] Result<exec::LaunchedProcess> LaunchBwrap(const plan::LaunchPlan& plan,
                                                         const exec::StdioFds& stdio,

@@ -43,8 +43,10 @@ Result<Session> Session::Create(Config config, std::filesystem::path workspace) 
   CORDON_TRY(std::filesystem::path canonical, CanonicalWorkspace(workspace));
   CORDON_TRY(Policy policy, Policy::Create(config.command_policy));
   // Parenthesised aggregate initialisation: the zygote slot (not movable) is built in place.
+  linux_native::KernelFeatures features = linux_native::ProbeKernel();
+  session::SessionBackends backends = session::ProbeBackends(config, features, canonical);
   auto state = std::make_shared<State>(std::move(config), std::move(canonical), std::move(policy),
-                                       linux_native::ProbeKernel());
+                                       std::move(features), std::move(backends));
   return Session(std::move(state));
 }
 
@@ -53,7 +55,7 @@ Decision Session::Check(std::string_view command_text) const {
 }
 
 Capabilities Session::GetCapabilities() const {
-  return plan::DescribeCapabilities(state_->config, state_->features);
+  return plan::DescribeCapabilities(state_->config, state_->features, state_->backends.probes);
 }
 
 const Config& Session::config() const { return state_->config; }
