@@ -39,3 +39,10 @@ for suite in kernel_tests linux_sandbox_tests bwrap_sandbox_tests limits_kernel_
   set -e
   [ "$status" -eq 0 ] || { echo "run_unprivileged: $suite failed as $user" >&2; exit 1; }
 done
+# The kernel suite again over the bubblewrap backend (tests/kernel/kernel_support.h).
+echo "-- kernel_tests over bwrap as $user"
+runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" \
+  CORDON_PROBE="$stage/cordon_probe" CORDON_TEST_MUST_WORK="${CORDON_TEST_MUST_WORK:-1}" \
+  CORDON_BWRAP_EXEC="$stage/cordon-bwrap-exec" CORDON_BIN="$stage/cordon" \
+  CORDON_TEST_BACKEND=bwrap "$stage/kernel_tests" --gtest_brief=1 ||
+  { echo "run_unprivileged: kernel_tests over bwrap failed as $user" >&2; exit 1; }

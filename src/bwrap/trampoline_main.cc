@@ -66,6 +66,7 @@ int main(int argc, char** argv) {
   // The report pipe must close on exec: EOF after the start byte is the parent's "it runs".
   if (::fcntl(bw::kReportFd, F_SETFD, FD_CLOEXEC) != 0) return 125;
   if (::write(bw::kReportFd, &bw::kStartedByte, 1) != 1) return 125;
+  ::close(bw::kInfoFd);  // bwrap's info pipe, should it have passed it on: not the command's
 
   cordon::linux_native::ChildContext c;
   bool seccomp = false;

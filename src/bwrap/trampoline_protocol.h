@@ -13,7 +13,10 @@ inline constexpr const char* kTrampolineInSandbox = "/dev/.cordon-bwrap-exec";
 inline constexpr int kCommandStderrFd = 3;  // becomes the command's 2
 inline constexpr int kReportFd = 4;         // close-on-exec: EOF after 'S' = execve succeeded
 inline constexpr int kSeccompFd = 5;        // memfd holding the BPF program (sock_filter[])
-inline constexpr int kFirstFreeFd = 6;
+// bwrap's --info-fd: its JSON names the host pid of the sandbox's init ("child-pid"), written
+// before the sandbox may run. Closed by the trampoline should bwrap pass it on.
+inline constexpr int kInfoFd = 6;
+inline constexpr int kFirstFreeFd = 7;
 
 // First byte on the report pipe: the trampoline is running (bwrap's setup succeeded). A failed
 // step follows as one linux_native::StepReport.
