@@ -84,7 +84,19 @@ constexpr NamespaceRow kNamespaceRows[] = {
 DoctorReport BuildDoctorReport(const Config& config, const KernelFeatures& f,
                                const HostFacts& host) {
   DoctorReport report;
-  report.capabilities = plan::DescribeCapabilities(config, f);
+  // bwrap as found on this host: it can build namespaces when setuid or when user namespaces
+  // work (the session's own probe, at run time, tries it for real).
+  plan::BackendProbes probes;
+  if (!host.bwrap_path.empty()) {
+    probes.bwrap = plan::BwrapProbe{.probed = true,
+                                    .usable = host.bwrap_setuid || f.user_namespace,
+                                    .setuid = host.bwrap_setuid,
+                                    .detail = fmt::format("bubblewrap at {}", host.bwrap_path)};
+  } else {
+    probes.bwrap.probed = true;
+    probes.bwrap.detail = "bubblewrap not found (install it: apt install bubblewrap)";
+  }
+  report.capabilities = plan::DescribeCapabilities(config, f, probes);
   report.landlock_abi_required = LowestLandlockAbi(config, f);
   auto required = [&](const std::function<void(KernelFeatures&)>& take_away) {
     return RequiredWithout(config, f, take_away);
@@ -214,8 +226,10 @@ DoctorReport BuildDoctorReport(const Config& config, const KernelFeatures& f,
                   config.sandbox.backend == BackendChoice::kBwrap,
       .detail = bwrap ? fmt::format("{}{}", host.bwrap_path, host.bwrap_setuid ? " (setuid)" : "")
                       : "bwrap not found on PATH",
-      .used_for = "the bubblewrap backend (--backend bwrap; planned)",
-      .without = "nothing today: the native backend does not use it",
+      .used_for = "the bubblewrap backend (--backend bwrap), and auto where the native "
+                  "backend's namespaces are unusable but bwrap (setuid) can build them",
+      .without = "--backend bwrap is refused; auto falls back to Landlock only where the native "
+                 "namespaces are unusable",
       .fixes = bwrap ? std::vector<std::string>{} : BubblewrapFixes()});
 
   report.ok = report.capabilities.can_run();
