@@ -108,18 +108,18 @@ UniqueFd OpenSandboxInit(int info_fd) {
 
 // Child: descriptors onto their protocol numbers, then exec bwrap. Only async-signal-safe calls:
 // the parent may be threaded (the MCP server).
-[[noreturn]] void ExecBwrap(const char* bwrap, char* const* argv, const int (&fds)[7],
+[[noreturn]] void ExecBwrap(const char* bwrap, char* const* argv, const int (&fds)[8],
                             pid_t parent) {
   // Die with cordon (bwrap's --die-with-parent then takes the sandbox down with it), and not
   // at all if cordon is already gone.
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || ::getppid() != parent) ::_exit(125);
-  int high[7];
-  for (int i = 0; i < 7; ++i) {  // above every target first: no dup2 clobbers a source
+  int high[8];
+  for (int i = 0; i < 8; ++i) {  // above every target first: no dup2 clobbers a source
     high[i] =
         fds[i] < 0 ? ::open("/dev/null", O_RDWR | O_CLOEXEC) : ::fcntl(fds[i], F_DUPFD_CLOEXEC, 16);
     if (high[i] < 0) ::_exit(125);
   }
-  for (int i = 0; i < 7; ++i) {
+  for (int i = 0; i < 8; ++i) {
     if (::dup2(high[i], i) != i) ::_exit(125);  // clears close-on-exec
   }
   if (linux_native::sys::CloseRange(kFirstFreeFd, ~0U, 0) != 0) ::_exit(125);
@@ -191,15 +191,20 @@ Result<exec::LaunchedProcess> LaunchBwrap(const plan::LaunchPlan& plan, const ex
   if (::pipe2(info, O_CLOEXEC) != 0) return core::FailSyscall("pipe2", "bwrap info pipe");
   UniqueFd info_read(info[0]);
   UniqueFd info_write(info[1]);
+  int status[2];
+  if (::pipe2(status, O_CLOEXEC) != 0) return core::FailSyscall("pipe2", "bwrap status pipe");
+  UniqueFd status_read(status[0]);
+  UniqueFd status_write(status[1]);
 
-  const int fds[7] = {stdio.stdin_fd,     stdio.stdout_fd, bwrap_stderr.get(), stdio.stderr_fd,
-                      report_write.get(), seccomp.get(),   info_write.get()};
+  const int fds[8] = {stdio.stdin_fd,     stdio.stdout_fd, bwrap_stderr.get(), stdio.stderr_fd,
+                      report_write.get(), seccomp.get(),   info_write.get(),   status_write.get()};
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) return core::FailSyscall("fork", "bwrap");
   if (pid == 0) ExecBwrap(argv[0], argv.data(), fds, parent);
   report_write.Reset();
   info_write.Reset();
+  status_write.Reset();
   // bwrap's monitor names the sandbox's init before it lets it run, so the pidfd is taken
   // while that init is certainly alive (no pid reuse). Empty when bwrap failed before cloning.
   UniqueFd init_pidfd = OpenSandboxInit(info_read.get());
@@ -244,6 +249,7 @@ Result<exec::LaunchedProcess> LaunchBwrap(const plan::LaunchPlan& plan, const ex
   launched.pid = pid;
   launched.pidfd = std::move(pidfd);
   launched.sandbox_init_pidfd = std::move(init_pidfd);
+  launched.status_fd = std::move(status_read);
   return launched;
 }
 

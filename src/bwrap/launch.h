@@ -6,7 +6,8 @@
 //
 // Returns once the command's execve succeeded (or with the failure: bwrap's own message when
 // its setup failed, the step when Landlock or seccomp could not be applied). The supervisor
-// then waits for bwrap, whose exit status is the command's (128+N for a signal N).
+// then waits for bwrap and, through sandbox_init_pidfd, for bwrap's init (the whole sandbox);
+// the command's exact wait status arrives on status_fd from the trampoline.
 // Thread-safe: nothing but fork/exec and descriptors.
 #pragma once
 

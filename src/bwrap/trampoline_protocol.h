@@ -16,7 +16,10 @@ inline constexpr int kSeccompFd = 5;        // memfd holding the BPF program (so
 // bwrap's --info-fd: its JSON names the host pid of the sandbox's init ("child-pid"), written
 // before the sandbox may run. Closed by the trampoline should bwrap pass it on.
 inline constexpr int kInfoFd = 6;
-inline constexpr int kFirstFreeFd = 7;
+// The command's wait status (one int, as from waitpid), written by the trampoline, which runs
+// the command as its child: bwrap itself would report a death by signal N as exit 128+N.
+inline constexpr int kStatusFd = 7;
+inline constexpr int kFirstFreeFd = 8;
 
 // First byte on the report pipe: the trampoline is running (bwrap's setup succeeded). A failed
 // step follows as one linux_native::StepReport.

@@ -181,9 +181,7 @@ Assessment Assess(const Config& config, const KernelFeatures& f, const BackendPr
   if (use_bwrap) {
     a.unsupported.insert(
         a.unsupported.end(),
-        {"bwrap backend: a command killed by signal N is reported as exit code 128+N (bwrap "
-         "reports no signal)",
-         "bwrap backend: /proc/fs and /proc/latency_stats stay as the kernel shows them (bwrap "
+        {"bwrap backend: /proc/fs and /proc/latency_stats stay as the kernel shows them (bwrap "
          "keeps only /proc/sys, sysrq-trigger, irq and bus read-only)"});
   }
   if (a.fallback) {

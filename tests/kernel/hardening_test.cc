@@ -147,14 +147,13 @@ TEST_F(HardeningTest, ExitCodesAndSignalsOfTheCommandAreReported) {
   EXPECT_EQ(exited.status, RunStatus::kExited) << Describe(exited);
   EXPECT_EQ(exited.CliExitCode(), 42);
   const RunResult signaled = Shell(*session, "kill -TERM $$");
-  EXPECT_EQ(signaled.CliExitCode(), 128 + SIGTERM) << Describe(signaled);
-  if (UnderBwrap()) {
-    // bwrap reports a signal death as exit 128+N (ADR 0017; capabilities "unsupported").
-    EXPECT_EQ(signaled.status, RunStatus::kExited) << Describe(signaled);
-    return;
-  }
   EXPECT_EQ(signaled.status, RunStatus::kSignaled) << Describe(signaled);
   EXPECT_EQ(signaled.signal, SIGTERM);
+  EXPECT_EQ(signaled.CliExitCode(), 128 + SIGTERM);
+  // The twin of the signal: a command that exits with 128+N itself is not reported as killed.
+  const RunResult exited_high = Shell(*session, "exit 143");
+  EXPECT_EQ(exited_high.status, RunStatus::kExited) << Describe(exited_high);
+  EXPECT_EQ(exited_high.exit_code, 143);
 }
 
 }  // namespace
