@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -160,23 +161,25 @@ Result<std::filesystem::path> LocateTrampoline(
                           kTrampolineName, self.string(), dir.parent_path().string()));
 }
 
-Result<exec::LaunchedProcess> LaunchBwrap(const plan::LaunchPlan& plan, const exec::StdioFds& stdio,
-                                          const BwrapBinary& bwrap,
-                                          const std::filesystem::path& trampoline) {
-  // An optional mount (a host socket under /run, an ancestor pin) whose target vanished since
-  // planning hides nothing: drop it rather than let bwrap fail on it. Required ones stay, and
-  // bwrap refuses the run if they are gone (fail closed).
-  plan::LaunchPlan current = plan;
-  std::erase_if(current.mounts, [](const plan::MountOp& op) {
-    struct stat st {};
-    return op.optional && ::lstat(op.path.c_str(), &st) != 0;
-  });
+namespace {
+
+bool VanishedOptional(const plan::MountOp& op) {
+  struct stat st {};
+  return op.optional && ::lstat(op.path.c_str(), &st) != 0;
+}
+
+// One bwrap start. `bwrap_failed`: bwrap's own setup failed, before the trampoline ran (so
+// nothing of the command started).
+Result<exec::LaunchedProcess> LaunchAttempt(const plan::LaunchPlan& plan,
+                                            const exec::StdioFds& stdio, const BwrapBinary& bwrap,
+                                            const std::filesystem::path& trampoline,
+                                            bool& bwrap_failed) {
   BwrapInvocation how;
   how.bwrap = bwrap.path.string();
   how.trampoline = TrampolineWords(plan);
   how.extra_ro_binds = {{trampoline.string(), kTrampolineInSandbox}};
   how.info_fd = kInfoFd;
-  CORDON_TRY(std::vector<std::string> words, RenderBwrapArgv(current, how));
+  CORDON_TRY(std::vector<std::string> words, RenderBwrapArgv(plan, how));
   std::vector<char*> argv;
   for (std::string& w : words) argv.push_back(w.data());
   argv.push_back(nullptr);
@@ -225,6 +228,7 @@ Result<exec::LaunchedProcess> LaunchBwrap(const plan::LaunchPlan& plan, const ex
     return std::unexpected(std::move(error));
   };
   if (bytes.empty() || bytes[0] != kStartedByte) {
+    bwrap_failed = true;
     return fail(Error{ErrorCode::kSystem, 0,
                       fmt::format("bwrap backend: bubblewrap could not build the sandbox: {}",
                                   BwrapMessage(bwrap_stderr.get()))});
@@ -251,6 +255,29 @@ Result<exec::LaunchedProcess> LaunchBwrap(const plan::LaunchPlan& plan, const ex
   launched.sandbox_init_pidfd = std::move(init_pidfd);
   launched.status_fd = std::move(status_read);
   return launched;
+}
+
+}  // namespace
+
+Result<exec::LaunchedProcess> LaunchBwrap(const plan::LaunchPlan& plan, const exec::StdioFds& stdio,
+                                          const BwrapBinary& bwrap,
+                                          const std::filesystem::path& trampoline) {
+  // An optional mount (a host socket, an ancestor pin) whose target vanished since planning
+  // hides nothing: it is dropped rather than let bwrap fail on it (bwrap would try to create
+  // the missing target on the read-only host). One that vanishes between this check and
+  // bwrap's mount fails bwrap's setup before anything ran: the launch is then retried without
+  // it. Required ones stay, and bwrap refuses the run if they are gone (fail closed).
+  plan::LaunchPlan current = plan;
+  for (int attempt = 1;; ++attempt) {
+    std::erase_if(current.mounts, VanishedOptional);
+    bool bwrap_failed = false;
+    Result<exec::LaunchedProcess> launched =
+        LaunchAttempt(current, stdio, bwrap, trampoline, bwrap_failed);
+    if (launched || !bwrap_failed || attempt == 3 ||
+        std::none_of(current.mounts.begin(), current.mounts.end(), VanishedOptional)) {
+      return launched;
+    }
+  }
 }
 
 }  // namespace cordon::bwrap
