@@ -1,6 +1,6 @@
 // The bubblewrap backend as one object: bwrap and the trampoline located and bwrap's ability to
-// build a sandbox here probed once (per process, when the backend is first needed), then any
-// number of launches.
+// build a sandbox here probed once (per Session, src/session/backend_choice.cc, when the config
+// may need it), then any number of launches.
 //
 //   Result<BwrapBackend> backend = BwrapBackend::Create(writable_roots);
 //   if (!backend) ...                       // fail closed: the message says what to install/fix
