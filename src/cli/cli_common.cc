@@ -48,6 +48,10 @@ Result<Config> LoadConfig(const GlobalOptions& global, const SandboxFlags& flags
     }
     overrides.timeout = config::TimeoutFromSeconds(*flags.timeout_seconds);
   }
+  overrides.memory_bytes = flags.memory_bytes;
+  overrides.processes = flags.processes;
+  overrides.open_files = flags.open_files;
+  overrides.cpu_seconds = flags.cpu_seconds;
   CORDON_TRY_VOID(config::ApplyOverrides(loaded, overrides, env));
   return loaded;
 }
@@ -124,6 +128,19 @@ void PrintCapabilities(const Capabilities& c) {
   fmt::print("  seccomp             {}\n", YesNo(e.seccomp));
   fmt::print("  capabilities drop   {}\n", YesNo(e.capabilities_dropped));
   fmt::print("  no_new_privs        {}\n", YesNo(e.no_new_privs));
+  if (!c.limits.empty()) fmt::print("limits:\n");
+  for (const LimitEnforcement& l : c.limits) {
+    // "memory_bytes  1073741824 by cgroup v2 memory.max (below ...)" or "none (could use ...)".
+    const std::string value = l.name == "timeout_seconds"
+                                  ? fmt::format("{} s", static_cast<double>(l.value) / 1000.0)
+                                  : std::to_string(l.value);
+    const std::string mechanism = l.mechanism.empty() ? "nothing on this machine" : l.mechanism;
+    if (l.value == 0) {
+      fmt::print("  {:<19} none (would use: {})\n", l.name, mechanism);
+    } else {
+      fmt::print("  {:<19} {} by {}\n", l.name, value, mechanism);
+    }
+  }
   for (const std::string& m : c.missing) fmt::print("MISSING: {}\n", m);
   for (const std::string& u : c.unsupported) fmt::print("not supported: {}\n", u);
   fmt::print("{}\n", c.can_run() ? "commands can run with this configuration"

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -46,12 +47,16 @@ struct GlobalOptions {
 
 // Flags that override the config file (run, status).
 struct SandboxFlags {
-  std::string mode;                         // --mode
-  std::string network;                      // --network
-  std::string backend;                      // --backend
-  std::vector<std::string> writable_roots;  // --writable-root (repeatable)
-  std::optional<double> timeout_seconds;    // --timeout
-  bool unsafe = false;                      // --unsafe: mode off, with a warning
+  std::string mode;                           // --mode
+  std::string network;                        // --network
+  std::string backend;                        // --backend
+  std::vector<std::string> writable_roots;    // --writable-root (repeatable)
+  std::optional<double> timeout_seconds;      // --timeout
+  std::optional<std::uint64_t> memory_bytes;  // --memory (K/M/G suffixes, 1024-based)
+  std::optional<std::uint64_t> processes;     // --processes
+  std::optional<std::uint64_t> open_files;    // --open-files
+  std::optional<std::uint64_t> cpu_seconds;   // --cpu-seconds
+  bool unsafe = false;                        // --unsafe: mode off, with a warning
 };
 
 // "{a,b,c}": the CLI11 type name of an option whose value is one of `names`. --help shows it,

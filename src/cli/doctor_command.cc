@@ -23,8 +23,9 @@ int RunDoctor(const GlobalOptions& global, const DoctorOptions& options) {
   auto config = LoadConfig(global, options.flags);
   if (!config) return ReportSetupError(config.error());
   // The same probe a Session takes, so doctor sees what `cordon run` would see.
-  const linux_native::KernelFeatures features =
+  linux_native::KernelFeatures features =
       linux_native::ProbeKernelThoroughly();  // doctor tries every kind
+  features.limits = limits::ProbeLimits();    // cgroups too, whatever the config sets
   const HostFacts host = ReadHostFacts();
   const DoctorReport report = BuildDoctorReport(*config, features, host);
   if (options.json) {

@@ -19,6 +19,9 @@ KernelFeatures Everything(const KernelFeatures& probed) {
   f.user_namespace = f.mount_namespace = f.pid_namespace = f.net_namespace = f.ipc_namespace =
       f.uts_namespace = f.proc_mount = f.mount_setattr = f.seccomp = f.pidfd = true;
   f.landlock_abi = std::max(probed.landlock_abi, kNewestLandlockAbi);
+  for (limits::CgroupController* c : {&f.limits.cgroups.memory, &f.limits.cgroups.pids}) {
+    if (c->version == limits::CgroupVersion::kNone) *c = {limits::CgroupVersion::kV2, "/"};
+  }
   return f;
 }
 
@@ -199,23 +202,31 @@ DoctorReport BuildDoctorReport(const Config& config, const KernelFeatures& f,
       .without = "the supervisor falls back to the pid and polls for the exit more often",
       .fixes = f.pidfd ? std::vector<std::string>{} : PidfdFixes()});
 
-  const bool cgroup_ok = host.cgroup2 && host.cgroup_writable;
+  // What the limits probe found usable (cgroup v2 with delegation, or the v1 controllers as
+  // root on a hybrid host; src/limits/cgroup.h), not only whether v2 is writable.
+  const limits::CgroupSupport& cgroups = f.limits.cgroups;
+  const bool memory_ok = cgroups.memory.version != limits::CgroupVersion::kNone;
+  const bool pids_ok = cgroups.pids.version != limits::CgroupVersion::kNone;
+  auto where = [](const limits::CgroupController& c) {
+    return c.version == limits::CgroupVersion::kNone
+               ? std::string("unusable")
+               : fmt::format("cgroup {} below {}",
+                             c.version == limits::CgroupVersion::kV2 ? "v2" : "v1",
+                             c.parent.string());
+  };
   report.features.push_back(FeatureCheck{
-      .id = "cgroup_v2",
-      .name = "cgroup v2 delegation",
-      .present = cgroup_ok,
-      .required = config.sandbox.mode != SandboxMode::kOff && config.limits.memory_bytes > 0,
-      .detail =
-          !host.cgroup2
-              ? "no cgroup v2 hierarchy at /sys/fs/cgroup"
-              : fmt::format("cgroup {} is {}writable; controllers: {}", host.cgroup_path,
-                            cgroup_ok ? "" : "not ",
-                            host.cgroup_controllers.empty() ? "(none)" : host.cgroup_controllers),
+      .id = "cgroups",
+      .name = "cgroups for per-run limits",
+      .present = memory_ok && pids_ok,
+      .required = required([](KernelFeatures& k) { k.limits.cgroups = {}; }),
+      .detail = fmt::format("memory: {}; pids: {}{}{}", where(cgroups.memory), where(cgroups.pids),
+                            cgroups.notes.empty() ? "" : "; ", cgroups.notes),
       .used_for = "memory and process-count limits of the whole process tree (limits.memory_bytes, "
                   "limits.processes)",
       .without = "limits.memory_bytes cannot be enforced (a run that sets it is refused); "
-                 "limits.processes falls back to RLIMIT_NPROC",
-      .fixes = cgroup_ok ? std::vector<std::string>{} : CgroupFixes(host)});
+                 "limits.processes falls back to RLIMIT_NPROC (unprivileged, with user "
+                 "namespaces) or is refused",
+      .fixes = memory_ok && pids_ok ? std::vector<std::string>{} : CgroupFixes(host)});
 
   const bool bwrap = !host.bwrap_path.empty();
   report.features.push_back(FeatureCheck{

@@ -91,6 +91,38 @@ int CheckEscapeAllowed(const Config& config, const RunOptions& options) {
   return kExitDenied;
 }
 
+const char* RunLimitConfigKey(RunLimit limit) {
+  switch (limit) {
+    case RunLimit::kMemory:
+      return "memory_bytes";
+    case RunLimit::kProcesses:
+      return "processes";
+    case RunLimit::kCpu:
+      return "cpu_seconds";
+    case RunLimit::kOutput:
+      return "output_bytes";
+    case RunLimit::kTimeout:
+      return "timeout_seconds";
+    case RunLimit::kNone:
+      break;
+  }
+  return "?";
+}
+
+// Names the resource limit that ended the command or that it ran into (the exit code alone
+// cannot say: 137 is any SIGKILL), on stderr after the command's own output.
+void ReportLimits(const RunResult& result) {
+  if (result.limit != RunLimit::kNone) {
+    fmt::print(stderr, "cordon: the command was ended by the {} limit (limits.{})\n",
+               RunLimitName(result.limit), RunLimitConfigKey(result.limit));
+  }
+  for (RunLimit limit : result.limits_reached) {
+    if (limit == result.limit || limit == RunLimit::kOutput) continue;
+    fmt::print(stderr, "cordon: the command reached the {} limit (limits.{})\n",
+               RunLimitName(limit), RunLimitConfigKey(limit));
+  }
+}
+
 int RunRun(const GlobalOptions& global, const RunOptions& options) {
   if (options.shell_text.empty() == options.argv.empty()) {
     fmt::print(stderr, "cordon: run needs either -c 'shell text' or a command after --\n");
@@ -149,6 +181,7 @@ int RunRun(const GlobalOptions& global, const RunOptions& options) {
       break;
     case RunStatus::kExited:
     case RunStatus::kSignaled:
+      ReportLimits(result);
       break;
   }
   return result.CliExitCode();
@@ -172,6 +205,20 @@ void AddSandboxFlags(CLI::App& app, SandboxFlags& flags) {
       ->type_name("PATH")
       ->allow_extra_args(false);
   app.add_option("--timeout", flags.timeout_seconds, "Wall-clock limit in seconds")
+      ->type_name("SECONDS");
+  // The resource limits (docs/limits.md); 0 removes the config file's limit. A limit this
+  // machine cannot enforce refuses the run.
+  app.add_option("--memory", flags.memory_bytes,
+                 "Memory limit of the whole process tree, e.g. 512M or 2G (cgroup)")
+      ->type_name("BYTES")
+      ->transform(CLI::AsSizeValue(false));
+  app.add_option("--processes", flags.processes,
+                 "Most processes and threads the command may have at once")
+      ->type_name("N");
+  app.add_option("--open-files", flags.open_files,
+                 "Open-file limit of each process (RLIMIT_NOFILE)")
+      ->type_name("N");
+  app.add_option("--cpu-seconds", flags.cpu_seconds, "CPU time limit of each process (RLIMIT_CPU)")
       ->type_name("SECONDS");
   app.add_flag("--unsafe", flags.unsafe, "Run without a sandbox (mode off); prints a warning");
 }

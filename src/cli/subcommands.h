@@ -15,7 +15,8 @@ struct Subcommand {
   std::function<int()> run;
 };
 
-// Adds --mode, --network, --backend, --writable-root, --timeout, --unsafe to `app`.
+// Adds --mode, --network, --backend, --writable-root, --timeout, the resource limits
+// (--memory, --processes, --open-files, --cpu-seconds) and --unsafe to `app`.
 void AddSandboxFlags(CLI::App& app, SandboxFlags& flags);
 
 Subcommand AddCheckCommand(CLI::App& root, const GlobalOptions& global);

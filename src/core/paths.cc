@@ -1,7 +1,9 @@
 #include "core/paths.h"
 
+#include <dirent.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 
@@ -33,6 +35,19 @@ bool IsWithin(const std::filesystem::path& path, const std::filesystem::path& ro
   if (r == "/") return !p.empty() && p.front() == '/';
   if (!p.starts_with(r)) return false;
   return p.size() == r.size() || p[r.size()] == '/';
+}
+
+std::vector<std::filesystem::path> ListDirectory(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> entries;
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return entries;
+  while (const dirent* entry = ::readdir(d)) {
+    const std::string_view name = entry->d_name;
+    if (name != "." && name != "..") entries.push_back(dir / name);
+  }
+  ::closedir(d);
+  std::sort(entries.begin(), entries.end());
+  return entries;
 }
 
 }  // namespace cordon::core

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string_view>
+#include <vector>
 
 #include "cordon/error.h"
 
@@ -17,5 +18,10 @@ std::filesystem::path ExpandHome(std::string_view path, const std::filesystem::p
 
 // True when `path` equals `root` or lies beneath it. Both must be canonical.
 bool IsWithin(const std::filesystem::path& path, const std::filesystem::path& root);
+
+// The entries of directory `dir` as full paths, sorted (so plans built from them are stable),
+// "." and ".." left out. Empty when `dir` cannot be opened: callers scan the host's optional
+// places (/run, /etc, a home), where a missing directory just means nothing to do.
+std::vector<std::filesystem::path> ListDirectory(const std::filesystem::path& dir);
 
 }  // namespace cordon::core

@@ -15,16 +15,18 @@
 
 #include "core/syscall_error.h"
 #include "exec/process_control.h"
+#include "limits/resource_limits.h"
 
 namespace cordon::exec {
 namespace {
 
 // The child's steps, in order; a failing step is reported to the parent as {step, errno}.
-enum class Step : int { kSetsid, kDeathSignal, kStdio, kCloseFds, kChdir, kExec };
+enum class Step : int { kCgroup, kSetsid, kDeathSignal, kStdio, kCloseFds, kChdir, kRlimit, kExec };
 
 struct ChildFailure {
   int step;
   int err;
+  int detail;  // kRlimit: the RLIMIT_* resource
 };
 
 // Everything the child needs, prepared in the parent: between fork and exec the child may not
@@ -38,10 +40,16 @@ struct ChildArgs {
   int stdio[3] = {-1, -1, -1};
   pid_t parent = 0;
   rlim_t max_fd = 1024;  // fallback bound when close_range is unavailable
+  limits::CgroupAttach cgroup;
+  limits::ResourceLimits rlimits;
 };
 
 const char* StepName(Step step) {
   switch (step) {
+    case Step::kCgroup:
+      return "write(cgroup.procs)";
+    case Step::kRlimit:
+      return "setrlimit";
     case Step::kSetsid:
       return "setsid";
     case Step::kDeathSignal:
@@ -85,8 +93,8 @@ std::vector<std::string> ExecCandidates(const std::string& file,
   return out;
 }
 
-[[noreturn]] void ReportAndExit(int fd, Step step, int err) {
-  const ChildFailure failure{static_cast<int>(step), err};
+[[noreturn]] void ReportAndExit(int fd, Step step, int err, int detail = -1) {
+  const ChildFailure failure{static_cast<int>(step), err, detail};
   while (::write(fd, &failure, sizeof failure) < 0 && errno == EINTR) {
   }
   ::_exit(127);
@@ -102,6 +110,11 @@ std::vector<std::string> ExecCandidates(const std::string& file,
   sigset_t none;
   sigemptyset(&none);
   (void)::sigprocmask(SIG_SETMASK, &none, nullptr);
+
+  // The run's cgroup before anything can fork: every process of the command is born inside.
+  if (const int err = limits::AttachSelf(args.cgroup); err != 0) {
+    ReportAndExit(error_fd, Step::kCgroup, err);
+  }
 
   // A new session: own process group (the supervisor kills -pgid) and no controlling terminal.
   if (::setsid() < 0) ReportAndExit(error_fd, Step::kSetsid, errno);
@@ -127,6 +140,9 @@ std::vector<std::string> ExecCandidates(const std::string& file,
   }
 
   if (::chdir(args.cwd) != 0) ReportAndExit(error_fd, Step::kChdir, errno);
+  if (const limits::RlimitResult r = limits::ApplyResourceLimits(args.rlimits); !r.ok()) {
+    ReportAndExit(error_fd, Step::kRlimit, r.err, r.resource);
+  }
 
   int err = ENOENT;
   for (const char* candidate : args.candidate_ptrs) {
@@ -152,6 +168,7 @@ Error ChildError(const ChildFailure& failure, const plan::LaunchPlan& plan) {
   std::string args;
   if (step == Step::kChdir) args = plan.cwd.string();
   if (step == Step::kExec) args = plan.argv.front();
+  if (step == Step::kRlimit) args = limits::RlimitName(failure.detail);
   Error error = core::SyscallError(StepName(step), args, failure.err);
   if (step == Step::kExec && (failure.err == ENOENT || failure.err == ENOTDIR)) {
     error.code = ErrorCode::kNotFound;
@@ -161,7 +178,8 @@ Error ChildError(const ChildFailure& failure, const plan::LaunchPlan& plan) {
 
 }  // namespace
 
-Result<LaunchedProcess> SpawnUnsandboxed(const plan::LaunchPlan& plan, const StdioFds& stdio) {
+Result<LaunchedProcess> SpawnUnsandboxed(const plan::LaunchPlan& plan, const StdioFds& stdio,
+                                         const limits::CgroupAttach& cgroup) {
   if (plan.argv.empty()) return Fail(ErrorCode::kInvalidArgument, "spawn: empty argv");
   if (stdio.stdin_fd < 0 || stdio.stdout_fd < 0 || stdio.stderr_fd < 0) {
     return Fail(ErrorCode::kInvalidArgument, "spawn: stdin, stdout and stderr must all be set");
@@ -178,6 +196,8 @@ Result<LaunchedProcess> SpawnUnsandboxed(const plan::LaunchPlan& plan, const Std
   args.stdio[1] = stdio.stdout_fd;
   args.stdio[2] = stdio.stderr_fd;
   args.parent = ::getpid();
+  args.cgroup = cgroup;
+  args.rlimits = plan.limits.rlimits;
   rlimit limit{};
   if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
     args.max_fd = limit.rlim_cur;

@@ -13,6 +13,7 @@
 
 #include "cordon/error.h"
 #include "exec/launched_process.h"
+#include "limits/cgroup.h"
 #include "plan/launch_plan.h"
 
 namespace cordon::exec {
@@ -21,7 +22,10 @@ namespace cordon::exec {
 // the PATH of plan.env (not the caller's). Returns once execve succeeded; on failure the child
 // has been reaped and the error names the step ("execve(/bin/x): ...", "chdir(/w): ...").
 // The result has kill_process_group set and no status_fd (pid is the command itself).
+// The resource limits apply here too: the command joins `cgroup` (the run's cgroup, owned by
+// the caller) first and sets plan.limits.rlimits before execve.
 [[nodiscard]] Result<LaunchedProcess> SpawnUnsandboxed(const plan::LaunchPlan& plan,
-                                                       const StdioFds& stdio);
+                                                       const StdioFds& stdio,
+                                                       const limits::CgroupAttach& cgroup = {});
 
 }  // namespace cordon::exec

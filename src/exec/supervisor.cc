@@ -269,8 +269,9 @@ RunResult Supervisor::Run() {
 }
 
 // Which limits the run reached, and which one ended it. A SIGKILL with an OOM kill counted in
-// the run's own cgroup is the memory limit (the OOM killer sends SIGKILL; with v2's
-// memory.oom.group it kills init as well, so the command's status may never be reported).
+// the run's own cgroup is the memory limit (the OOM killer sends SIGKILL), and so is exit
+// status 137 (128 + SIGKILL): how a shell reports the OOM-killed command it ran, as in
+// `sh -c 'make | tail'` (the limit's victim is usually the largest process, not the shell).
 void Supervisor::ReportLimits(RunResult& result) const {
   auto reached = [&](RunLimit limit) { result.limits_reached.push_back(limit); };
   if (result.stdout_data.truncated_bytes > 0 || result.stderr_data.truncated_bytes > 0) {
@@ -281,9 +282,10 @@ void Supervisor::ReportLimits(RunResult& result) const {
     if (events.pids_max_reached) reached(RunLimit::kProcesses);
     if (events.oom_killed) {
       reached(RunLimit::kMemory);
-      if (result.status == RunStatus::kSignaled && result.signal == SIGKILL && !cancelled_) {
-        result.limit = RunLimit::kMemory;
-      }
+      const bool killed =
+          (result.status == RunStatus::kSignaled && result.signal == SIGKILL) ||
+          (result.status == RunStatus::kExited && result.exit_code == 128 + SIGKILL);
+      if (killed && !cancelled_) result.limit = RunLimit::kMemory;
     }
   }
   if (options_.cpu_limited && result.status == RunStatus::kSignaled && result.signal == SIGXCPU) {

@@ -37,6 +37,28 @@ std::string MissingMessage(std::string_view limit, std::string_view controller,
       limit, controller, support.notes.empty() ? "" : fmt::format(" ({})", support.notes), limit);
 }
 
+constexpr std::string_view kRunPrefix = "cordon-run-";
+
+// Per-run cgroups left behind by a cordon that was killed (SIGKILL skips the destructor): their
+// processes died with the sandbox's init, the empty directories stay. A name carries its
+// creator's pid ("cordon-run-<pid>-<random>"); one whose creator is gone is removed. rmdir only
+// removes an empty cgroup, and a live creator's (possibly still empty) cgroup is never touched.
+void RemoveAbandoned(const fs::path& parent) {
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(parent, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(kRunPrefix, 0) != 0) continue;
+    const std::string rest = name.substr(kRunPrefix.size());
+    const std::size_t dash = rest.find('-');
+    if (dash == std::string::npos || dash == 0) continue;
+    pid_t creator = 0;
+    const auto parsed = std::from_chars(rest.data(), rest.data() + dash, creator);
+    if (parsed.ec != std::errc() || parsed.ptr != rest.data() + dash) continue;  // not ours
+    if (creator <= 0 || ::kill(creator, 0) == 0 || errno != ESRCH) continue;
+    (void)::rmdir(entry.path().c_str());  // EBUSY (still populated): left for the next time
+  }
+}
+
 }  // namespace
 
 int AttachSelf(const CgroupAttach& attach) noexcept {
@@ -61,7 +83,11 @@ Result<std::unique_ptr<RunCgroup>> RunCgroup::Create(const CgroupSupport& suppor
   if (request.pids_max != 0 && support.pids.version == CgroupVersion::kNone) {
     return Fail(ErrorCode::kUnavailable, MissingMessage("processes", "pids", support));
   }
-  const std::string name = "cordon-run-" + RandomSuffix();
+  const std::string name = fmt::format("{}{}-{}", kRunPrefix, ::getpid(), RandomSuffix());
+  for (const CgroupController* c : {&support.memory, &support.pids}) {
+    const bool requested = c == &support.memory ? request.memory_bytes != 0 : request.pids_max != 0;
+    if (requested) RemoveAbandoned(c->parent);
+  }
   auto dir_for = [&](const CgroupController& c) -> Result<Dir*> {
     for (Dir& d : run->dirs_) {
       if (d.path.parent_path() == c.parent) return &d;  // v2: one cgroup for both controllers

@@ -49,6 +49,14 @@ std::string ProcessesMechanism(const LimitsSupport& support, bool user_namespace
 LimitsSupport ProbeLimits() {
   LimitsSupport support;
   support.cgroups = ProbeCgroups();
+  support.cgroups_probed = true;
+  support.nproc_per_user_namespace = ::geteuid() != 0 && KernelAtLeast(5, 14);
+  return support;
+}
+
+LimitsSupport ProbeLimitsFor(const LimitsConfig& config) {
+  if (config.memory_bytes != 0 || config.processes != 0) return ProbeLimits();
+  LimitsSupport support;
   support.nproc_per_user_namespace = ::geteuid() != 0 && KernelAtLeast(5, 14);
   return support;
 }

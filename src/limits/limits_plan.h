@@ -26,10 +26,18 @@ struct LimitsSupport {
   // RLIMIT_NPROC counts only the sandbox's processes when it runs in a user namespace of its
   // own: true when the kernel keeps per-namespace counts (>= 5.14) and we are not global root.
   bool nproc_per_user_namespace = false;
+  // False when the cgroup probe was skipped (ProbeLimitsFor with no cgroup-backed limit set):
+  // `cgroups` then says nothing about the machine.
+  bool cgroups_probed = false;
 };
 
 // Probes cgroups (ProbeCgroups) and the kernel version. Once per session, like ProbeKernel.
 LimitsSupport ProbeLimits();
+
+// ProbeLimits, but the cgroup probe (which creates and removes a test cgroup) only when
+// `config` sets a limit a cgroup may have to enforce (memory_bytes or processes): what a
+// session pins at Create, so a run without such limits pays nothing for it.
+LimitsSupport ProbeLimitsFor(const LimitsConfig& config);
 
 struct LimitsPlan {
   ResourceLimits rlimits;  // applied in the command process (ApplyResourceLimits)

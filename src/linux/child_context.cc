@@ -93,6 +93,7 @@ Result<std::unique_ptr<ChildContext>> PrepareChildContext(const plan::LaunchPlan
   }
   c->landlock_list_root = plan.landlock.list_root;
 
+  c->rlimits = plan.limits.rlimits;
   c->seccomp = plan.seccomp.enabled;
   if (plan.seccomp.enabled) {
     CORDON_TRY(c->seccomp_program, BuildSeccompProgram(plan.seccomp));

@@ -17,6 +17,8 @@
 
 #include "cordon/error.h"
 #include "exec/launched_process.h"
+#include "limits/cgroup.h"
+#include "limits/resource_limits.h"
 #include "plan/launch_plan.h"
 
 namespace cordon::linux_native {
@@ -70,6 +72,11 @@ struct ChildContext {
 
   bool seccomp = false;
   std::vector<sock_filter> seccomp_program;
+
+  // Resource limits (plan.limits): the run's cgroup, which the command process joins before
+  // anything else (borrowed descriptors, -1: none), and its rlimits.
+  limits::CgroupAttach cgroup;
+  limits::ResourceLimits rlimits;
 
   // Keeps the strings above alive; a deque never moves its elements.
   std::deque<std::string> strings_;

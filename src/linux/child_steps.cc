@@ -175,6 +175,13 @@ void RunInit(const ChildContext& c) {
 }
 
 void RunCommand(const ChildContext& c) {
+  // 0. The run's cgroup first: init forked us outside it, and every process the command starts
+  //    must be born inside (its memory and process count are the run's). Before the descriptors
+  //    are closed: the cgroup.procs descriptors are the parent's, opened outside the sandbox.
+  if (const int err = limits::AttachSelf(c.cgroup); err != 0) {
+    errno = err;
+    Require(c, false, Step::kCgroupAttach);
+  }
   // 1. A new session: no controlling terminal of the caller, so no TIOCSTI into it and no
   //    signals from its job control; also the process group the command's tree lives in.
   //    (Without a PID namespace init made that session, and the command stays in its group.)
@@ -183,6 +190,12 @@ void RunCommand(const ChildContext& c) {
   Require(c, SetUpStdio(c), Step::kStdio);
   Require(c, CloseOtherFds(c.error_fd), Step::kCloseFds);
   Require(c, ::chdir(c.cwd) == 0, Step::kChdir);
+  // The rlimits before capabilities are dropped and before Landlock/seccomp (lowering a limit
+  // needs no privilege, but the filter must not be in the way); inherited by everything after.
+  if (const limits::RlimitResult r = limits::ApplyResourceLimits(c.rlimits); !r.ok()) {
+    errno = r.err;
+    Require(c, false, Step::kRlimit, r.resource);
+  }
   // 3. Capabilities last among the steps that may need them (none after this do).
   Require(c, DropCapabilities());
   // 4. no_new_privs: execve can never grant privileges again (setuid, file capabilities); it

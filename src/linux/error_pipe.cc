@@ -104,6 +104,10 @@ const char* StepName(Step step) {
       return "landlock_restrict_self";
     case Step::kSeccomp:
       return "seccomp";
+    case Step::kCgroupAttach:
+      return "cgroup_attach";
+    case Step::kRlimit:
+      return "rlimit";
     case Step::kExecve:
       return "execve";
   }

@@ -50,10 +50,12 @@ enum class Step : std::int32_t {
   kForkInit,
   kCommandMount,  // detail: index into the per-command mount list
   // the command process
+  kCgroupAttach,  // joining the run's cgroup (limits.memory_bytes / limits.processes)
   kSetsid,
   kStdio,
   kCloseFds,
   kChdir,
+  kRlimit,  // detail: the RLIMIT_* resource
   kSecurebits,
   kBoundingSet,
   kAmbientCaps,

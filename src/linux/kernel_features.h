@@ -11,6 +11,8 @@
 
 #include <string>
 
+#include "limits/limits_plan.h"
+
 namespace cordon::linux_native {
 
 struct KernelFeatures {
@@ -31,6 +33,10 @@ struct KernelFeatures {
   // True when mount/pid/net/ipc/uts and proc_mount were inferred from a working user namespace
   // (and the max_*_namespaces sysctls), not tried (ProbeKernel's quick depth).
   bool namespaces_assumed = false;
+  // What can enforce the resource limits (cgroups, per-namespace RLIMIT_NPROC). Not filled by
+  // ProbeKernel: the cgroup probe creates a cgroup, so Session::Create runs it only when the
+  // configuration sets a limit that needs one (ProbeLimitsFor), and `status`/`doctor` always.
+  limits::LimitsSupport limits;
 
   // All the namespaces the native backend's mount view needs (user, mount, pid, /proc).
   bool namespaces_usable() const {

@@ -107,6 +107,10 @@ std::string DescribeCall(const plan::LaunchPlan& plan, const ChildContext& c, co
     if (const auto* p = at(c.landlock_writable, r.detail)) {
       return fmt::format("landlock_add_rule({})", *p);
     }
+  } else if (r.step == Step::kRlimit) {
+    return fmt::format("setrlimit({})", limits::RlimitName(r.detail));
+  } else if (r.step == Step::kCgroupAttach) {
+    return "write(cgroup.procs of the run's cgroup, \"0\")";
   } else if (r.step == Step::kExecve) {
     return fmt::format("execve({})", plan.argv.front());
   } else if (r.step == Step::kChdir) {
@@ -188,8 +192,11 @@ void KillAndReap(pid_t pid) {
 
 }  // namespace
 
-Result<exec::LaunchedProcess> Launch(const plan::LaunchPlan& plan, const exec::StdioFds& stdio) {
-  return LaunchWithEntry(plan, stdio, InitEntry{});
+Result<exec::LaunchedProcess> Launch(const plan::LaunchPlan& plan, const exec::StdioFds& stdio,
+                                     const limits::CgroupAttach& cgroup) {
+  InitEntry entry;
+  entry.cgroup = cgroup;
+  return LaunchWithEntry(plan, stdio, entry);
 }
 
 Result<exec::LaunchedProcess> LaunchWithEntry(const plan::LaunchPlan& plan,
@@ -220,6 +227,7 @@ Result<exec::LaunchedProcess> LaunchWithEntry(const plan::LaunchPlan& plan,
   CORDON_TRY(Pipe error_pipe, MakePipe("sandbox error pipe"));
   CORDON_TRY(Pipe alive_pipe, MakePipe("sandbox alive pipe"));
   CORDON_TRY(Pipe status_pipe, MakePipe("sandbox status pipe"));
+  context->cgroup = entry.cgroup;
   context->error_fd = error_pipe.write.get();
   context->alive_fd = alive_pipe.read.get();
   context->status_fd = status_pipe.write.get();

@@ -8,6 +8,7 @@
 
 #include "cordon/error.h"
 #include "exec/launched_process.h"
+#include "limits/cgroup.h"
 #include "plan/launch_plan.h"
 
 namespace cordon::linux_native {
@@ -24,8 +25,11 @@ namespace cordon::linux_native {
 // A plan without user, mount and PID namespaces runs as the Landlock-only fallback (it needs
 // Landlock and seccomp, else kUnavailable): then kill_process_group is set, and HOME/TMPDIR
 // live in a private host directory that init removes (docs/sandbox-linux.md).
+// `cgroup`: the run's cgroup (plan.limits.needs_cgroup(); owned by the caller), which the
+// command process joins before it can start anything.
 [[nodiscard]] Result<exec::LaunchedProcess> Launch(const plan::LaunchPlan& plan,
-                                                   const exec::StdioFds& stdio);
+                                                   const exec::StdioFds& stdio,
+                                                   const limits::CgroupAttach& cgroup = {});
 
 struct ChildContext;
 
@@ -47,6 +51,7 @@ struct InitEntry {
   const std::vector<sock_filter>* seccomp_program = nullptr;
   bool relay = false;
   pid_t* relay_pid = nullptr;
+  limits::CgroupAttach cgroup;  // as Launch's `cgroup`
 };
 
 // Launch with `entry` as the cloned process's body instead of RunInit.

@@ -22,32 +22,8 @@ int PivotRoot(const char* new_root, const char* put_old) {
   return static_cast<int>(::syscall(SYS_pivot_root, new_root, put_old));
 }
 
-int SetAttr(const char* path, std::uint64_t attr_set, bool recursive) {
-  sys::MountAttr attr{};
-  attr.attr_set = attr_set;
-  return static_cast<int>(
-      sys::MountSetattr(AT_FDCWD, path, recursive ? sys::kAtRecursive : 0, &attr));
-}
-
 // mkdir -p, for mount points that do not exist yet (a writable root below the private /tmp).
-// Works on a stack copy of the path: no allocation.
-int MakeDirectories(const char* path) {
-  char buffer[PATH_MAX];
-  std::size_t len = std::strlen(path);
-  if (len >= sizeof buffer) {
-    errno = ENAMETOOLONG;
-    return -1;
-  }
-  std::memcpy(buffer, path, len + 1);
-  for (std::size_t i = 1; i <= len; ++i) {
-    if (buffer[i] != '/' && buffer[i] != '\0') continue;
-    char saved = buffer[i];
-    buffer[i] = '\0';
-    if (::mkdir(buffer, 0755) != 0 && errno != EEXIST) return -1;
-    buffer[i] = saved;
-  }
-  return 0;
-}
+int MakeAllDirectories(const char* path) { return MakeDirectories(path, std::strlen(path)); }
 
 // Creates the mount point `target` if missing: a directory, or an empty file when the bind
 // source is not a directory.
@@ -56,7 +32,7 @@ int EnsureMountPoint(const char* target, const char* source) {
   if (::lstat(target, &st) == 0) return 0;
   bool directory = true;
   if (source != nullptr && ::stat(source, &st) == 0) directory = S_ISDIR(st.st_mode);
-  if (directory) return MakeDirectories(target);
+  if (directory) return MakeAllDirectories(target);
   const char* slash = std::strrchr(target, '/');
   if (slash != nullptr && slash != target) {
     char parent[PATH_MAX];
@@ -67,7 +43,7 @@ int EnsureMountPoint(const char* target, const char* source) {
     }
     std::memcpy(parent, target, n);
     parent[n] = '\0';
-    if (MakeDirectories(parent) != 0) return -1;
+    if (MakeAllDirectories(parent) != 0) return -1;
   }
   int fd = ::open(target, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) return -1;
@@ -241,10 +217,10 @@ StepResult MountProc() {
     const char* path = kProcReadOnlyPaths[i];
     if (::access(path, F_OK) != 0) continue;  // not on this kernel
     if (::mount(path, path, nullptr, MS_BIND | MS_REC, nullptr) != 0 ||
-        SetAttr(path,
-                sys::kMountAttrRdonly | sys::kMountAttrNosuid | sys::kMountAttrNodev |
-                    sys::kMountAttrNoexec,
-                true) != 0) {
+        SetMountAttr(path,
+                     sys::kMountAttrRdonly | sys::kMountAttrNosuid | sys::kMountAttrNodev |
+                         sys::kMountAttrNoexec,
+                     true) != 0) {
       return StepFailed(Step::kProcReadOnly, static_cast<int>(i));
     }
   }
@@ -287,7 +263,7 @@ StepResult MountDev() {
     return StepFailed(Step::kDevLinks);
   }
   // Nothing new can be created in /dev itself; the nodes, pts and shm are their own mounts.
-  if (SetAttr("/newroot/dev", sys::kMountAttrRdonly, false) != 0) {
+  if (SetMountAttr("/newroot/dev", sys::kMountAttrRdonly, false) != 0) {
     return StepFailed(Step::kDevReadOnly);
   }
   return StepOk();
@@ -310,8 +286,8 @@ StepResult BuildMountView(const ChildContext& c) {
   if (::mount(kOldRoot, kNewRoot, nullptr, MS_BIND | MS_REC, nullptr) != 0) {
     return StepFailed(Step::kBindHostRoot);
   }
-  if (SetAttr(kNewRoot, sys::kMountAttrRdonly | sys::kMountAttrNosuid | sys::kMountAttrNodev,
-              true) != 0) {
+  if (SetMountAttr(kNewRoot, sys::kMountAttrRdonly | sys::kMountAttrNosuid | sys::kMountAttrNodev,
+                   true) != 0) {
     return StepFailed(Step::kHostRootReadOnly);
   }
   for (std::size_t i = 0; i < c.mounts.size(); ++i) {
@@ -344,6 +320,31 @@ StepResult BuildMountView(const ChildContext& c) {
     return StepFailed(Step::kDetachStaging);
   }
   return StepOk();
+}
+
+int MakeDirectories(const char* path, std::size_t len) {
+  char buffer[PATH_MAX];
+  if (len >= sizeof buffer) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  std::memcpy(buffer, path, len);
+  buffer[len] = '\0';
+  for (std::size_t i = 1; i <= len; ++i) {
+    if (buffer[i] != '/' && buffer[i] != '\0') continue;
+    const char saved = buffer[i];
+    buffer[i] = '\0';
+    if (::mkdir(buffer, 0755) != 0 && errno != EEXIST) return -1;
+    buffer[i] = saved;
+  }
+  return 0;
+}
+
+int SetMountAttr(const char* path, std::uint64_t attr_set, bool recursive) {
+  sys::MountAttr attr{};
+  attr.attr_set = attr_set;
+  return static_cast<int>(
+      sys::MountSetattr(AT_FDCWD, path, recursive ? sys::kAtRecursive : 0, &attr));
 }
 
 }  // namespace cordon::linux_native

@@ -19,6 +19,8 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
+#include <cstdint>
 
 #include "linux/child_context.h"
 #include "linux/error_pipe.h"
@@ -37,5 +39,13 @@ inline constexpr std::array<const char*, 6> kDevNodes = {"null",   "zero",    "f
 
 // Ends with the new root as "/" and the working directory "/". Async-signal-safe.
 StepResult BuildMountView(const ChildContext& c);
+
+// Helpers shared with the zygote's per-command mounts (src/zygote). Async-signal-safe; both
+// return 0 or -1 with errno set.
+// mkdir -p of the first `len` bytes of `path` (mode 0755), on a stack copy (no allocation).
+int MakeDirectories(const char* path, std::size_t len);
+// mount_setattr(2) setting `attr_set` (sys::kMountAttr*) on `path`, and its submounts when
+// `recursive`.
+int SetMountAttr(const char* path, std::uint64_t attr_set, bool recursive);
 
 }  // namespace cordon::linux_native

@@ -22,9 +22,14 @@ class CallsInFlight {
   ~CallsInFlight();  // waits for every worker (they reference this object)
 
   enum class StartStatus { kStarted, kDuplicateId, kTooMany };
-  // Runs `work(token)` on a new thread under `key`. The entry is removed when work returns.
+  // What a call does once its key is released: sends the response (or nothing).
+  using Answer = std::function<void()>;
+  // Runs `work(token)` on a new thread under `key`. When work returns, the key is released
+  // first and the Answer it returned runs after: a client may reuse an id as soon as it has
+  // the response, so the id must be free before the response can arrive. The worker counts
+  // as running (WaitAll, the limit) until its Answer has run.
   StartStatus Start(const std::string& key,
-                    std::function<void(const std::shared_ptr<CancelToken>&)> work);
+                    std::function<Answer(const std::shared_ptr<CancelToken>&)> work);
 
   // Fires the call's token. False when no call has that key (finished, or never existed).
   bool Cancel(const std::string& key);
@@ -34,12 +39,14 @@ class CallsInFlight {
   std::size_t size() const;
 
  private:
-  void Finished(const std::string& key);
+  void Release(const std::string& key);
+  void Finished();
 
   const std::size_t max_calls_;
   mutable std::mutex mutex_;
   std::condition_variable idle_;
-  std::map<std::string, std::shared_ptr<CancelToken>> calls_;
+  std::map<std::string, std::shared_ptr<CancelToken>> calls_;  // keys still taken
+  std::size_t running_ = 0;                                    // workers not yet done
 };
 
 }  // namespace cordon::mcp

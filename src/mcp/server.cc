@@ -182,8 +182,9 @@ void Server::CallTool(const Request& request) {
   json token = ProgressToken(params);
   const json id = request.id;
   const auto status = calls_.Start(
-      IdKey(id), [this, id, git_commit, arguments = std::move(arguments),
-                  token = std::move(token)](const std::shared_ptr<CancelToken>& cancel) {
+      IdKey(id),
+      [this, id, git_commit, arguments = std::move(arguments), token = std::move(token)](
+          const std::shared_ptr<CancelToken>& cancel) -> CallsInFlight::Answer {
         json result;
         try {
           if (git_commit) {
@@ -200,7 +201,10 @@ void Server::CallTool(const Request& request) {
           result = ToolErrorResult(fmt::format("cordon failed internally: {}", e.what()));
         }
         // A cancelled request gets no response: the client has already given up on it.
-        if (!cancel->cancelled()) sink_.Send(MakeResult(id, std::move(result)));
+        if (cancel->cancelled()) return {};
+        return [this, id, result = std::move(result)]() mutable {
+          sink_.Send(MakeResult(id, std::move(result)));
+        };
       });
   switch (status) {
     case CallsInFlight::StartStatus::kStarted:

@@ -40,6 +40,14 @@ std::string WhyNoLandlock(const KernelFeatures& f) {
          "\"landlock\" in the lsm= boot parameter)";
 }
 
+// A resource limit that is set but that nothing on this machine can enforce (decision 0007):
+// the same check, and the same words, as PlanLimits.
+void AssessLimits(const LimitsConfig& limits, const KernelFeatures& f, bool user_namespace,
+                  Assessment& a) {
+  Result<limits::LimitsPlan> planned = limits::PlanLimits(limits, f.limits, user_namespace);
+  if (!planned) a.missing.push_back(planned.error().message);
+}
+
 }  // namespace
 
 Assessment Assess(const Config& config, const KernelFeatures& f, const BackendProbes& backends) {
@@ -47,25 +55,15 @@ Assessment Assess(const Config& config, const KernelFeatures& f, const BackendPr
   const SandboxConfig& sandbox = config.sandbox;
   if (sandbox.mode == SandboxMode::kOff) {
     a.enforcement.backend = "none";
-    return a;  // nothing is asked for, nothing is missing; network_enforced stays false
+    // No sandbox is asked for; the resource limits still apply to the command.
+    AssessLimits(config.limits, f, /*user_namespace=*/false, a);
+    return a;  // network_enforced stays false
   }
   const BackendSelection selection = SelectBackend(config, f, backends);
   const bool use_bwrap = selection.backend == Backend::kBwrap;
   a.enforcement.backend = BackendName(selection.backend);
   a.backend_reason = selection.reason;
   a.missing = selection.missing;
-  // Fail closed on what this build cannot do yet, rather than run without it: the resource
-  // limits' mechanisms (src/limits) are not wired into the launch yet.
-  const LimitsConfig& limits = config.limits;
-  for (const auto& [name, value] :
-       {std::pair{"memory_bytes", limits.memory_bytes}, std::pair{"processes", limits.processes},
-        std::pair{"open_files", limits.open_files}, std::pair{"cpu_seconds", limits.cpu_seconds}}) {
-    if (value != 0) {
-      a.missing.push_back(fmt::format(
-          "limits.{} is set, but this version does not enforce it on runs yet (fix: set it to 0)",
-          name));
-    }
-  }
   // bubblewrap's trampoline sets no rlimits and joins no cgroup: a set limit is refused.
   if (use_bwrap) {
     const LimitsConfig& set = config.limits;
@@ -142,6 +140,8 @@ Assessment Assess(const Config& config, const KernelFeatures& f, const BackendPr
           f.landlock_abi < 4 ? " (fix: Linux >= 6.7 for Landlock TCP rules)" : ""));
     }
   }
+
+  AssessLimits(config.limits, f, a.namespaces.user, a);
 
   Enforcement& e = a.enforcement;
   e.user_namespace = a.namespaces.user;

@@ -1,6 +1,5 @@
 #include "plan/hidden_paths.h"
 
-#include <dirent.h>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -150,18 +149,12 @@ std::vector<fs::path> ReadAllowList(const std::vector<HiddenTarget>& targets) {
                     [&](const fs::path& h) { return core::IsWithin(dir, h); })) {
       continue;
     }
-    DIR* d = ::opendir(dir.c_str());
-    if (d == nullptr) continue;
-    while (const dirent* entry = ::readdir(d)) {
-      const std::string_view name = entry->d_name;
-      if (name == "." || name == "..") continue;
-      const fs::path path = dir / name;
+    for (const fs::path& path : core::ListDirectory(dir)) {
       if (hidden.contains(path) || split.contains(path)) continue;
       struct stat st;
       if (::lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) continue;
       readable.push_back(path);
     }
-    ::closedir(d);
   }
   std::sort(readable.begin(), readable.end());
   return readable;

@@ -1,6 +1,5 @@
 #include "plan/host_ipc.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -37,16 +36,7 @@ void AddEntryMask(std::vector<MountOp>& ops, const fs::path& path) {
 // Masks every entry of `dir` except those in `kept` (and descends into `descend`).
 void MaskEntries(std::vector<MountOp>& ops, const fs::path& dir, const std::vector<fs::path>& kept,
                  const fs::path& descend) {
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return;
-  std::vector<fs::path> entries;
-  while (const dirent* entry = ::readdir(d)) {
-    const std::string_view name = entry->d_name;
-    if (name != "." && name != "..") entries.push_back(dir / name);
-  }
-  ::closedir(d);
-  std::sort(entries.begin(), entries.end());
-  for (const fs::path& entry : entries) {
+  for (const fs::path& entry : core::ListDirectory(dir)) {
     if (std::find(kept.begin(), kept.end(), entry) != kept.end()) continue;
     if (entry == descend) {
       MaskEntries(ops, entry, kept, {});
@@ -145,16 +135,7 @@ std::vector<MountOp> BuildHostSocketMasks(const std::vector<fs::path>& roots,
 std::vector<MountOp> BuildRootOnlyMasks() {
   std::vector<MountOp> ops;
   auto scan = [&](const fs::path& dir, bool descend, auto& self) -> void {
-    DIR* d = ::opendir(dir.c_str());
-    if (d == nullptr) return;
-    std::vector<fs::path> entries;
-    while (const dirent* entry = ::readdir(d)) {
-      const std::string_view name = entry->d_name;
-      if (name != "." && name != "..") entries.push_back(dir / name);
-    }
-    ::closedir(d);
-    std::sort(entries.begin(), entries.end());
-    for (const fs::path& path : entries) {
+    for (const fs::path& path : core::ListDirectory(dir)) {
       struct stat st;
       if (::lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) continue;
       if ((st.st_mode & S_IROTH) == 0) {

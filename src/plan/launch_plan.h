@@ -16,6 +16,7 @@
 #include "cordon/config.h"
 #include "cordon/error.h"
 #include "cordon/run.h"
+#include "limits/limits_plan.h"
 #include "linux/kernel_features.h"
 #include "plan/backend_probe.h"
 
@@ -109,6 +110,10 @@ struct LaunchPlan {
   std::filesystem::path home;       // the private HOME inside the sandbox
   std::filesystem::path tmpdir;     // the private TMPDIR inside the sandbox
   std::string hostname = "cordon";  // set in the UTS namespace
+
+  // Resource limits (every mode, `off` included): rlimits the command process applies to
+  // itself, and the per-run cgroup the caller creates when `limits.needs_cgroup()`.
+  limits::LimitsPlan limits;
 };
 
 // Fails closed (kUnavailable) when the config asks for a guarantee that `features` cannot give,

@@ -145,9 +145,11 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
     // its environment.
     plan.sandboxed = false;
     plan.env = request.caller_env;
-    return plan;
   }
   if (!a.missing.empty()) return Fail(ErrorCode::kUnavailable, JoinMissing(a.missing));
+  // Cannot fail here: Assess ran the same check (AssessLimits).
+  CORDON_TRY(plan.limits, limits::PlanLimits(config.limits, features.limits, a.namespaces.user));
+  if (!plan.sandboxed) return plan;
 
   CORDON_TRY(std::vector<std::filesystem::path> roots,
              WritableRoots(config.sandbox, request.workspace));
@@ -242,6 +244,7 @@ Capabilities DescribeCapabilities(const Config& config,
   caps.network_enforced = a.network_enforced;
   caps.missing = a.missing;
   caps.unsupported = a.unsupported;
+  caps.limits = limits::DescribeLimits(config.limits, features.limits, a.namespaces.user);
   return caps;
 }
 

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "policy/space_list.h"
+
 namespace cordon::policy {
 namespace {
 
@@ -24,17 +26,6 @@ constexpr ScriptSpec kRuby{"e", "", "rIC", "WKTExl0", ""};
 constexpr ScriptSpec kNode{"ep", "", "r", "", " --eval --print "};
 constexpr ScriptSpec kPhp{"r", "f", "cdz", "", ""};
 constexpr ScriptSpec kLua{"e", "", "l", "", ""};
-
-// Whether `item` is one of the words of " a b c ".
-bool InSpaceList(std::string_view list, std::string_view item) {
-  for (std::size_t at = list.find(item); at != std::string_view::npos;
-       at = list.find(item, at + 1)) {
-    bool starts = at > 0 && list[at - 1] == ' ';
-    bool ends = at + item.size() < list.size() && list[at + item.size()] == ' ';
-    if (starts && ends) return true;
-  }
-  return false;
-}
 
 const ScriptSpec* FindScriptSpec(std::string_view name) {
   if (name.starts_with("python") || name.starts_with("pypy")) return &kPython;

@@ -73,6 +73,9 @@ class Lexer {
   [[nodiscard]] Result<void> LexDollar(Word& word, bool quoted);
   [[nodiscard]] Result<void> LexBackquote(Word& word, bool in_double_quotes);
   [[nodiscard]] Result<void> LexBraceParameter(Word& word);
+  // Inside ${...} and $((...)): steps over one character, or a whole quoted string, expansion
+  // or backquote (whose command substitutions are parsed into `inner`).
+  [[nodiscard]] Result<void> StepInsideExpansion(Word& inner);
   [[nodiscard]] Result<void> LexCommandSub(Word& word, std::size_t open, Origin origin);
   [[nodiscard]] Result<void> Enter();
   [[nodiscard]] std::unexpected<Error> Unterminated(std::string_view what, std::size_t at) const;

@@ -100,23 +100,30 @@ Result<void> Lexer::LexBraceParameter(Word& word) {
       word.flags |= kWordParam | (inner.flags & kWordDynamic);
       return {};
     }
-    if (c == '\\') {
-      pos_ += 2;
-    } else if (c == '\'') {
-      ++pos_;
-      CORDON_TRY_VOID(LexSingleQuoted(inner));
-    } else if (c == '"') {
-      ++pos_;
-      CORDON_TRY_VOID(LexDoubleQuoted(inner, std::string_view::npos));
-    } else if (c == '$') {
-      CORDON_TRY_VOID(LexDollar(inner, true));
-    } else if (c == '`') {
-      CORDON_TRY_VOID(LexBackquote(inner, false));
-    } else {
-      ++pos_;
-    }
+    CORDON_TRY_VOID(StepInsideExpansion(inner));
   }
   return Unterminated("${...} expansion", start);
+}
+
+Result<void> Lexer::StepInsideExpansion(Word& inner) {
+  switch (text_[pos_]) {
+    case '\\':
+      pos_ += 2;
+      return {};
+    case '\'':
+      ++pos_;
+      return LexSingleQuoted(inner);
+    case '"':
+      ++pos_;
+      return LexDoubleQuoted(inner, std::string_view::npos);
+    case '$':
+      return LexDollar(inner, true);
+    case '`':
+      return LexBackquote(inner, false);
+    default:
+      ++pos_;
+      return {};
+  }
 }
 
 Result<std::size_t> Lexer::ScanArithmetic(std::size_t pos) {
@@ -142,20 +149,8 @@ Result<std::size_t> Lexer::ScanArithmetic(std::size_t pos) {
             ErrorCode::kInvalidArgument,
             fmt::format("arithmetic expression at offset {} is not closed by \"))\"", start));
       }
-    } else if (c == '\\') {
-      pos_ += 2;
-    } else if (c == '\'') {
-      ++pos_;
-      CORDON_TRY_VOID(LexSingleQuoted(inner));
-    } else if (c == '"') {
-      ++pos_;
-      CORDON_TRY_VOID(LexDoubleQuoted(inner, std::string_view::npos));
-    } else if (c == '$') {
-      CORDON_TRY_VOID(LexDollar(inner, true));
-    } else if (c == '`') {
-      CORDON_TRY_VOID(LexBackquote(inner, false));
     } else {
-      ++pos_;
+      CORDON_TRY_VOID(StepInsideExpansion(inner));
     }
   }
   return Unterminated("arithmetic expression", start);

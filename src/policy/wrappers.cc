@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "policy/space_list.h"
+
 namespace cordon::policy {
 namespace {
 
@@ -73,18 +75,6 @@ const WrapperSpec* FindWrapper(std::string_view name) {
   return nullptr;
 }
 
-// Whether `item` is one of the words of " a b c ".
-bool Contains(std::string_view list, std::string_view item) {
-  if (item.empty()) return false;
-  for (std::size_t at = list.find(item); at != std::string_view::npos;
-       at = list.find(item, at + 1)) {
-    bool starts = at > 0 && list[at - 1] == ' ';
-    bool ends = at + item.size() < list.size() && list[at + item.size()] == ' ';
-    if (starts && ends) return true;
-  }
-  return false;
-}
-
 // Returns the index of the first word after the wrapper's options and operands.
 std::size_t SkipOptions(const WrapperSpec& spec, const std::vector<Word>& words, std::size_t j) {
   const std::size_t n = words.size();
@@ -100,7 +90,7 @@ std::size_t SkipOptions(const WrapperSpec& spec, const std::vector<Word>& words,
     }
     if (a.size() < 2 || a[0] != '-') break;
     if (a[1] == '-') {
-      bool has_value = a.find('=') == std::string::npos && Contains(spec.value_long, a);
+      bool has_value = a.find('=') == std::string::npos && InSpaceList(spec.value_long, a);
       j += has_value ? 2 : 1;
       continue;
     }
@@ -258,7 +248,7 @@ Unwrapped Unwrap(std::vector<Word> words) {
     if (spec->name == "xargs" || spec->name == "parallel") out.args_from_stdin = true;
     std::size_t j = i + 1;
     if (!spec->subcommands.empty()) {
-      if (j >= words.size() || !Contains(spec->subcommands, words[j].text)) break;
+      if (j >= words.size() || !InSpaceList(spec->subcommands, words[j].text)) break;
       ++j;
     }
     j = SkipOptions(*spec, words, j);

@@ -71,20 +71,28 @@ SessionBackends ProbeBackends(const Config& config, const linux_native::KernelFe
 
 Result<exec::LaunchedProcess> LaunchSandboxed(const SessionBackends& backends, ZygoteSlot& zygote,
                                               const plan::LaunchPlan& plan,
-                                              const exec::StdioFds& stdio) {
+                                              const exec::StdioFds& stdio,
+                                              const limits::CgroupAttach& cgroup) {
   if (plan.enforcement.backend == plan::BackendName(plan::Backend::kBwrap)) {
-    // The assessment chooses bwrap only when the probe found it usable; guard anyway.
+    // The assessment chooses bwrap only when the probe found it usable, and refuses resource
+    // limits under it; guard both anyway (fail closed, never run without a planned limit).
     if (!backends.bwrap) {
       return Fail(ErrorCode::kUnavailable, "bwrap backend: chosen but not available");
+    }
+    const limits::ResourceLimits& r = plan.limits.rlimits;
+    if (plan.limits.needs_cgroup() || r.open_files != 0 || r.cpu_seconds != 0 || r.processes != 0) {
+      return Fail(ErrorCode::kUnavailable,
+                  "bwrap backend: resource limits are not enforced by this backend (fix: backend "
+                  "native, or unset the limits)");
     }
     return backends.bwrap->Launch(plan, stdio);
   }
   // A long-lived session's commands join its prepared namespaces (src/zygote); otherwise, or
   // when the zygote cannot serve this plan, the one-shot launch builds them.
-  if (std::optional<Result<exec::LaunchedProcess>> joined = zygote.Launch(plan, stdio)) {
+  if (std::optional<Result<exec::LaunchedProcess>> joined = zygote.Launch(plan, stdio, cgroup)) {
     return std::move(*joined);
   }
-  return linux_native::Launch(plan, stdio);
+  return linux_native::Launch(plan, stdio, cgroup);
 }
 
 }  // namespace cordon::session

@@ -39,9 +39,11 @@ SessionBackends ProbeBackends(const Config& config, const linux_native::KernelFe
 
 // Starts a sandboxed `plan` with the backend its assessment chose: bubblewrap, or the native
 // backend (joining the session's zygote when it can serve the plan; the zygote is native-only).
+// `cgroup`: the run's cgroup (native only: the assessment refuses resource limits under bwrap).
 [[nodiscard]] Result<exec::LaunchedProcess> LaunchSandboxed(const SessionBackends& backends,
                                                             ZygoteSlot& zygote,
                                                             const plan::LaunchPlan& plan,
-                                                            const exec::StdioFds& stdio);
+                                                            const exec::StdioFds& stdio,
+                                                            const limits::CgroupAttach& cgroup);
 
 }  // namespace cordon::session

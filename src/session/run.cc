@@ -39,6 +39,7 @@ bool IsReadable(int fd) {
 
 // Everything that needs a plan: descriptors, launch, supervision.
 RunResult LaunchAndSupervise(const session::SessionBackends& backends, session::ZygoteSlot& zygote,
+                             const limits::LimitsSupport& limits_support,
                              const plan::LaunchPlan& plan, const CommandRequest& request,
                              std::chrono::milliseconds timeout, std::uint64_t output_cap,
                              const OutputCallback& on_output, RunResult result) {
@@ -60,10 +61,20 @@ RunResult LaunchAndSupervise(const session::SessionBackends& backends, session::
     stdin_fd = dev_null.get();
   }
   const exec::StdioFds stdio = exec::MakeStdio(*pipes, stdin_fd);
+  // The memory and process limits of the whole tree: a cgroup of this run, which the command
+  // process joins first and which is killed and removed when the run ends.
+  std::unique_ptr<limits::RunCgroup> cgroup;
+  if (plan.limits.needs_cgroup()) {
+    Result<std::unique_ptr<limits::RunCgroup>> created =
+        limits::RunCgroup::Create(limits_support.cgroups, plan.limits.cgroup);
+    if (!created) return SetupFailed(std::move(result), created.error().message);
+    cgroup = std::move(*created);
+  }
+  const limits::CgroupAttach attach = cgroup ? cgroup->attach() : limits::CgroupAttach{};
   // The backend the plan's assessment chose (session/backend_choice.h).
   Result<exec::LaunchedProcess> launched =
-      plan.sandboxed ? session::LaunchSandboxed(backends, zygote, plan, stdio)
-                     : exec::SpawnUnsandboxed(plan, stdio);
+      plan.sandboxed ? session::LaunchSandboxed(backends, zygote, plan, stdio, attach)
+                     : exec::SpawnUnsandboxed(plan, stdio, attach);
   // Our copies of the write ends must go now, or the supervisor would never see EOF.
   pipes->CloseWriteEnds();
   dev_null.Reset();
@@ -74,6 +85,8 @@ RunResult LaunchAndSupervise(const session::SessionBackends& backends, session::
   options.output_cap = output_cap;
   options.on_output = on_output;
   options.cancel_fd = request.cancel_fd;
+  options.cgroup = cgroup.get();
+  options.cpu_limited = plan.limits.rlimits.cpu_seconds != 0;
   RunResult supervised = exec::Supervise(
       std::move(*launched),
       exec::OutputReaders{std::move(pipes->stdout_read), std::move(pipes->stderr_read)}, options);
@@ -137,8 +150,8 @@ RunResult Session::Run(const CommandRequest& request, const OutputCallback& on_o
     if (!plan) return SetupFailed(std::move(r), plan.error().message);
     r.enforcement = plan->enforcement;
 
-    return LaunchAndSupervise(state.backends, state.zygote, *plan, request, *timeout,
-                              state.config.limits.output_bytes, on_output, std::move(r));
+    return LaunchAndSupervise(state.backends, state.zygote, state.features.limits, *plan, request,
+                              *timeout, state.config.limits.output_bytes, on_output, std::move(r));
   }();
   result.duration = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
   return result;

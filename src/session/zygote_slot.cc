@@ -19,12 +19,16 @@ std::uint64_t ZygoteLaunches() { return launches.load(); }
 ZygoteSlot::ZygoteSlot() = default;
 ZygoteSlot::~ZygoteSlot() = default;
 
-std::optional<Result<exec::LaunchedProcess>> ZygoteSlot::Launch(const plan::LaunchPlan& plan,
-                                                                const exec::StdioFds& stdio) {
+std::optional<Result<exec::LaunchedProcess>> ZygoteSlot::Launch(
+    const plan::LaunchPlan& plan, const exec::StdioFds& stdio, const limits::CgroupAttach& cgroup) {
   if (!LongLivedSessions() || !plan.sandboxed || !plan.namespaces.user || !plan.namespaces.mount ||
       !plan.namespaces.pid) {
     return std::nullopt;
   }
+  // RLIMIT_NPROC counts per user namespace: in the session's shared one the holder and every
+  // concurrent command would share the command's budget. Such a command runs one-shot, in a
+  // user namespace of its own.
+  if (plan.limits.rlimits.processes != 0) return std::nullopt;
   std::shared_ptr<const zygote::Zygote> current;
   {
     std::lock_guard lock(mutex_);
@@ -47,7 +51,7 @@ std::optional<Result<exec::LaunchedProcess>> ZygoteSlot::Launch(const plan::Laun
       current = zygote_;
     }
   }
-  Result<exec::LaunchedProcess> launched = current->Launch(plan, stdio);
+  Result<exec::LaunchedProcess> launched = current->Launch(plan, stdio, cgroup);
   if (launched) launches.fetch_add(1);
   return launched;
 }

@@ -11,6 +11,7 @@
 
 #include "cordon/error.h"
 #include "exec/launched_process.h"
+#include "limits/cgroup.h"
 #include "plan/launch_plan.h"
 
 namespace cordon::zygote {
@@ -36,8 +37,10 @@ class ZygoteSlot {
 
   // Launches `plan` through the session's zygote, starting or rebuilding it when needed.
   // nullopt when the zygote cannot serve this plan: the caller launches one-shot.
+  // `cgroup`: the run's cgroup, joined by the command process (linux_native::Launch).
   std::optional<Result<exec::LaunchedProcess>> Launch(const plan::LaunchPlan& plan,
-                                                      const exec::StdioFds& stdio);
+                                                      const exec::StdioFds& stdio,
+                                                      const limits::CgroupAttach& cgroup = {});
 
  private:
   std::mutex mutex_;

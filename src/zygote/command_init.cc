@@ -49,31 +49,7 @@ void Require(const ChildContext& c, bool ok, Step step, int detail = -1) {
   if (!ok) ReportAndExit(c.error_fd, StepFailed(step, detail));
 }
 
-int SetAttr(const char* path, std::uint64_t attr_set, bool recursive) {
-  linux_native::sys::MountAttr attr{};
-  attr.attr_set = attr_set;
-  return static_cast<int>(linux_native::sys::MountSetattr(
-      AT_FDCWD, path, recursive ? linux_native::sys::kAtRecursive : 0, &attr));
-}
-
-// mkdir -p on a stack copy of the path (no allocation).
-int MakeDirectories(const char* path, std::size_t len) {
-  char buffer[PATH_MAX];
-  if (len >= sizeof buffer) {
-    errno = ENAMETOOLONG;
-    return -1;
-  }
-  std::memcpy(buffer, path, len);
-  buffer[len] = '\0';
-  for (std::size_t i = 1; i <= len; ++i) {
-    if (buffer[i] != '/' && buffer[i] != '\0') continue;
-    char saved = buffer[i];
-    buffer[i] = '\0';
-    if (::mkdir(buffer, 0755) != 0 && errno != EEXIST) return -1;
-    buffer[i] = saved;
-  }
-  return 0;
-}
+using linux_native::MakeDirectories;
 
 // A mount point shaped like the cloned tree's root: a directory, or an empty file.
 int MakeMountPoint(const char* path, int tree_fd) {
@@ -134,12 +110,13 @@ void MountCommandProc(const ChildContext& c) {
   for (std::size_t i = 0; i < linux_native::kProcReadOnlyPaths.size(); ++i) {
     const char* path = linux_native::kProcReadOnlyPaths[i] + std::strlen(linux_native::kNewRoot);
     if (::access(path, F_OK) != 0) continue;  // not on this kernel
-    const bool ok =
-        ::mount(path, path, nullptr, MS_BIND | MS_REC, nullptr) == 0 &&
-        SetAttr(path,
-                linux_native::sys::kMountAttrRdonly | linux_native::sys::kMountAttrNosuid |
-                    linux_native::sys::kMountAttrNodev | linux_native::sys::kMountAttrNoexec,
-                true) == 0;
+    const bool ok = ::mount(path, path, nullptr, MS_BIND | MS_REC, nullptr) == 0 &&
+                    linux_native::SetMountAttr(path,
+                                               linux_native::sys::kMountAttrRdonly |
+                                                   linux_native::sys::kMountAttrNosuid |
+                                                   linux_native::sys::kMountAttrNodev |
+                                                   linux_native::sys::kMountAttrNoexec,
+                                               true) == 0;
     Require(c, ok, Step::kProcReadOnly, static_cast<int>(i));
   }
 }

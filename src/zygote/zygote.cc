@@ -88,7 +88,8 @@ bool Zygote::Alive() const {
 }
 
 Result<exec::LaunchedProcess> Zygote::Launch(const plan::LaunchPlan& plan,
-                                             const exec::StdioFds& stdio) const {
+                                             const exec::StdioFds& stdio,
+                                             const limits::CgroupAttach& cgroup) const {
   if (!Fits(plan)) return Fail(ErrorCode::kInvalidArgument, "zygote: the plan does not fit");
   JoinSpec spec;
   spec.holder_pidfd = holder_.pidfd.get();
@@ -105,6 +106,7 @@ Result<exec::LaunchedProcess> Zygote::Launch(const plan::LaunchPlan& plan,
   entry.extra = &spec;
   entry.relay = true;
   entry.relay_pid = &init_pid;
+  entry.cgroup = cgroup;
   entry.seccomp_program = plan.seccomp.enabled ? &seccomp_program_ : nullptr;
   return linux_native::LaunchWithEntry(plan, stdio, entry);
 }

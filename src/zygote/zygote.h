@@ -39,7 +39,8 @@ class Zygote {
 
   // linux_native::Launch for a plan that Fits: same errors, same hand-over.
   [[nodiscard]] Result<exec::LaunchedProcess> Launch(const plan::LaunchPlan& plan,
-                                                     const exec::StdioFds& stdio) const;
+                                                     const exec::StdioFds& stdio,
+                                                     const limits::CgroupAttach& cgroup = {}) const;
 
  private:
   Zygote() = default;

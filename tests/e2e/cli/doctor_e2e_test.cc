@@ -43,7 +43,7 @@ TEST_F(Doctor, JsonListsEveryFeatureWithWhatIsLostAndTheFix) {
   ExpectExitMatchesVerdict(o, report);
   for (const char* id : {"user_namespace", "mount_namespace", "pid_namespace", "net_namespace",
                          "ipc_namespace", "uts_namespace", "proc_mount", "mount_setattr",
-                         "landlock", "seccomp", "pidfd", "cgroup_v2", "bubblewrap"}) {
+                         "landlock", "seccomp", "pidfd", "cgroups", "bubblewrap"}) {
     const nlohmann::json& f = Feature(report, id);
     EXPECT_TRUE(f["present"].is_boolean()) << id;
     EXPECT_TRUE(f["required"].is_boolean()) << id;
@@ -66,7 +66,7 @@ TEST_F(Doctor, HumanOutputNamesEachFeatureAndTheVerdict) {
   Outcome o = Cordon({"doctor"});
   EXPECT_TRUE(o.exit_code == 0 || o.exit_code == 1) << o.err;
   for (const char* name : {"user namespaces", "Landlock", "seccomp filters", "pidfd",
-                           "cgroup v2 delegation", "bubblewrap", "without it:",
+                           "cgroups for per-run limits", "bubblewrap", "without it:",
                            "Landlock ABI levels", "kernel.apparmor_restrict_unprivileged_userns"}) {
     EXPECT_NE(o.out.find(name), std::string::npos) << name;
   }

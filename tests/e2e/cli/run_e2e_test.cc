@@ -246,5 +246,41 @@ TEST_F(OutsideSandbox, ThePolicyStillAppliesBeforeAnyoneIsAsked) {
   EXPECT_FALSE(std::filesystem::exists(outside_));
 }
 
+TEST_F(RunCommand, OpenFilesFlagIsTheLimitTheCommandSees) {
+  Outcome o = Cordon({"run", "--open-files", "37", "--", "sh", "-c", "ulimit -n"});
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.out, "37\n");
+  // Twin: without the flag the inherited limit stays.
+  EXPECT_NE(Cordon({"run", "--", "sh", "-c", "ulimit -n"}).out, "37\n");
+}
+
+TEST_F(RunCommand, CpuLimitEndsASpinAndSaysWhichLimit) {
+  Outcome o = Cordon({"run", "--cpu-seconds", "1", "--", "sh", "-c", "while :; do :; done"});
+  EXPECT_EQ(o.exit_code, 128 + 24) << o.err;  // SIGXCPU
+  EXPECT_NE(o.err.find("ended by the cpu limit (limits.cpu_seconds)"), std::string::npos) << o.err;
+  // Twin: a short command under the same limit says nothing of limits.
+  Outcome fine = Cordon({"run", "--cpu-seconds", "1", "--", "true"});
+  EXPECT_EQ(fine.exit_code, 0);
+  EXPECT_EQ(fine.err.find("limit"), std::string::npos) << fine.err;
+}
+
+TEST_F(RunCommand, MemoryFlagTakesSizeSuffixesAndRejectsOthers) {
+  Outcome bad = Cordon({"run", "--memory", "12X", "--", "touch", "ran"});
+  EXPECT_EQ(bad.exit_code, 125);
+  EXPECT_NE(bad.err.find("--memory"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(workspace_ / "ran"));
+  // 64M either runs under a memory limit (and the bomb is ended by it) or, where no cgroup
+  // can enforce it, is refused before anything starts: never run without the limit.
+  Outcome bomb =
+      Cordon({"run", "--memory", "64M", "--", "sh", "-c", "touch ran; exec tail -n 1 /dev/zero"});
+  if (bomb.exit_code == 125) {
+    EXPECT_NE(bomb.err.find("limits.memory_bytes"), std::string::npos) << bomb.err;
+    EXPECT_FALSE(fs::exists(workspace_ / "ran"));
+  } else {
+    EXPECT_EQ(bomb.exit_code, 128 + 9) << bomb.err;
+    EXPECT_NE(bomb.err.find("ended by the memory limit"), std::string::npos) << bomb.err;
+  }
+}
+
 }  // namespace
 }  // namespace cordon::e2e

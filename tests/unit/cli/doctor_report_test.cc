@@ -16,6 +16,9 @@ KernelFeatures AllPresent() {
   f.user_namespace = f.mount_namespace = f.pid_namespace = f.net_namespace = f.ipc_namespace =
       f.uts_namespace = f.proc_mount = f.mount_setattr = f.seccomp = f.pidfd = true;
   f.landlock_abi = 7;
+  f.limits.cgroups.memory = {limits::CgroupVersion::kV2, "/sys/fs/cgroup/cordon.slice"};
+  f.limits.cgroups.pids = {limits::CgroupVersion::kV2, "/sys/fs/cgroup/cordon.slice"};
+  f.limits.cgroups_probed = true;
   return f;
 }
 
@@ -59,7 +62,7 @@ TEST(DoctorReport, EverythingPresentIsOkAndListsEveryFeature) {
   ExpectConsistent(report);
   for (const char* id : {"user_namespace", "mount_namespace", "pid_namespace", "net_namespace",
                          "ipc_namespace", "uts_namespace", "proc_mount", "mount_setattr",
-                         "landlock", "seccomp", "pidfd", "cgroup_v2", "bubblewrap"}) {
+                         "landlock", "seccomp", "pidfd", "cgroups", "bubblewrap"}) {
     EXPECT_TRUE(Feature(report, id).present) << id;
   }
 }
@@ -177,14 +180,17 @@ TEST(DoctorReport, AMemoryLimitRequiresADelegatedCgroup) {
   HostFacts host = Host();
   host.cgroup_writable = false;
   host.cgroup_path = "/system.slice/x.service";
-  DoctorReport report = BuildDoctorReport(config, AllPresent(), host);
-  const FeatureCheck& cgroup = Feature(report, "cgroup_v2");
+  KernelFeatures f = AllPresent();
+  f.limits.cgroups = {};  // the limits probe found no usable cgroup
+  DoctorReport report = BuildDoctorReport(config, f, host);
+  const FeatureCheck& cgroup = Feature(report, "cgroups");
   EXPECT_TRUE(cgroup.required);
   EXPECT_FALSE(cgroup.present);
   EXPECT_TRUE(AnyFixMentions(cgroup, "Delegate=yes"));
   EXPECT_FALSE(report.ok);
-  // Twin: without a memory limit the same host is fine.
-  EXPECT_TRUE(BuildDoctorReport(Config{}, AllPresent(), host).ok);
+  // Twins: without a memory limit the same host is fine; with usable cgroups the limit is.
+  EXPECT_TRUE(BuildDoctorReport(Config{}, f, host).ok);
+  EXPECT_TRUE(BuildDoctorReport(config, AllPresent(), host).ok);
 }
 
 TEST(DoctorReport, JsonHasTheDocumentedFields) {

@@ -3,10 +3,12 @@
 // v1 controllers on a hybrid host); skips with the reason otherwise, fails in CI.
 #include "limits/cgroup.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -201,6 +203,23 @@ TEST_F(CgroupRun, AProcessInNewNamespacesJoinsThroughTheParentsDescriptors) {
   }
   ::kill(pid, SIGKILL);
   ::waitpid(pid, nullptr, 0);
+}
+
+TEST_F(CgroupRun, ACgroupAbandonedByAKilledCordonIsRemovedByTheNextRun) {
+  CREATE_OR_SKIP(probe, CgroupRequest{.pids_max = 10});
+  const std::filesystem::path parent = probe->paths().front().parent_path();
+  // A creator that is gone (a reaped child's pid), and one that is alive (this process).
+  const pid_t dead = ::fork();
+  if (dead == 0) ::_exit(0);
+  ASSERT_EQ(::waitpid(dead, nullptr, 0), dead);
+  const std::filesystem::path abandoned = parent / fmt::format("cordon-run-{}-test", dead);
+  const std::filesystem::path live = parent / fmt::format("cordon-run-{}-test", ::getpid());
+  ASSERT_EQ(::mkdir(abandoned.c_str(), 0755), 0) << abandoned;
+  ASSERT_EQ(::mkdir(live.c_str(), 0755), 0) << live;
+  CREATE_OR_SKIP(next, CgroupRequest{.pids_max = 10});
+  EXPECT_FALSE(std::filesystem::exists(abandoned)) << "the dead creator's cgroup stayed";
+  EXPECT_TRUE(std::filesystem::exists(live)) << "a live creator's cgroup was removed";
+  ::rmdir(live.c_str());
 }
 
 TEST(RunCgroupCreate, ARequestedControllerThatIsMissingIsRefusedWithTheFix) {

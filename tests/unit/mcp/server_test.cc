@@ -219,6 +219,20 @@ TEST_F(ServerTest, AnIdStillInFlightCannotBeReused) {
   runner_.Release();
 }
 
+TEST_F(ServerTest, AnIdIsFreeAgainAsSoonAsItsResponseArrives) {
+  // A client may reuse an id once it has the response; the next call must not race the
+  // server's bookkeeping and be refused as a duplicate.
+  Initialize();
+  for (int i = 0; i < 200; ++i) {
+    json first = Call(7, {{"command", "echo one"}});
+    ASSERT_TRUE(first.contains("result")) << first.dump();
+    sink_.Clear();
+    json second = Call(7, {{"command", "echo two"}});
+    ASSERT_TRUE(second.contains("result")) << "iteration " << i << ": " << second.dump();
+    sink_.Clear();
+  }
+}
+
 TEST_F(ServerTest, CallsBeyondTheLimitAreRefusedAsToolResults) {
   ServerOptions options = DefaultOptions();
   options.max_calls_in_flight = 1;
