@@ -25,23 +25,45 @@ KernelFeatures Everything(const KernelFeatures& probed) {
   return f;
 }
 
-bool Runs(const Config& config, const KernelFeatures& f) {
-  return plan::DescribeCapabilities(config, f).can_run();
+// bwrap as found on this host: it can build its namespaces when the kernel has them and bwrap
+// is setuid or user namespaces work; it needs no mount_setattr (the session's own probe, at
+// run time, tries it for real).
+plan::BackendProbes HostProbes(const HostFacts& host, const KernelFeatures& f) {
+  plan::BackendProbes probes;
+  probes.bwrap.probed = true;
+  if (host.bwrap_path.empty()) {
+    probes.bwrap.detail = "bubblewrap not found (install it: apt install bubblewrap)";
+    return probes;
+  }
+  probes.bwrap.usable = (host.bwrap_setuid || f.user_namespace) && f.mount_namespace &&
+                        f.pid_namespace && f.net_namespace && f.proc_mount;
+  probes.bwrap.setuid = host.bwrap_setuid;
+  probes.bwrap.detail = probes.bwrap.usable
+                            ? fmt::format("bubblewrap at {}", host.bwrap_path)
+                            : fmt::format(
+                                  "bubblewrap at {} is not setuid and user namespaces "
+                                  "are unavailable",
+                                  host.bwrap_path);
+  return probes;
+}
+
+bool Runs(const Config& config, const KernelFeatures& f, const HostFacts& host) {
+  return plan::DescribeCapabilities(config, f, HostProbes(host, f)).can_run();
 }
 
 // Required: with everything else present, the planner refuses the configuration without it.
-bool RequiredWithout(const Config& config, const KernelFeatures& probed,
+bool RequiredWithout(const Config& config, const KernelFeatures& probed, const HostFacts& host,
                      const std::function<void(KernelFeatures&)>& take_away) {
   KernelFeatures f = Everything(probed);
   take_away(f);
-  return !Runs(config, f);
+  return !Runs(config, f, host);
 }
 
-int LowestLandlockAbi(const Config& config, const KernelFeatures& probed) {
+int LowestLandlockAbi(const Config& config, const KernelFeatures& probed, const HostFacts& host) {
   for (int abi = 0; abi <= kNewestLandlockAbi; ++abi) {
     KernelFeatures f = Everything(probed);
     f.landlock_abi = abi;
-    if (Runs(config, f)) return abi;
+    if (Runs(config, f, host)) return abi;
   }
   return 0;  // not satisfiable by Landlock at all: another feature decides
 }
@@ -87,22 +109,10 @@ constexpr NamespaceRow kNamespaceRows[] = {
 DoctorReport BuildDoctorReport(const Config& config, const KernelFeatures& f,
                                const HostFacts& host) {
   DoctorReport report;
-  // bwrap as found on this host: it can build namespaces when setuid or when user namespaces
-  // work (the session's own probe, at run time, tries it for real).
-  plan::BackendProbes probes;
-  if (!host.bwrap_path.empty()) {
-    probes.bwrap = plan::BwrapProbe{.probed = true,
-                                    .usable = host.bwrap_setuid || f.user_namespace,
-                                    .setuid = host.bwrap_setuid,
-                                    .detail = fmt::format("bubblewrap at {}", host.bwrap_path)};
-  } else {
-    probes.bwrap.probed = true;
-    probes.bwrap.detail = "bubblewrap not found (install it: apt install bubblewrap)";
-  }
-  report.capabilities = plan::DescribeCapabilities(config, f, probes);
-  report.landlock_abi_required = LowestLandlockAbi(config, f);
+  report.capabilities = plan::DescribeCapabilities(config, f, HostProbes(host, f));
+  report.landlock_abi_required = LowestLandlockAbi(config, f, host);
   auto required = [&](const std::function<void(KernelFeatures&)>& take_away) {
-    return RequiredWithout(config, f, take_away);
+    return RequiredWithout(config, f, host, take_away);
   };
 
   report.features.push_back(FeatureCheck{
