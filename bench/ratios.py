@@ -30,6 +30,12 @@ def main():
             cordon_cost, bwrap_cost = ms(co) - ms(bare), ms(bw) - ms(bare)
             print(f"  {cmd}: cordon start-up cost {cordon_cost:.2f} ms, bubblewrap {bwrap_cost:.2f} ms,"
                   f" ratio {cordon_cost / bwrap_cost:.2f} (target <= 0.40)")
+        cb = get(cmd + "_cordon_bwrap")
+        if bare and bw and cb:
+            cb_cost = ms(cb) - ms(bare)
+            print(f"  {cmd}: cordon's bwrap backend start-up cost {cb_cost:.2f} ms, ratio to bare "
+                  f"bubblewrap {cb_cost / bwrap_cost:.2f}, to the native backend "
+                  f"{cb_cost / (ms(co) - ms(bare)):.2f}")
     bare, co = get("flood200mb_bare"), get("flood200mb_cordon")
     if bare and co:
         print(f"  200 MB through cordon: {co['bytes_per_second'] / 1e6:.0f} MB/s vs bare "

@@ -1,7 +1,7 @@
-// `cordon run` next to the same command bare and under bubblewrap with flags that give the same
-// policy (workspace writable, host read-only, private /tmp, new namespaces incl. network, no
-// capabilities, clean environment), in one run. bench/run_benchmarks.sh turns the JSON output
-// into the ratios recorded in docs/performance.md.
+// `cordon run` (native backend, and `--backend bwrap`) next to the same command bare and under
+// bubblewrap with flags that give the same policy (workspace writable, host read-only, private
+// /tmp, new namespaces incl. network, no capabilities, clean environment), in one run.
+// bench/run_benchmarks.sh turns the JSON output into the ratios recorded in docs/performance.md.
 #include <benchmark/benchmark.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -30,6 +30,15 @@ std::vector<std::string> Bare(std::vector<std::string> cmd) { return cmd; }
 
 std::vector<std::string> Cordon(std::vector<std::string> cmd) {
   std::vector<std::string> argv = {CORDON_BINARY, "run", "--workspace", Workspace(), "--"};
+  argv.insert(argv.end(), cmd.begin(), cmd.end());
+  return argv;
+}
+
+// cordon's bubblewrap backend: the same plan rendered for bwrap, Landlock and seccomp applied
+// by the trampoline inside (docs/backends.md).
+std::vector<std::string> CordonBwrap(std::vector<std::string> cmd) {
+  std::vector<std::string> argv = {CORDON_BINARY, "run",       "--backend", "bwrap",
+                                   "--workspace", Workspace(), "--"};
   argv.insert(argv.end(), cmd.begin(), cmd.end());
   return argv;
 }
@@ -94,9 +103,15 @@ void Run(benchmark::State& state, Wrap wrap, const std::vector<std::string>& cmd
 BENCHMARK_CAPTURE(Run, true_bare, Bare, kTrue)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(Run, true_bwrap, Bwrap, kTrue)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(Run, true_cordon, Cordon, kTrue)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(Run, true_cordon_bwrap, CordonBwrap, kTrue)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(Run, short_bare, Bare, kShort)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(Run, short_bwrap, Bwrap, kShort)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(Run, short_cordon, Cordon, kShort)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(Run, short_cordon_bwrap, CordonBwrap, kShort)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(Run, flood200mb_bare, Bare, kFlood)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(Run, flood200mb_cordon, Cordon, kFlood)
     ->Unit(benchmark::kMillisecond)

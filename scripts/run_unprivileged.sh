@@ -39,3 +39,17 @@ for suite in kernel_tests linux_sandbox_tests bwrap_sandbox_tests limits_kernel_
   set -e
   [ "$status" -eq 0 ] || { echo "run_unprivileged: $suite failed as $user" >&2; exit 1; }
 done
+# The kernel and escape suites again over the bubblewrap backend (CORDON_TEST_BACKEND).
+for suite in kernel_tests escape_tests; do
+  echo "-- $suite over bwrap as $user"
+  set +e
+  runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" \
+    CORDON_PROBE="$stage/cordon_probe" CORDON_TEST_MUST_WORK="${CORDON_TEST_MUST_WORK:-1}" \
+    CORDON_BWRAP_EXEC="$stage/cordon-bwrap-exec" CORDON_BIN="$stage/cordon" \
+    CORDON_ESCAPE_ATTACK="$stage/escape_attack" CORDON_ESCAPE_BASE="$base" \
+    CORDON_TEST_BACKEND=bwrap "$stage/$suite" --gtest_brief=1 |
+    grep -v '^escape case .*: contained$'
+  status=${PIPESTATUS[0]}
+  set -e
+  [ "$status" -eq 0 ] || { echo "run_unprivileged: $suite over bwrap failed as $user" >&2; exit 1; }
+done

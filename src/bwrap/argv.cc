@@ -92,6 +92,10 @@ Result<std::vector<std::string>> RenderBwrapArgv(const plan::LaunchPlan& plan,
   // its own PID namespace (bwrap's init reaps; the namespace dies with the command).
   b.Add("--die-with-parent");
   b.Add("--new-session");
+  if (how.info_fd >= 0) {
+    b.Add("--info-fd");
+    b.Add(std::to_string(how.info_fd));
+  }
   if (plan.namespaces.user) b.Add("--unshare-user");
   b.Add("--unshare-pid");
   if (plan.namespaces.net) b.Add("--unshare-net");  // bwrap brings up the private loopback

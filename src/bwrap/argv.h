@@ -26,6 +26,7 @@ struct BwrapInvocation {
   // Host files bound read-only into the sandbox right after /dev exists ({source, target}), e.g.
   // the trampoline itself at a fixed path that no private tmpfs or mask can hide.
   std::vector<std::pair<std::string, std::string>> extra_ro_binds;
+  int info_fd = -1;  // >= 0: `--info-fd N` (the sandbox init's host pid, see launch.cc)
 };
 
 // Fails (kUnavailable) for plans bwrap cannot express: no mount or user/PID namespace (the

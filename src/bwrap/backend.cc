@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <spawn.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -69,10 +70,14 @@ Result<void> ProbeNamespaces(const BwrapBinary& bwrap) {
 }  // namespace
 
 Result<BwrapBackend> BwrapBackend::Create(const std::vector<std::filesystem::path>& writable_roots,
-                                          const std::filesystem::path& configured) {
+                                          const std::filesystem::path& configured,
+                                          const std::filesystem::path& trampoline) {
   BwrapBackend backend;
   CORDON_TRY(backend.binary_, LocateBwrap(configured, writable_roots));
-  CORDON_TRY(backend.trampoline_, LocateTrampoline(writable_roots));
+  CORDON_TRY(backend.trampoline_, LocateTrampoline(writable_roots, trampoline));
+  struct stat st {};
+  backend.setuid_ = ::stat(backend.binary_.path.c_str(), &st) == 0 && st.st_uid == 0 &&
+                    (st.st_mode & S_ISUID) != 0;
   CORDON_TRY_VOID(ProbeNamespaces(backend.binary_));
   return backend;
 }

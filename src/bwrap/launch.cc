@@ -9,9 +9,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bwrap/argv.h"
@@ -86,20 +89,42 @@ std::string BwrapMessage(int memfd) {
   return text.empty() ? "no message" : text;
 }
 
+// The pidfd of the sandbox's init from bwrap's --info-fd JSON (`"child-pid": N`), read until
+// the object closes or bwrap closes the pipe. Invalid when there is none.
+UniqueFd OpenSandboxInit(int info_fd) {
+  std::string json;
+  char buffer[256];
+  while (json.find('}') == std::string::npos && json.size() < 4096) {
+    ssize_t n = ::read(info_fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    json.append(buffer, static_cast<std::size_t>(n));
+  }
+  constexpr std::string_view kKey = "\"child-pid\":";
+  const std::size_t at = json.find(kKey);
+  if (at == std::string::npos) return UniqueFd();
+  const char* begin = json.c_str() + at + kKey.size();
+  while (*begin == ' ') ++begin;
+  pid_t init = 0;
+  auto [end, ec] = std::from_chars(begin, json.c_str() + json.size(), init);
+  if (ec != std::errc{} || end == begin || init <= 0) return UniqueFd();
+  return UniqueFd(linux_native::sys::PidfdOpen(init, 0));
+}
+
 // Child: descriptors onto their protocol numbers, then exec bwrap. Only async-signal-safe calls:
 // the parent may be threaded (the MCP server).
-[[noreturn]] void ExecBwrap(const char* bwrap, char* const* argv, const int (&fds)[6],
+[[noreturn]] void ExecBwrap(const char* bwrap, char* const* argv, const int (&fds)[8],
                             pid_t parent) {
   // Die with cordon (bwrap's --die-with-parent then takes the sandbox down with it), and not
   // at all if cordon is already gone.
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || ::getppid() != parent) ::_exit(125);
-  int high[6];
-  for (int i = 0; i < 6; ++i) {  // above every target first: no dup2 clobbers a source
+  int high[8];
+  for (int i = 0; i < 8; ++i) {  // above every target first: no dup2 clobbers a source
     high[i] =
         fds[i] < 0 ? ::open("/dev/null", O_RDWR | O_CLOEXEC) : ::fcntl(fds[i], F_DUPFD_CLOEXEC, 16);
     if (high[i] < 0) ::_exit(125);
   }
-  for (int i = 0; i < 6; ++i) {
+  for (int i = 0; i < 8; ++i) {
     if (::dup2(high[i], i) != i) ::_exit(125);  // clears close-on-exec
   }
   if (linux_native::sys::CloseRange(kFirstFreeFd, ~0U, 0) != 0) ::_exit(125);
@@ -111,7 +136,19 @@ std::string BwrapMessage(int memfd) {
 }  // namespace
 
 Result<std::filesystem::path> LocateTrampoline(
-    const std::vector<std::filesystem::path>& writable_roots) {
+    const std::vector<std::filesystem::path>& writable_roots,
+    const std::filesystem::path& preferred) {
+  if (!preferred.empty()) {
+    Result<std::filesystem::path> canonical = core::Canonical(preferred);
+    if (!canonical || ::access(canonical->c_str(), X_OK) != 0) {
+      return Fail(ErrorCode::kUnavailable,
+                  fmt::format("bwrap backend: the trampoline {} is missing or not executable "
+                              "(build or install cordon-bwrap-exec)",
+                              preferred.string()));
+    }
+    CORDON_TRY_VOID(CheckTrustedPath(*canonical, ::getuid(), writable_roots));
+    return *canonical;
+  }
   CORDON_TRY(std::filesystem::path self, core::Canonical("/proc/self/exe"));
   const std::filesystem::path dir = self.parent_path();
   for (const std::filesystem::path& candidate :
@@ -128,22 +165,25 @@ Result<std::filesystem::path> LocateTrampoline(
                           kTrampolineName, self.string(), dir.parent_path().string()));
 }
 
-Result<exec::LaunchedProcess> LaunchBwrap(const plan::LaunchPlan& plan, const exec::StdioFds& stdio,
-                                          const BwrapBinary& bwrap,
-                                          const std::filesystem::path& trampoline) {
-  // An optional mount (a host socket under /run, an ancestor pin) whose target vanished since
-  // planning hides nothing: drop it rather than let bwrap fail on it. Required ones stay, and
-  // bwrap refuses the run if they are gone (fail closed).
-  plan::LaunchPlan current = plan;
-  std::erase_if(current.mounts, [](const plan::MountOp& op) {
-    struct stat st {};
-    return op.optional && ::lstat(op.path.c_str(), &st) != 0;
-  });
+namespace {
+
+bool VanishedOptional(const plan::MountOp& op) {
+  struct stat st {};
+  return op.optional && ::lstat(op.path.c_str(), &st) != 0;
+}
+
+// One bwrap start. `bwrap_failed`: bwrap's own setup failed, before the trampoline ran (so
+// nothing of the command started).
+Result<exec::LaunchedProcess> LaunchAttempt(const plan::LaunchPlan& plan,
+                                            const exec::StdioFds& stdio, const BwrapBinary& bwrap,
+                                            const std::filesystem::path& trampoline,
+                                            bool& bwrap_failed) {
   BwrapInvocation how;
   how.bwrap = bwrap.path.string();
   how.trampoline = TrampolineWords(plan);
   how.extra_ro_binds = {{trampoline.string(), kTrampolineInSandbox}};
-  CORDON_TRY(std::vector<std::string> words, RenderBwrapArgv(current, how));
+  how.info_fd = kInfoFd;
+  CORDON_TRY(std::vector<std::string> words, RenderBwrapArgv(plan, how));
   std::vector<char*> argv;
   for (std::string& w : words) argv.push_back(w.data());
   argv.push_back(nullptr);
@@ -154,14 +194,27 @@ Result<exec::LaunchedProcess> LaunchBwrap(const plan::LaunchPlan& plan, const ex
   if (::pipe2(report, O_CLOEXEC) != 0) return core::FailSyscall("pipe2", "bwrap report pipe");
   UniqueFd report_read(report[0]);
   UniqueFd report_write(report[1]);
+  int info[2];
+  if (::pipe2(info, O_CLOEXEC) != 0) return core::FailSyscall("pipe2", "bwrap info pipe");
+  UniqueFd info_read(info[0]);
+  UniqueFd info_write(info[1]);
+  int status[2];
+  if (::pipe2(status, O_CLOEXEC) != 0) return core::FailSyscall("pipe2", "bwrap status pipe");
+  UniqueFd status_read(status[0]);
+  UniqueFd status_write(status[1]);
 
-  const int fds[6] = {stdio.stdin_fd,  stdio.stdout_fd,    bwrap_stderr.get(),
-                      stdio.stderr_fd, report_write.get(), seccomp.get()};
+  const int fds[8] = {stdio.stdin_fd,     stdio.stdout_fd, bwrap_stderr.get(), stdio.stderr_fd,
+                      report_write.get(), seccomp.get(),   info_write.get(),   status_write.get()};
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) return core::FailSyscall("fork", "bwrap");
   if (pid == 0) ExecBwrap(argv[0], argv.data(), fds, parent);
   report_write.Reset();
+  info_write.Reset();
+  status_write.Reset();
+  // bwrap's monitor names the sandbox's init before it lets it run, so the pidfd is taken
+  // while that init is certainly alive (no pid reuse). Empty when bwrap failed before cloning.
+  UniqueFd init_pidfd = OpenSandboxInit(info_read.get());
 
   // Until EOF: the start byte, then either nothing (the command runs) or a failed step.
   std::string bytes;
@@ -179,6 +232,7 @@ Result<exec::LaunchedProcess> LaunchBwrap(const plan::LaunchPlan& plan, const ex
     return std::unexpected(std::move(error));
   };
   if (bytes.empty() || bytes[0] != kStartedByte) {
+    bwrap_failed = true;
     return fail(Error{ErrorCode::kSystem, 0,
                       fmt::format("bwrap backend: bubblewrap could not build the sandbox: {}",
                                   BwrapMessage(bwrap_stderr.get()))});
@@ -193,12 +247,41 @@ Result<exec::LaunchedProcess> LaunchBwrap(const plan::LaunchPlan& plan, const ex
                                   std::strerror(r.err),
                                   not_found ? fmt::format(" ({})", plan.argv.front()) : "")});
   }
+  if (!init_pidfd) {
+    return fail(Error{ErrorCode::kSystem, 0,
+                      "bwrap backend: bubblewrap did not name its sandbox's init on --info-fd"});
+  }
   UniqueFd pidfd(linux_native::sys::PidfdOpen(pid, 0));
   if (!pidfd) return fail(core::SyscallError("pidfd_open", std::to_string(pid)));
   exec::LaunchedProcess launched;
   launched.pid = pid;
   launched.pidfd = std::move(pidfd);
+  launched.sandbox_init_pidfd = std::move(init_pidfd);
+  launched.status_fd = std::move(status_read);
   return launched;
+}
+
+}  // namespace
+
+Result<exec::LaunchedProcess> LaunchBwrap(const plan::LaunchPlan& plan, const exec::StdioFds& stdio,
+                                          const BwrapBinary& bwrap,
+                                          const std::filesystem::path& trampoline) {
+  // An optional mount (a host socket, an ancestor pin) whose target vanished since planning
+  // hides nothing: it is dropped rather than let bwrap fail on it (bwrap would try to create
+  // the missing target on the read-only host). One that vanishes between this check and
+  // bwrap's mount fails bwrap's setup before anything ran: the launch is then retried without
+  // it. Required ones stay, and bwrap refuses the run if they are gone (fail closed).
+  plan::LaunchPlan current = plan;
+  for (int attempt = 1;; ++attempt) {
+    std::erase_if(current.mounts, VanishedOptional);
+    bool bwrap_failed = false;
+    Result<exec::LaunchedProcess> launched =
+        LaunchAttempt(current, stdio, bwrap, trampoline, bwrap_failed);
+    if (launched || !bwrap_failed || attempt == 3 ||
+        std::none_of(current.mounts.begin(), current.mounts.end(), VanishedOptional)) {
+      return launched;
+    }
+  }
 }
 
 }  // namespace cordon::bwrap

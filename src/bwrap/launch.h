@@ -6,7 +6,8 @@
 //
 // Returns once the command's execve succeeded (or with the failure: bwrap's own message when
 // its setup failed, the step when Landlock or seccomp could not be applied). The supervisor
-// then waits for bwrap, whose exit status is the command's (128+N for a signal N).
+// then waits for bwrap and, through sandbox_init_pidfd, for bwrap's init (the whole sandbox);
+// the command's exact wait status arrives on status_fd from the trampoline.
 // Thread-safe: nothing but fork/exec and descriptors.
 #pragma once
 
@@ -20,9 +21,11 @@
 namespace cordon::bwrap {
 
 // cordon-bwrap-exec next to the running executable (build tree) or in ../libexec/cordon
-// (installed), checked like bwrap itself. Fails (kUnavailable) when absent or untrusted.
+// (installed), or `preferred` alone when non-empty (tests, embedders whose executable is not
+// cordon), checked like bwrap itself. Fails (kUnavailable) when absent or untrusted.
 [[nodiscard]] Result<std::filesystem::path> LocateTrampoline(
-    const std::vector<std::filesystem::path>& writable_roots);
+    const std::vector<std::filesystem::path>& writable_roots,
+    const std::filesystem::path& preferred = {});
 
 [[nodiscard]] Result<exec::LaunchedProcess> LaunchBwrap(const plan::LaunchPlan& plan,
                                                         const exec::StdioFds& stdio,

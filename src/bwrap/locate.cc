@@ -161,8 +161,8 @@ Result<BwrapBinary> LocateBwrap(const std::filesystem::path& configured,
     return BwrapBinary{*canonical, version};
   }
   return Fail(ErrorCode::kUnavailable,
-              fmt::format("bubblewrap not found{}{} (install it: apt install bubblewrap, or set "
-                          "sandbox.bwrap_path)",
+              fmt::format("bubblewrap not found{}{} (install it: apt install bubblewrap, or "
+                          "dnf install bubblewrap)",
                           configured.empty() ? " in /usr/bin, /bin or /usr/local/bin" : "",
                           refused.empty() ? "" : fmt::format(" or not trusted{}", refused)));
 }

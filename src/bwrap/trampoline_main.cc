@@ -6,10 +6,12 @@
 //                     [--list-root] [--seccomp] -- ARGV...
 //
 // Descriptors: see trampoline_protocol.h. Any failure is reported on the report pipe; the
-// command never runs with a layer missing.
+// command never runs with a layer missing. The command runs as the trampoline's child; the
+// trampoline waits and writes the command's wait status to kStatusFd.
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -65,7 +67,9 @@ bool ReadProgram(std::vector<sock_filter>& program) {
 int main(int argc, char** argv) {
   // The report pipe must close on exec: EOF after the start byte is the parent's "it runs".
   if (::fcntl(bw::kReportFd, F_SETFD, FD_CLOEXEC) != 0) return 125;
+  if (::fcntl(bw::kStatusFd, F_SETFD, FD_CLOEXEC) != 0) return 125;  // never the command's
   if (::write(bw::kReportFd, &bw::kStartedByte, 1) != 1) return 125;
+  ::close(bw::kInfoFd);  // bwrap's info pipe, should it have passed it on: not the command's
 
   cordon::linux_native::ChildContext c;
   bool seccomp = false;
@@ -109,7 +113,19 @@ int main(int argc, char** argv) {
   Require(::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, Step::kNoNewPrivs);
   Require(cordon::linux_native::ApplyLandlock(c));
   if (seccomp) Require(cordon::linux_native::InstallSeccomp(program));
-  ::execvp(argv[i], argv + i);
-  Require(false, Step::kExecve);
-  return 127;
+  // The command runs as the trampoline's child, under every layer already applied here, so
+  // that its exact wait status (a death by signal included) reaches the supervisor.
+  const pid_t child = ::fork();
+  Require(child >= 0, Step::kExecve);
+  if (child == 0) {
+    ::execvp(argv[i], argv + i);
+    Require(false, Step::kExecve);
+  }
+  ::close(bw::kReportFd);  // the child's copy closes on its execve: EOF means it runs
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0) {
+    if (errno != EINTR) return 125;
+  }
+  (void)!::write(bw::kStatusFd, &status, sizeof status);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }

@@ -13,7 +13,13 @@ inline constexpr const char* kTrampolineInSandbox = "/dev/.cordon-bwrap-exec";
 inline constexpr int kCommandStderrFd = 3;  // becomes the command's 2
 inline constexpr int kReportFd = 4;         // close-on-exec: EOF after 'S' = execve succeeded
 inline constexpr int kSeccompFd = 5;        // memfd holding the BPF program (sock_filter[])
-inline constexpr int kFirstFreeFd = 6;
+// bwrap's --info-fd: its JSON names the host pid of the sandbox's init ("child-pid"), written
+// before the sandbox may run. Closed by the trampoline should bwrap pass it on.
+inline constexpr int kInfoFd = 6;
+// The command's wait status (one int, as from waitpid), written by the trampoline, which runs
+// the command as its child: bwrap itself would report a death by signal N as exit 128+N.
+inline constexpr int kStatusFd = 7;
+inline constexpr int kFirstFreeFd = 8;
 
 // First byte on the report pipe: the trampoline is running (bwrap's setup succeeded). A failed
 // step follows as one linux_native::StepReport.

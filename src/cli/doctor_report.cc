@@ -25,23 +25,45 @@ KernelFeatures Everything(const KernelFeatures& probed) {
   return f;
 }
 
-bool Runs(const Config& config, const KernelFeatures& f) {
-  return plan::DescribeCapabilities(config, f).can_run();
+// bwrap as found on this host: it can build its namespaces when the kernel has them and bwrap
+// is setuid or user namespaces work; it needs no mount_setattr (the session's own probe, at
+// run time, tries it for real).
+plan::BackendProbes HostProbes(const HostFacts& host, const KernelFeatures& f) {
+  plan::BackendProbes probes;
+  probes.bwrap.probed = true;
+  if (host.bwrap_path.empty()) {
+    probes.bwrap.detail = "bubblewrap not found (install it: apt install bubblewrap)";
+    return probes;
+  }
+  probes.bwrap.usable = (host.bwrap_setuid || f.user_namespace) && f.mount_namespace &&
+                        f.pid_namespace && f.net_namespace && f.proc_mount;
+  probes.bwrap.setuid = host.bwrap_setuid;
+  probes.bwrap.detail = probes.bwrap.usable
+                            ? fmt::format("bubblewrap at {}", host.bwrap_path)
+                            : fmt::format(
+                                  "bubblewrap at {} is not setuid and user namespaces "
+                                  "are unavailable",
+                                  host.bwrap_path);
+  return probes;
+}
+
+bool Runs(const Config& config, const KernelFeatures& f, const HostFacts& host) {
+  return plan::DescribeCapabilities(config, f, HostProbes(host, f)).can_run();
 }
 
 // Required: with everything else present, the planner refuses the configuration without it.
-bool RequiredWithout(const Config& config, const KernelFeatures& probed,
+bool RequiredWithout(const Config& config, const KernelFeatures& probed, const HostFacts& host,
                      const std::function<void(KernelFeatures&)>& take_away) {
   KernelFeatures f = Everything(probed);
   take_away(f);
-  return !Runs(config, f);
+  return !Runs(config, f, host);
 }
 
-int LowestLandlockAbi(const Config& config, const KernelFeatures& probed) {
+int LowestLandlockAbi(const Config& config, const KernelFeatures& probed, const HostFacts& host) {
   for (int abi = 0; abi <= kNewestLandlockAbi; ++abi) {
     KernelFeatures f = Everything(probed);
     f.landlock_abi = abi;
-    if (Runs(config, f)) return abi;
+    if (Runs(config, f, host)) return abi;
   }
   return 0;  // not satisfiable by Landlock at all: another feature decides
 }
@@ -87,10 +109,10 @@ constexpr NamespaceRow kNamespaceRows[] = {
 DoctorReport BuildDoctorReport(const Config& config, const KernelFeatures& f,
                                const HostFacts& host) {
   DoctorReport report;
-  report.capabilities = plan::DescribeCapabilities(config, f);
-  report.landlock_abi_required = LowestLandlockAbi(config, f);
+  report.capabilities = plan::DescribeCapabilities(config, f, HostProbes(host, f));
+  report.landlock_abi_required = LowestLandlockAbi(config, f, host);
   auto required = [&](const std::function<void(KernelFeatures&)>& take_away) {
-    return RequiredWithout(config, f, take_away);
+    return RequiredWithout(config, f, host, take_away);
   };
 
   report.features.push_back(FeatureCheck{
@@ -244,8 +266,10 @@ DoctorReport BuildDoctorReport(const Config& config, const KernelFeatures& f,
                   config.sandbox.backend == BackendChoice::kBwrap,
       .detail = bwrap ? fmt::format("{}{}", host.bwrap_path, host.bwrap_setuid ? " (setuid)" : "")
                       : "bwrap not found on PATH",
-      .used_for = "the bubblewrap backend (--backend bwrap; planned)",
-      .without = "nothing today: the native backend does not use it",
+      .used_for = "the bubblewrap backend (--backend bwrap), and auto where the native "
+                  "backend's namespaces are unusable but bwrap (setuid) can build them",
+      .without = "--backend bwrap is refused; auto falls back to Landlock only where the native "
+                 "namespaces are unusable",
       .fixes = bwrap ? std::vector<std::string>{} : BubblewrapFixes()});
 
   report.ok = report.capabilities.can_run();

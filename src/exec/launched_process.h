@@ -41,6 +41,10 @@ struct LaunchedProcess {
   // When valid, the sandbox's init writes the command's wait status (one int, as from waitpid)
   // here when the command exits, then exits itself. Invalid when `pid` is the command itself.
   core::UniqueFd status_fd;
+  // When valid: a pidfd of the sandbox's PID-namespace init where that is not `pid` (bubblewrap's
+  // init, a child of bwrap's monitor, which exits as soon as the command did). Killed with the
+  // tree and awaited after `pid` exits, so nothing of the sandbox outlives the run.
+  core::UniqueFd sandbox_init_pidfd;
   // Unsandboxed (mode off): the command leads its own process group; kill(-pid) reaches it.
   bool kill_process_group = false;
   // The command's seccomp listener for connect() (SCMP_ACT_NOTIFY), when the plan brokers

@@ -1,5 +1,6 @@
 #include "exec/process_control.h"
 
+#include <poll.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -46,6 +47,18 @@ void KillTree(const LaunchedProcess& process) {
     return;
   }
   (void)::kill(process.pid, SIGKILL);
+}
+
+bool KillAndAwaitSandboxInit(const LaunchedProcess& process, int timeout_ms) {
+  if (!process.sandbox_init_pidfd.valid()) return true;
+  const int fd = process.sandbox_init_pidfd.get();
+  (void)::syscall(SYS_pidfd_send_signal, fd, SIGKILL, nullptr, 0);
+  pollfd p{fd, POLLIN, 0};
+  for (;;) {
+    const int ready = ::poll(&p, 1, timeout_ms);
+    if (ready < 0 && errno == EINTR) continue;
+    return ready > 0;
+  }
 }
 
 Result<bool> HasExited(const LaunchedProcess& process) {

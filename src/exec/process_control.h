@@ -22,6 +22,11 @@ core::UniqueFd OpenPidfd(pid_t pid);
 // before Reap. Errors (already gone) are ignored: the goal is that nothing is left running.
 void KillTree(const LaunchedProcess& process);
 
+// SIGKILL to `process.sandbox_init_pidfd` (when valid) and a wait of up to `timeout_ms` until
+// it has exited: the kernel empties a PID namespace before its init's exit completes. False
+// when it was still there at the deadline.
+bool KillAndAwaitSandboxInit(const LaunchedProcess& process, int timeout_ms);
+
 // True once the process has exited (it is a zombie, not yet reaped). Never blocks.
 [[nodiscard]] Result<bool> HasExited(const LaunchedProcess& process);
 

@@ -162,6 +162,11 @@ void Supervisor::OnExit() {
   } else if (error_.empty()) {
     error_ = reaped.error().message;
   }
+  // bubblewrap's monitor exits as soon as the command did, while its init may still be taking
+  // the namespace down: the run is over only when the whole sandbox is gone.
+  if (!KillAndAwaitSandboxInit(process_, 10000) && error_.empty()) {
+    error_ = "supervisor: the sandbox's init did not exit within 10 s of SIGKILL";
+  }
   exited_ = true;
   drain_deadline_ = Clock::now() + options_.drain_grace;
   // init wrote the status before exiting, so it is in the pipe now if it ever will be.

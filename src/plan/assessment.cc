@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "plan/backend_selection.h"
+
 namespace cordon::plan {
 namespace {
 
@@ -48,7 +50,7 @@ void AssessLimits(const LimitsConfig& limits, const KernelFeatures& f, bool user
 
 }  // namespace
 
-Assessment Assess(const Config& config, const KernelFeatures& f) {
+Assessment Assess(const Config& config, const KernelFeatures& f, const BackendProbes& backends) {
   Assessment a;
   const SandboxConfig& sandbox = config.sandbox;
   if (sandbox.mode == SandboxMode::kOff) {
@@ -57,18 +59,37 @@ Assessment Assess(const Config& config, const KernelFeatures& f) {
     AssessLimits(config.limits, f, /*user_namespace=*/false, a);
     return a;  // network_enforced stays false
   }
-  a.enforcement.backend = "native";
-  // Fail closed on what this build cannot do yet, rather than run without it: the bwrap and
-  // Seatbelt backends exist (src/bwrap, src/seatbelt) but runs do not dispatch to them yet.
-  if (sandbox.backend == BackendChoice::kBwrap || sandbox.backend == BackendChoice::kSeatbelt) {
-    a.missing.push_back(fmt::format(
-        "backend {} is not available to runs in this version (fix: backend auto or native)",
-        BackendChoiceName(sandbox.backend)));
+  const BackendSelection selection = SelectBackend(config, f, backends);
+  const bool use_bwrap = selection.backend == Backend::kBwrap;
+  a.enforcement.backend = BackendName(selection.backend);
+  a.backend_reason = selection.reason;
+  a.missing = selection.missing;
+  // bubblewrap's trampoline sets no rlimits and joins no cgroup: a set limit is refused.
+  if (use_bwrap) {
+    const LimitsConfig& set = config.limits;
+    for (const auto& [name, value] :
+         {std::pair{"memory_bytes", set.memory_bytes}, std::pair{"processes", set.processes},
+          std::pair{"open_files", set.open_files}, std::pair{"cpu_seconds", set.cpu_seconds}}) {
+      if (value != 0) {
+        a.missing.push_back(fmt::format(
+            "limits.{} is set, but the bwrap backend does not enforce resource limits (fix: "
+            "backend native, or set it to 0)",
+            name));
+      }
+    }
   }
-  const bool use_ns = f.namespaces_usable();
+  // bubblewrap builds its own namespaces (setuid, or where the native mount view cannot).
+  const bool use_ns = use_bwrap || f.namespaces_usable();
   const bool network_deny = sandbox.network == NetworkPolicy::kDeny;
 
-  if (use_ns) {
+  if (use_bwrap) {
+    a.namespaces = Namespaces{.user = !backends.bwrap.setuid || f.user_namespace,
+                              .mount = true,
+                              .pid = true,
+                              .net = network_deny,
+                              .ipc = true,
+                              .uts = true};
+  } else if (use_ns) {
     a.namespaces = Namespaces{.user = true,
                               .mount = true,
                               .pid = true,
@@ -164,6 +185,12 @@ Assessment Assess(const Config& config, const KernelFeatures& f) {
         a.namespaces.net ? "abstract unix sockets are isolated by the network namespace only"
                          : "abstract unix sockets of the host stay reachable (needs a network "
                            "namespace or Landlock ABI 6)");
+  }
+  if (use_bwrap) {
+    a.unsupported.insert(
+        a.unsupported.end(),
+        {"bwrap backend: /proc/fs and /proc/latency_stats stay as the kernel shows them (bwrap "
+         "keeps only /proc/sys, sysrq-trigger, irq and bus read-only)"});
   }
   if (a.fallback) {
     a.unsupported.insert(

@@ -9,12 +9,14 @@
 #include "cordon/config.h"
 #include "cordon/run.h"
 #include "linux/kernel_features.h"
+#include "plan/backend_probe.h"
 #include "plan/launch_plan.h"
 
 namespace cordon::plan {
 
 struct Assessment {
-  Enforcement enforcement;  // layers in force (backend "native" or "none")
+  Enforcement enforcement;     // layers in force (backend "native", "bwrap" or "none")
+  std::string backend_reason;  // why that backend (plan/backend_selection.h)
   Namespaces namespaces;
   SocketPolicy sockets = SocketPolicy::kAny;
   bool fallback = false;      // no namespaces: Landlock + seccomp only (docs/decisions/0005)
@@ -25,6 +27,8 @@ struct Assessment {
   std::vector<std::string> unsupported;  // features cordon does not implement (yet)
 };
 
-Assessment Assess(const Config& config, const linux_native::KernelFeatures& features);
+// `backends`: what the session probed of the other backends (none: only native or none).
+Assessment Assess(const Config& config, const linux_native::KernelFeatures& features,
+                  const BackendProbes& backends = {});
 
 }  // namespace cordon::plan

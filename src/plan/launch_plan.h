@@ -18,6 +18,7 @@
 #include "cordon/run.h"
 #include "limits/limits_plan.h"
 #include "linux/kernel_features.h"
+#include "plan/backend_probe.h"
 
 namespace cordon::plan {
 
@@ -130,13 +131,16 @@ struct LaunchPlan {
 
 // Fails closed (kUnavailable) when the config asks for a guarantee that `features` cannot give,
 // with a message naming what is missing and how to fix it.
+// `backends`: the session's probe of the other backends (plan/backend_probe.h).
 [[nodiscard]] Result<LaunchPlan> Plan(const Config& config,
                                       const linux_native::KernelFeatures& features,
-                                      const PlanRequest& request);
+                                      const PlanRequest& request,
+                                      const BackendProbes& backends = {});
 
 // The capabilities payload for `config` on a machine with `features` (cordon status, MCP
 // initialize). Consistent with Plan: `missing` is non-empty exactly when Plan would refuse.
 Capabilities DescribeCapabilities(const Config& config,
-                                  const linux_native::KernelFeatures& features);
+                                  const linux_native::KernelFeatures& features,
+                                  const BackendProbes& backends = {});
 
 }  // namespace cordon::plan

@@ -147,7 +147,7 @@ std::vector<std::filesystem::path> UnixConnectBeneath(
 }  // namespace
 
 Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures& features,
-                        const PlanRequest& request) {
+                        const PlanRequest& request, const BackendProbes& backends) {
   if (request.argv.empty()) return Fail(ErrorCode::kInvalidArgument, "empty command");
   if (!request.workspace.is_absolute()) {
     return Fail(ErrorCode::kInvalidArgument,
@@ -158,7 +158,7 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
   plan.workspace = request.workspace;
   CORDON_TRY(plan.cwd, ResolveCwd(request));
 
-  Assessment a = Assess(config, features);
+  Assessment a = Assess(config, features, backends);
   plan.enforcement = a.enforcement;
   if (config.sandbox.mode == SandboxMode::kOff) {
     // Unsandboxed on purpose (explicit `off` / --unsafe): the caller's own behaviour, including
@@ -239,14 +239,17 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
 }
 
 Capabilities DescribeCapabilities(const Config& config,
-                                  const linux_native::KernelFeatures& features) {
-  Assessment a = Assess(config, features);
+                                  const linux_native::KernelFeatures& features,
+                                  const BackendProbes& backends) {
+  Assessment a = Assess(config, features, backends);
   Capabilities caps;
   caps.mode = config.sandbox.mode;
   caps.network = config.sandbox.network;
   caps.backend = a.enforcement.backend;
   if (config.sandbox.mode == SandboxMode::kOff) {
     caps.backend_reason = "mode off: commands run unsandboxed";
+  } else if (a.enforcement.backend != "native") {
+    caps.backend_reason = a.backend_reason;  // bwrap, or a backend refused on this platform
   } else if (a.namespaces.mount) {
     caps.backend_reason =
         features.landlock_abi >= 1
@@ -261,6 +264,9 @@ Capabilities DescribeCapabilities(const Config& config,
         "native without namespaces (fallback): Landlock confines writes and reads of hidden "
         "paths, Landlock TCP rules and a seccomp socket-family filter deny the network; see "
         "unsupported for what is lost";
+  }
+  if (a.enforcement.backend == "native" && !a.backend_reason.empty()) {
+    caps.backend_reason += "; " + a.backend_reason;
   }
   caps.enforcement = a.enforcement;
   caps.filesystem_enforced = a.filesystem_enforced;

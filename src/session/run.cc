@@ -10,9 +10,9 @@
 #include "exec/command_pipes.h"
 #include "exec/spawn_unsandboxed.h"
 #include "exec/supervisor.h"
-#include "linux/launcher.h"
 #include "plan/launch_plan.h"
 #include "plan/mount_ops.h"
+#include "session/backend_choice.h"
 #include "session/request.h"
 #include "session/session_state.h"
 #include "session/zygote_slot.h"
@@ -38,7 +38,7 @@ bool IsReadable(int fd) {
 }
 
 // Everything that needs a plan: descriptors, launch, supervision.
-RunResult LaunchAndSupervise(session::ZygoteSlot& zygote,
+RunResult LaunchAndSupervise(const session::SessionBackends& backends, session::ZygoteSlot& zygote,
                              const limits::LimitsSupport& limits_support,
                              const plan::LaunchPlan& plan, const CommandRequest& request,
                              std::chrono::milliseconds timeout, std::uint64_t output_cap,
@@ -71,14 +71,10 @@ RunResult LaunchAndSupervise(session::ZygoteSlot& zygote,
     cgroup = std::move(*created);
   }
   const limits::CgroupAttach attach = cgroup ? cgroup->attach() : limits::CgroupAttach{};
-  // A long-lived session's commands join its prepared namespaces (src/zygote); otherwise, or
-  // when the zygote cannot serve this plan, the one-shot launch builds them.
-  std::optional<Result<exec::LaunchedProcess>> joined;
-  if (plan.sandboxed) joined = zygote.Launch(plan, stdio, attach);
-  Result<exec::LaunchedProcess> launched = joined ? std::move(*joined)
-                                           : plan.sandboxed
-                                               ? linux_native::Launch(plan, stdio, attach)
-                                               : exec::SpawnUnsandboxed(plan, stdio, attach);
+  // The backend the plan's assessment chose (session/backend_choice.h).
+  Result<exec::LaunchedProcess> launched =
+      plan.sandboxed ? session::LaunchSandboxed(backends, zygote, plan, stdio, attach)
+                     : exec::SpawnUnsandboxed(plan, stdio, attach);
   // Our copies of the write ends must go now, or the supervisor would never see EOF.
   pipes->CloseWriteEnds();
   dev_null.Reset();
@@ -105,7 +101,7 @@ RunResult LaunchAndSupervise(session::ZygoteSlot& zygote,
 Result<void> HoldGitPlaceholders(const Session::State& state) {
   const SandboxConfig& sandbox = state.config.sandbox;
   if (sandbox.mode != SandboxMode::kWorkspaceWrite || !sandbox.protect_git_metadata ||
-      !state.features.namespaces_usable()) {
+      !(state.features.namespaces_usable() || state.backends.bwrap)) {
     return {};
   }
   std::lock_guard lock(state.git_placeholders.mutex);
@@ -149,12 +145,13 @@ RunResult Session::Run(const CommandRequest& request, const OutputCallback& on_o
       return SetupFailed(std::move(r), held.error().message);
     }
     // Fail closed: a plan that cannot give every requested guarantee runs nothing.
-    Result<plan::LaunchPlan> plan = plan::Plan(state.config, state.features, plan_request);
+    Result<plan::LaunchPlan> plan =
+        plan::Plan(state.config, state.features, plan_request, state.backends.probes);
     if (!plan) return SetupFailed(std::move(r), plan.error().message);
     r.enforcement = plan->enforcement;
 
-    return LaunchAndSupervise(state.zygote, state.features.limits, *plan, request, *timeout,
-                              state.config.limits.output_bytes, on_output, std::move(r));
+    return LaunchAndSupervise(state.backends, state.zygote, state.features.limits, *plan, request,
+                              *timeout, state.config.limits.output_bytes, on_output, std::move(r));
   }();
   result.duration = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
   return result;

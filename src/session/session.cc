@@ -45,8 +45,9 @@ Result<Session> Session::Create(Config config, std::filesystem::path workspace) 
   // Parenthesised aggregate initialisation: the zygote slot (not movable) is built in place.
   linux_native::KernelFeatures features = linux_native::ProbeKernel();
   features.limits = limits::ProbeLimitsFor(config.limits);
+  session::SessionBackends backends = session::ProbeBackends(config, features, canonical);
   auto state = std::make_shared<State>(std::move(config), std::move(canonical), std::move(policy),
-                                       std::move(features));
+                                       std::move(features), std::move(backends));
   return Session(std::move(state));
 }
 
@@ -56,13 +57,13 @@ Decision Session::Check(std::string_view command_text) const {
 
 Capabilities Session::GetCapabilities() const {
   if (state_->features.limits.cgroups_probed) {
-    return plan::DescribeCapabilities(state_->config, state_->features);
+    return plan::DescribeCapabilities(state_->config, state_->features, state_->backends.probes);
   }
   // Status shows what every limit could use here, set or not: probe the cgroups now (the
   // session's own runs never need them, or Create would have probed).
   linux_native::KernelFeatures features = state_->features;
   features.limits = limits::ProbeLimits();
-  return plan::DescribeCapabilities(state_->config, features);
+  return plan::DescribeCapabilities(state_->config, features, state_->backends.probes);
 }
 
 const Config& Session::config() const { return state_->config; }

@@ -1,7 +1,8 @@
 // What a Session pins at Create: the configuration, the canonical workspace, the compiled
-// policy and the one kernel probe. Immutable afterwards and shared (shared_ptr<const State>) by
-// every copy of the Session and every concurrent Run. The mutable parts are the zygote slot of a
-// long-lived session (session/zygote_slot.h) and the .git placeholders, each with its own lock.
+// policy, the one kernel probe and the backend probe. Immutable afterwards and shared
+// (shared_ptr<const State>) by every copy of the Session and every concurrent Run. The mutable
+// parts are the zygote slot of a long-lived session (session/zygote_slot.h) and the .git
+// placeholders, each with its own lock.
 #pragma once
 
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include "cordon/session.h"
 #include "linux/kernel_features.h"
 #include "plan/git_placeholder.h"
+#include "session/backend_choice.h"
 #include "session/zygote_slot.h"
 
 namespace cordon {
@@ -22,6 +24,7 @@ struct Session::State {
   std::filesystem::path workspace;  // canonical, an existing directory
   Policy policy;
   linux_native::KernelFeatures features;
+  session::SessionBackends backends;  // bubblewrap, when the config may need it (ADR 0018)
   mutable session::ZygoteSlot zygote;
   // Empty `.git` placeholders at the top of writable roots that have none, created at the first
   // sandboxed run and held until the session ends: a zygote's mount namespace keeps masking

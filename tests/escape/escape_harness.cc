@@ -111,9 +111,13 @@ Fixture MakeFixture(bool sandboxed) {
   f.out = f.root / "out";
   f.home = f.root / "home";
   for (const auto& dir : {f.ws, f.out, f.home}) std::filesystem::create_directory(dir);
+  // CORDON_TEST_BACKEND=bwrap: the same attacks against the bubblewrap backend.
+  const char* backend = ::getenv("CORDON_TEST_BACKEND");
+  const bool bwrap = backend != nullptr && std::string(backend) == "bwrap";
   WriteFile(f.root / "config.json",
-            "{\"command_policy\": {\"default_deny\": false}, "
-            "\"limits\": {\"timeout_seconds\": 30}}\n");
+            std::string("{\"command_policy\": {\"default_deny\": false}, ") +
+                (bwrap ? "\"sandbox\": {\"backend\": \"bwrap\"}, " : "") +
+                "\"limits\": {\"timeout_seconds\": 30}}\n");
   ::chmod((f.root / "config.json").c_str(), 0600);
   return f;
 }

@@ -27,6 +27,11 @@ TEST_F(FilesystemTest, WriteInTheWorkspaceLands) {
   EXPECT_EQ(result.stdout_data.data, "wrote\n") << Describe(result);
   EXPECT_EQ(ReadFile(workspace_ / "made-inside"), "cordon\n");
   EXPECT_TRUE(result.enforcement.filesystem);
+  // The backend that ran is the one status names; under CORDON_TEST_BACKEND=bwrap, bubblewrap.
+  EXPECT_EQ(result.enforcement.backend, session->GetCapabilities().backend);
+  if (UnderBwrap()) {
+    EXPECT_EQ(result.enforcement.backend, "bwrap");
+  }
 }
 
 TEST_F(FilesystemTest, WriteInTheWorkspacesParentDoesNotLand) {

@@ -150,6 +150,10 @@ TEST_F(HardeningTest, ExitCodesAndSignalsOfTheCommandAreReported) {
   EXPECT_EQ(signaled.status, RunStatus::kSignaled) << Describe(signaled);
   EXPECT_EQ(signaled.signal, SIGTERM);
   EXPECT_EQ(signaled.CliExitCode(), 128 + SIGTERM);
+  // The twin of the signal: a command that exits with 128+N itself is not reported as killed.
+  const RunResult exited_high = Shell(*session, "exit 143");
+  EXPECT_EQ(exited_high.status, RunStatus::kExited) << Describe(exited_high);
+  EXPECT_EQ(exited_high.exit_code, 143);
 }
 
 }  // namespace

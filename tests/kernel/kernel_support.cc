@@ -11,6 +11,8 @@
 #include <sstream>
 #include <thread>
 
+#include "session/backend_choice.h"
+
 namespace cordon::kernel_test {
 
 std::string ProbePath() {
@@ -30,7 +32,23 @@ bool MustWork() {
   return value != nullptr && std::string(value) == "1";
 }
 
+BackendChoice TestBackend() {
+  const char* value = ::getenv("CORDON_TEST_BACKEND");
+  return value != nullptr && std::string(value) == "bwrap" ? BackendChoice::kBwrap
+                                                           : BackendChoice::kAuto;
+}
+
+bool UnderBwrap() { return TestBackend() == BackendChoice::kBwrap; }
+
 void KernelTest::SetUp() {
+  // The test binary does not sit beside cordon-bwrap-exec: name it before any session exists.
+  if (const char* staged = ::getenv("CORDON_BWRAP_EXEC"); staged != nullptr && staged[0] != '\0') {
+    session::SetBwrapTrampoline(staged);
+  } else {
+#ifdef CORDON_BWRAP_EXEC_PATH
+    session::SetBwrapTrampoline(CORDON_BWRAP_EXEC_PATH);
+#endif
+  }
   std::string templ = "/tmp/cordon-kernel-XXXXXX";
   ASSERT_NE(::mkdtemp(templ.data()), nullptr) << "mkdtemp: " << std::strerror(errno);
   root_ = templ;
@@ -61,6 +79,7 @@ Config KernelTest::MakeConfig(SandboxMode mode, NetworkPolicy network) const {
   config.sandbox.mode = mode;
   config.sandbox.network = network;
   config.limits.timeout = std::chrono::seconds(30);
+  config.sandbox.backend = TestBackend();
   return config;
 }
 

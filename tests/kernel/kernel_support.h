@@ -31,12 +31,26 @@ std::string ProbePath();
 // True when CORDON_TEST_MUST_WORK=1: a missing kernel feature is then a failure, not a skip.
 bool MustWork();
 
+// The backend the suite runs over: CORDON_TEST_BACKEND=bwrap selects bubblewrap (with the
+// trampoline from $CORDON_BWRAP_EXEC when set); anything else or unset keeps the default, auto,
+// which is the native backend wherever its namespaces work.
+// The same cases and expectations run over both; where bwrap cannot give a guarantee the
+// expectation is the assessment's refusal.
+BackendChoice TestBackend();
+bool UnderBwrap();
+
+// Skips the current test when the suite runs over bwrap (e.g. the zygote serves only native).
+#define CORDON_SKIP_UNDER_BWRAP(why)          \
+  if (!::cordon::kernel_test::UnderBwrap()) { \
+  } else                                      \
+    GTEST_SKIP() << "bwrap backend: " << why
+
 class KernelTest : public ::testing::Test {
  protected:
   void SetUp() override;
   void TearDown() override;
 
-  // A config for `mode` and `network` with the test-friendly limits.
+  // A config for `mode` and `network` with the test-friendly limits, on TestBackend().
   Config MakeConfig(SandboxMode mode = SandboxMode::kWorkspaceWrite,
                     NetworkPolicy network = NetworkPolicy::kDeny) const;
 

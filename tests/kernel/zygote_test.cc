@@ -27,6 +27,11 @@ class ZygoteTest : public KernelTest {
   void SetUp() override {
     KernelTest::SetUp();
     session::SetLongLivedSessions(true);
+    // Except the case below that pins exactly this.
+    if (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) !=
+        "ALongLivedSessionOnBwrapLaunchesEveryCommandThroughBwrap") {
+      CORDON_SKIP_UNDER_BWRAP("the zygote serves only the native backend");
+    }
   }
   void TearDown() override {
     session::SetLongLivedSessions(false);
@@ -241,6 +246,25 @@ TEST_F(ZygoteTest, AGitDirectoryCreatedLaterIsStillProtected) {
   EXPECT_FALSE(Exists(workspace_ / ".git" / "config"));
   // Twin: the workspace itself stays writable.
   EXPECT_EQ(Shell(*session, "echo x > file").exit_code, 0);
+}
+
+TEST_F(ZygoteTest, ALongLivedSessionOnBwrapLaunchesEveryCommandThroughBwrap) {
+  if (!UnderBwrap()) GTEST_SKIP() << "native backend: the cases above cover the zygote";
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const std::uint64_t before = session::ZygoteLaunches();
+  for (int i = 0; i < 2; ++i) {
+    const RunResult inside = Shell(*session, fmt::format("echo hi > inside{}", i));
+    EXPECT_EQ(inside.exit_code, 0) << Describe(inside);
+    EXPECT_EQ(inside.enforcement.backend, "bwrap");
+    EXPECT_EQ(ReadFile(workspace_ / fmt::format("inside{}", i)), "hi\n");
+    // Twin: a write outside still does not land.
+    const std::filesystem::path etc = fmt::format("/etc/cordon-zygote-bwrap-{}-{}", unique_, i);
+    cleanup_.push_back(etc);
+    (void)Shell(*session, "echo x > " + etc.string());
+    EXPECT_FALSE(Exists(etc));
+  }
+  EXPECT_EQ(session::ZygoteLaunches(), before);
 }
 
 }  // namespace

@@ -376,12 +376,13 @@ TEST(Capabilities, ReportsBackendLayersAndWhatIsNotSupported) {
   EXPECT_FALSE(none.network_enforced);
 }
 
-TEST(Planner, RefusesABackendThatRunsCannotUseYet) {
+TEST(Planner, RefusesABackendThisMachineCannotRun) {
   Config config = Default();
-  config.sandbox.backend = BackendChoice::kBwrap;
+  config.sandbox.backend = BackendChoice::kSeatbelt;  // macOS only
   auto plan = Plan(config, Everything(), Request());
   ASSERT_FALSE(plan);
-  EXPECT_NE(plan.error().message.find("backend bwrap"), std::string::npos) << plan.error().message;
+  EXPECT_NE(plan.error().message.find("backend seatbelt"), std::string::npos)
+      << plan.error().message;
   config.sandbox.backend = BackendChoice::kNative;  // twin
   EXPECT_TRUE(Plan(config, Everything(), Request()));
 }

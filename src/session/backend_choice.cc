@@ -1,0 +1,98 @@
+#include "session/backend_choice.h"
+
+#include <fmt/format.h>
+
+#include <mutex>
+#include <utility>
+
+#include "core/paths.h"
+#include "linux/launcher.h"
+#include "plan/backend_selection.h"
+
+namespace cordon::session {
+namespace {
+
+// Set by tests and embedders before sessions are created; read once per Session::Create.
+struct TrampolineOverride {
+  std::mutex mutex;
+  std::filesystem::path path;
+};
+
+TrampolineOverride& Override() {
+  static TrampolineOverride instance;
+  return instance;
+}
+
+std::filesystem::path TrampolinePath() {
+  TrampolineOverride& o = Override();
+  std::lock_guard lock(o.mutex);
+  return o.path;
+}
+
+// Every path the command may write in any mode: bwrap and the trampoline must lie in none.
+std::vector<std::filesystem::path> WritablePaths(const Config& config,
+                                                 const std::filesystem::path& workspace) {
+  std::vector<std::filesystem::path> paths{workspace};
+  for (const auto& root : config.sandbox.writable_roots) {
+    Result<std::filesystem::path> canonical = core::Canonical(root);
+    paths.push_back(canonical ? *canonical : root);
+  }
+  return paths;
+}
+
+}  // namespace
+
+void SetBwrapTrampoline(std::filesystem::path path) {
+  TrampolineOverride& o = Override();
+  std::lock_guard lock(o.mutex);
+  o.path = std::move(path);
+}
+
+SessionBackends ProbeBackends(const Config& config, const linux_native::KernelFeatures& features,
+                              const std::filesystem::path& workspace) {
+  SessionBackends backends;
+  if (!plan::NeedsBwrapProbe(config, features)) return backends;
+  plan::BwrapProbe& probe = backends.probes.bwrap;
+  probe.probed = true;
+  Result<bwrap::BwrapBackend> created =
+      bwrap::BwrapBackend::Create(WritablePaths(config, workspace), {}, TrampolinePath());
+  if (!created) {
+    probe.detail = created.error().message;
+    return backends;
+  }
+  const bwrap::BwrapVersion& v = created->binary().version;
+  probe.usable = true;
+  probe.setuid = created->setuid();
+  probe.detail = fmt::format("bubblewrap {}.{}.{} at {}", v.major, v.minor, v.patch,
+                             created->binary().path.string());
+  backends.bwrap = std::move(*created);
+  return backends;
+}
+
+Result<exec::LaunchedProcess> LaunchSandboxed(const SessionBackends& backends, ZygoteSlot& zygote,
+                                              const plan::LaunchPlan& plan,
+                                              const exec::StdioFds& stdio,
+                                              const limits::CgroupAttach& cgroup) {
+  if (plan.enforcement.backend == plan::BackendName(plan::Backend::kBwrap)) {
+    // The assessment chooses bwrap only when the probe found it usable, and refuses resource
+    // limits under it; guard both anyway (fail closed, never run without a planned limit).
+    if (!backends.bwrap) {
+      return Fail(ErrorCode::kUnavailable, "bwrap backend: chosen but not available");
+    }
+    const limits::ResourceLimits& r = plan.limits.rlimits;
+    if (plan.limits.needs_cgroup() || r.open_files != 0 || r.cpu_seconds != 0 || r.processes != 0) {
+      return Fail(ErrorCode::kUnavailable,
+                  "bwrap backend: resource limits are not enforced by this backend (fix: backend "
+                  "native, or unset the limits)");
+    }
+    return backends.bwrap->Launch(plan, stdio);
+  }
+  // A long-lived session's commands join its prepared namespaces (src/zygote); otherwise, or
+  // when the zygote cannot serve this plan, the one-shot launch builds them.
+  if (std::optional<Result<exec::LaunchedProcess>> joined = zygote.Launch(plan, stdio, cgroup)) {
+    return std::move(*joined);
+  }
+  return linux_native::Launch(plan, stdio, cgroup);
+}
+
+}  // namespace cordon::session

@@ -1,0 +1,139 @@
+// The backend choice (docs/decisions/0018) with fabricated kernel features and bwrap probes:
+// which backend runs, what status says, and what is refused.
+#include "plan/backend_selection.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "plan/launch_plan.h"
+#include "planner_fixture.h"
+
+namespace cordon::plan {
+namespace {
+
+using namespace cordon::plan::plan_test;  // NOLINT(google-build-using-namespace)
+
+BackendProbes UsableBwrap(bool setuid) {
+  BackendProbes p;
+  p.bwrap = BwrapProbe{.probed = true,
+                       .usable = true,
+                       .setuid = setuid,
+                       .detail = "bubblewrap 0.8.0 at /usr/bin/bwrap"};
+  return p;
+}
+
+BackendProbes MissingBwrap() {
+  BackendProbes p;
+  p.bwrap = BwrapProbe{.probed = true,
+                       .usable = false,
+                       .setuid = false,
+                       .detail = "bubblewrap not found (install it: apt install bubblewrap)"};
+  return p;
+}
+
+Config WithBackend(BackendChoice backend) {
+  Config config = Default();
+  config.sandbox.backend = backend;
+  return config;
+}
+
+TEST(BackendSelection, AutoPicksNativeWhereItsNamespacesWorkAndProbesNoBwrap) {
+  EXPECT_FALSE(NeedsBwrapProbe(Default(), Everything()));
+  auto plan = Plan(Default(), Everything(), Request(), UsableBwrap(false));
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->enforcement.backend, "native");
+  const Capabilities caps = DescribeCapabilities(Default(), Everything());
+  EXPECT_EQ(caps.backend, "native");
+  EXPECT_TRUE(Contains(caps.backend_reason, "chosen by auto")) << caps.backend_reason;
+}
+
+TEST(BackendSelection, AutoPrefersAWorkingBwrapToTheLandlockOnlyFallback) {
+  EXPECT_TRUE(NeedsBwrapProbe(Default(), NoNamespaces(7)));
+  auto plan = Plan(Default(), NoNamespaces(7), Request(), UsableBwrap(true));
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->enforcement.backend, "bwrap");
+  // setuid bwrap without unprivileged user namespaces: mount, PID, net, no user namespace.
+  EXPECT_FALSE(plan->namespaces.user);
+  EXPECT_TRUE(plan->namespaces.mount && plan->namespaces.pid && plan->namespaces.net);
+  EXPECT_FALSE(plan->mounts.empty()) << "the mount view, .git protection included";
+  EXPECT_TRUE(plan->seccomp.enabled);
+  EXPECT_EQ(plan->landlock.abi, 7);
+  const Capabilities caps = DescribeCapabilities(Default(), NoNamespaces(7), UsableBwrap(true));
+  EXPECT_EQ(caps.backend, "bwrap");
+  EXPECT_TRUE(Contains(caps.backend_reason, "setuid")) << caps.backend_reason;
+  EXPECT_TRUE(Contains(caps.backend_reason, "chosen by auto")) << caps.backend_reason;
+}
+
+TEST(BackendSelection, AutoWithoutBwrapFallsBackToLandlockOnlyNamingWhyBwrapCannotHelp) {
+  Config config = Default();
+  config.sandbox.protect_git_metadata = false;  // the fallback cannot keep .git read-only
+  auto plan = Plan(config, NoNamespaces(7), Request(), MissingBwrap());
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->enforcement.backend, "native");
+  EXPECT_FALSE(plan->namespaces.mount);
+  const Capabilities caps = DescribeCapabilities(config, NoNamespaces(7), MissingBwrap());
+  EXPECT_TRUE(Contains(caps.backend_reason, "fallback")) << caps.backend_reason;
+  EXPECT_TRUE(Contains(caps.backend_reason, "bubblewrap not found")) << caps.backend_reason;
+}
+
+TEST(BackendSelection, ConfiguredBwrapRunsWhenUsableAndIsRefusedNamingTheFixWhenNot) {
+  const Config config = WithBackend(BackendChoice::kBwrap);
+  EXPECT_TRUE(NeedsBwrapProbe(config, Everything()));
+  auto plan = Plan(config, Everything(), Request(), UsableBwrap(false));
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->enforcement.backend, "bwrap");
+  EXPECT_TRUE(plan->namespaces.user);
+  // Twin: bwrap missing refuses the run (no silent native), with the install hint.
+  auto refused = Plan(config, Everything(), Request(), MissingBwrap());
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kUnavailable);
+  EXPECT_TRUE(Contains(refused.error().message, "apt install bubblewrap"))
+      << refused.error().message;
+  // Not probed at all (a caller that skipped ProbeBackends) is refused too.
+  EXPECT_FALSE(Plan(config, Everything(), Request()));
+}
+
+TEST(BackendSelection, ConfiguredNativeNeverTurnsIntoBwrap) {
+  const Config config = WithBackend(BackendChoice::kNative);
+  EXPECT_FALSE(NeedsBwrapProbe(config, NoNamespaces(7)));
+  auto plan = Plan(config, NoNamespaces(7), Request(), UsableBwrap(true));
+  EXPECT_FALSE(plan) << "native without namespaces refuses .git protection";
+  const Capabilities caps = DescribeCapabilities(config, NoNamespaces(7), UsableBwrap(true));
+  EXPECT_EQ(caps.backend, "native");
+}
+
+TEST(BackendSelection, BwrapRefusesAResourceLimitAndRunsWithoutOne) {
+  Config config = WithBackend(BackendChoice::kBwrap);
+  config.limits.processes = 64;
+  const Capabilities caps = DescribeCapabilities(config, Everything(), UsableBwrap(false));
+  ASSERT_FALSE(caps.can_run());
+  EXPECT_TRUE(std::any_of(caps.missing.begin(), caps.missing.end(), [](const std::string& m) {
+    return Contains(m, "bwrap backend does not enforce resource limits");
+  }));
+  config.limits.processes = 0;  // twin
+  EXPECT_TRUE(DescribeCapabilities(config, Everything(), UsableBwrap(false)).can_run());
+}
+
+TEST(BackendSelection, SeatbeltIsRefusedOnLinux) {
+  const Config config = WithBackend(BackendChoice::kSeatbelt);
+  EXPECT_FALSE(NeedsBwrapProbe(config, Everything()));
+  auto plan = Plan(config, Everything(), Request());
+  ASSERT_FALSE(plan);
+  EXPECT_TRUE(Contains(plan.error().message, "macOS")) << plan.error().message;
+  const Capabilities caps = DescribeCapabilities(config, Everything());
+  EXPECT_EQ(caps.backend, "seatbelt");
+  EXPECT_FALSE(caps.backend_reason.empty());
+}
+
+TEST(BackendSelection, ModeOffProbesNothingAndRunsUnsandboxed) {
+  Config config = WithBackend(BackendChoice::kBwrap);
+  config.sandbox.mode = SandboxMode::kOff;
+  EXPECT_FALSE(NeedsBwrapProbe(config, Everything()));
+  auto plan = Plan(config, Everything(), Request());
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->enforcement.backend, "none");
+}
+
+}  // namespace
+}  // namespace cordon::plan
