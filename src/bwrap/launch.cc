@@ -22,6 +22,7 @@
 #include "core/paths.h"
 #include "core/syscall_error.h"
 #include "linux/error_pipe.h"
+#include "linux/launcher.h"
 #include "linux/seccomp_filter.h"
 #include "linux/system_headers/syscalls.h"
 
@@ -51,6 +52,7 @@ std::vector<std::string> TrampolineWords(const plan::LaunchPlan& plan) {
     if (plan.landlock.list_root) words.emplace_back("--list-root");
   }
   if (plan.seccomp.enabled) words.emplace_back("--seccomp");
+  if (plan.seccomp.enabled && plan.seccomp.broker_connect) words.emplace_back("--broker");
   words.emplace_back("--");
   return words;
 }
@@ -64,11 +66,8 @@ Result<UniqueFd> MemFd(const char* name) {
 Result<UniqueFd> SeccompMemFd(const plan::LaunchPlan& plan) {
   CORDON_TRY(UniqueFd fd, MemFd("cordon-seccomp"));
   if (!plan.seccomp.enabled) return fd;
-  // bwrap loads the filter itself: no listener would reach a supervisor, and a NOTIFY rule
-  // without one fails every connect() with ENOSYS. The connect broker is native-only (0019).
-  plan::SeccompSettings settings = plan.seccomp;
-  settings.broker_connect = false;
-  CORDON_TRY(std::vector<sock_filter> program, linux_native::BuildSeccompProgram(settings));
+  // The trampoline loads it; with broker_connect it sends the listener back (kBrokerFd).
+  CORDON_TRY(std::vector<sock_filter> program, linux_native::BuildSeccompProgram(plan.seccomp));
   const auto* bytes = reinterpret_cast<const char*>(program.data());
   const std::size_t size = program.size() * sizeof(sock_filter);
   for (std::size_t done = 0; done < size;) {
@@ -113,18 +112,18 @@ UniqueFd OpenSandboxInit(int info_fd) {
 
 // Child: descriptors onto their protocol numbers, then exec bwrap. Only async-signal-safe calls:
 // the parent may be threaded (the MCP server).
-[[noreturn]] void ExecBwrap(const char* bwrap, char* const* argv, const int (&fds)[8],
+[[noreturn]] void ExecBwrap(const char* bwrap, char* const* argv, const int (&fds)[kFirstFreeFd],
                             pid_t parent) {
   // Die with cordon (bwrap's --die-with-parent then takes the sandbox down with it), and not
   // at all if cordon is already gone.
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || ::getppid() != parent) ::_exit(125);
-  int high[8];
-  for (int i = 0; i < 8; ++i) {  // above every target first: no dup2 clobbers a source
+  int high[kFirstFreeFd];
+  for (int i = 0; i < kFirstFreeFd; ++i) {  // above every target first: no dup2 clobbers a source
     high[i] =
         fds[i] < 0 ? ::open("/dev/null", O_RDWR | O_CLOEXEC) : ::fcntl(fds[i], F_DUPFD_CLOEXEC, 16);
     if (high[i] < 0) ::_exit(125);
   }
-  for (int i = 0; i < 8; ++i) {
+  for (int i = 0; i < kFirstFreeFd; ++i) {
     if (::dup2(high[i], i) != i) ::_exit(125);  // clears close-on-exec
   }
   if (linux_native::sys::CloseRange(kFirstFreeFd, ~0U, 0) != 0) ::_exit(125);
@@ -203,8 +202,13 @@ Result<exec::LaunchedProcess> LaunchAttempt(const plan::LaunchPlan& plan,
   UniqueFd status_read(status[0]);
   UniqueFd status_write(status[1]);
 
-  const int fds[8] = {stdio.stdin_fd,     stdio.stdout_fd, bwrap_stderr.get(), stdio.stderr_fd,
-                      report_write.get(), seccomp.get(),   info_write.get(),   status_write.get()};
+  linux_native::BrokerChannel broker;
+  if (plan.seccomp.enabled && plan.seccomp.broker_connect) {
+    CORDON_TRY(broker, linux_native::MakeBrokerChannel());
+  }
+  const int fds[kFirstFreeFd] = {stdio.stdin_fd,   stdio.stdout_fd,    bwrap_stderr.get(),
+                                 stdio.stderr_fd,  report_write.get(), seccomp.get(),
+                                 info_write.get(), status_write.get(), broker.child.get()};
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) return core::FailSyscall("fork", "bwrap");
@@ -212,6 +216,7 @@ Result<exec::LaunchedProcess> LaunchAttempt(const plan::LaunchPlan& plan,
   report_write.Reset();
   info_write.Reset();
   status_write.Reset();
+  broker.child.Reset();
   // bwrap's monitor names the sandbox's init before it lets it run, so the pidfd is taken
   // while that init is certainly alive (no pid reuse). Empty when bwrap failed before cloning.
   UniqueFd init_pidfd = OpenSandboxInit(info_read.get());
@@ -258,6 +263,11 @@ Result<exec::LaunchedProcess> LaunchAttempt(const plan::LaunchPlan& plan,
   launched.pidfd = std::move(pidfd);
   launched.sandbox_init_pidfd = std::move(init_pidfd);
   launched.status_fd = std::move(status_read);
+  if (broker.ours) {
+    // Sent before the command's execve, which the report pipe's EOF has shown.
+    launched.connect_listener = linux_native::ReceiveListener(broker.ours.get());
+    launched.connect_rules = linux_native::BrokerRules(plan, nullptr);
+  }
   return launched;
 }
 

@@ -3,7 +3,7 @@
 // cordon's seccomp filter, then execs the command. Its options come from LaunchBwrap only:
 //
 //   cordon-bwrap-exec [--landlock ABI FS NET SCOPED] [--writable PATH]... [--readable PATH]...
-//                     [--list-root] [--seccomp] -- ARGV...
+//                     [--list-root] [--seccomp [--broker]] -- ARGV...
 //
 // Descriptors: see trampoline_protocol.h. Any failure is reported on the report pipe; the
 // command never runs with a layer missing. The command runs as the trampoline's child; the
@@ -73,6 +73,7 @@ int main(int argc, char** argv) {
 
   cordon::linux_native::ChildContext c;
   bool seccomp = false;
+  bool broker = false;
   int i = 1;
   for (; i < argc; ++i) {
     std::string_view arg = argv[i];
@@ -94,6 +95,8 @@ int main(int argc, char** argv) {
       c.landlock_list_root = true;
     } else if (arg == "--seccomp") {
       seccomp = true;
+    } else if (arg == "--broker") {
+      broker = true;
     } else {
       errno = EINVAL;
       Require(false, Step::kExecve);
@@ -112,7 +115,11 @@ int main(int argc, char** argv) {
   // Same order as the native backend's RunCommand: no_new_privs, Landlock, seccomp last.
   Require(::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, Step::kNoNewPrivs);
   Require(cordon::linux_native::ApplyLandlock(c));
-  if (seccomp) Require(cordon::linux_native::InstallSeccomp(program));
+  // With --broker the listener goes to the supervisor on kBrokerFd, and both are closed here.
+  if (seccomp) {
+    Require(cordon::linux_native::InstallSeccomp(program, broker ? bw::kBrokerFd : -1));
+  }
+  if (!broker || !seccomp) ::close(bw::kBrokerFd);
   // The command runs as the trampoline's child, under every layer already applied here, so
   // that its exact wait status (a death by signal included) reaches the supervisor.
   const pid_t child = ::fork();

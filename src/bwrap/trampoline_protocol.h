@@ -19,7 +19,11 @@ inline constexpr int kInfoFd = 6;
 // The command's wait status (one int, as from waitpid), written by the trampoline, which runs
 // the command as its child: bwrap itself would report a death by signal N as exit 128+N.
 inline constexpr int kStatusFd = 7;
-inline constexpr int kFirstFreeFd = 8;
+// The connect broker's channel (ADR 0019), with --broker: the trampoline loads the filter with
+// a listener and sends it here (SCM_RIGHTS) before the command starts; the command never holds
+// either. Closed by the trampoline in any case.
+inline constexpr int kBrokerFd = 8;
+inline constexpr int kFirstFreeFd = 9;
 
 // First byte on the report pipe: the trampoline is running (bwrap's setup succeeded). A failed
 // step follows as one linux_native::StepReport.

@@ -186,62 +186,6 @@ Result<pid_t> RunRelay(const ChildContext& context, const InitEntry& entry) {
   return *entry.relay_pid;
 }
 
-// The broker socketpair: the child's end goes into the context, ours receives the listener.
-struct BrokerChannel {
-  UniqueFd ours;
-  UniqueFd child;
-};
-
-Result<BrokerChannel> MakeBrokerChannel() {
-  int fds[2];
-  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) {
-    return core::FailSyscall("socketpair", "AF_UNIX, SOCK_SEQPACKET (connect broker)");
-  }
-  BrokerChannel channel{UniqueFd(fds[0]), UniqueFd(fds[1])};
-  for (UniqueFd* end : {&channel.ours, &channel.child}) {
-    if (end->get() >= 3) continue;  // above 2, like the pipes
-    int moved = ::fcntl(end->get(), F_DUPFD_CLOEXEC, 3);
-    if (moved < 0) return core::FailSyscall("fcntl", "connect broker, F_DUPFD_CLOEXEC");
-    end->Reset(moved);
-  }
-  return channel;
-}
-
-// The command sent its listener before execve, so after the error pipe's EOF it is queued here
-// or it never will be (a zygote holder runs no command). Without it the command's connects fail
-// with ENOSYS: closed, not open.
-UniqueFd ReceiveListener(int fd) {
-  char byte = 0;
-  iovec iov{&byte, 1};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  if (::recvmsg(fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1) return UniqueFd();
-  for (cmsghdr* cmsg = CMSG_FIRSTHDR(&msg); cmsg != nullptr; cmsg = CMSG_NXTHDR(&msg, cmsg)) {
-    if (cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS &&
-        cmsg->cmsg_len == CMSG_LEN(sizeof(int))) {
-      int listener = -1;
-      std::memcpy(&listener, CMSG_DATA(cmsg), sizeof listener);
-      return UniqueFd(listener);
-    }
-  }
-  return UniqueFd();
-}
-
-exec::ConnectRules BrokerRules(const plan::LaunchPlan& plan, const ChildContext& c) {
-  exec::ConnectRules rules;
-  for (const auto& path : plan.unix_connect_beneath) rules.unix_beneath.push_back(path.string());
-  // The fallback's private HOME and TMPDIR are the command's own scratch space.
-  if (c.private_dir != nullptr) rules.unix_beneath.emplace_back(c.private_dir);
-  rules.private_network = plan.namespaces.net;
-  rules.abstract_scoped = (plan.landlock.scoped & sys::kScopeAbstractUnixSocket) != 0;
-  rules.refuse_tcp = (plan.landlock.handled_net & sys::kAccessNetConnectTcp) != 0;
-  return rules;
-}
-
 void KillAndReap(pid_t pid) {
   if (pid <= 0) return;
   ::kill(pid, SIGKILL);
@@ -344,9 +288,56 @@ Result<exec::LaunchedProcess> LaunchWithEntry(const plan::LaunchPlan& plan,
   launched.status_fd = std::move(status_pipe.read);
   if (broker.ours) {
     launched.connect_listener = ReceiveListener(broker.ours.get());
-    launched.connect_rules = BrokerRules(plan, *context);
+    launched.connect_rules = BrokerRules(plan, context->private_dir);
   }
   return launched;
+}
+
+Result<BrokerChannel> MakeBrokerChannel() {
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) {
+    return core::FailSyscall("socketpair", "AF_UNIX, SOCK_SEQPACKET (connect broker)");
+  }
+  BrokerChannel channel{UniqueFd(fds[0]), UniqueFd(fds[1])};
+  for (UniqueFd* end : {&channel.ours, &channel.child}) {
+    if (end->get() >= 3) continue;  // above 2, like the pipes
+    int moved = ::fcntl(end->get(), F_DUPFD_CLOEXEC, 3);
+    if (moved < 0) return core::FailSyscall("fcntl", "connect broker, F_DUPFD_CLOEXEC");
+    end->Reset(moved);
+  }
+  return channel;
+}
+
+UniqueFd ReceiveListener(int fd) {
+  char byte = 0;
+  iovec iov{&byte, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  if (::recvmsg(fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1) return UniqueFd();
+  for (cmsghdr* cmsg = CMSG_FIRSTHDR(&msg); cmsg != nullptr; cmsg = CMSG_NXTHDR(&msg, cmsg)) {
+    if (cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS &&
+        cmsg->cmsg_len == CMSG_LEN(sizeof(int))) {
+      int listener = -1;
+      std::memcpy(&listener, CMSG_DATA(cmsg), sizeof listener);
+      return UniqueFd(listener);
+    }
+  }
+  return UniqueFd();
+}
+
+exec::ConnectRules BrokerRules(const plan::LaunchPlan& plan, const char* private_dir) {
+  exec::ConnectRules rules;
+  for (const auto& path : plan.unix_connect_beneath) rules.unix_beneath.push_back(path.string());
+  // The fallback's private HOME and TMPDIR are the command's own scratch space.
+  if (private_dir != nullptr) rules.unix_beneath.emplace_back(private_dir);
+  rules.private_network = plan.namespaces.net;
+  rules.abstract_scoped = (plan.landlock.scoped & sys::kScopeAbstractUnixSocket) != 0;
+  rules.refuse_tcp = (plan.landlock.handled_net & sys::kAccessNetConnectTcp) != 0;
+  return rules;
 }
 
 }  // namespace cordon::linux_native

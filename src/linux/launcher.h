@@ -54,6 +54,21 @@ struct InitEntry {
   limits::CgroupAttach cgroup;  // as Launch's `cgroup`
 };
 
+// The connect broker's channel (ADR 0019): a socketpair whose `child` end the command process
+// (or the bwrap trampoline) sends its seccomp listener on, and whose `ours` end receives it.
+struct BrokerChannel {
+  core::UniqueFd ours;
+  core::UniqueFd child;
+};
+[[nodiscard]] Result<BrokerChannel> MakeBrokerChannel();
+// The listener, once the command's execve succeeded (it was sent before): queued on `fd` now or
+// never (a zygote holder runs no command). Invalid when none came: the command's connects
+// then fail with ENOSYS (closed, not open).
+core::UniqueFd ReceiveListener(int fd);
+// What the broker lets the command reach: the plan's writable areas, plus `private_dir` (the
+// fallback's private HOME and TMPDIR; nullptr: none).
+exec::ConnectRules BrokerRules(const plan::LaunchPlan& plan, const char* private_dir);
+
 // Launch with `entry` as the cloned process's body instead of RunInit.
 [[nodiscard]] Result<exec::LaunchedProcess> LaunchWithEntry(const plan::LaunchPlan& plan,
                                                             const exec::StdioFds& stdio,

@@ -189,6 +189,7 @@ TEST_F(LateSocketTest, TheCommandsOwnSocketsWorkInTheWorkspaceTmpAndHome) {
 // The zygote path: the command's filter comes from the session's compiled program, and its
 // listener reaches this run's supervisor all the same.
 TEST_F(LateSocketTest, ThroughTheZygoteALateHostSocketGetsNothingAndOwnSocketsWork) {
+  CORDON_SKIP_UNDER_BWRAP("the zygote serves only the native backend");
   session::SetLongLivedSessions(true);
   std::filesystem::create_directory(workspace_ / "svc");
   auto session = SessionOrSkip(MakeConfig(SandboxMode::kReadOnly, NetworkPolicy::kDeny));
