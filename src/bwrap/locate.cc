@@ -114,7 +114,11 @@ Result<void> CheckTrustedPath(const std::filesystem::path& path, unsigned owner_
           ErrorCode::kUnavailable,
           fmt::format("{} belongs to uid {}, neither root nor the caller", p.string(), st.st_uid));
     }
-    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    // A sticky directory owned by root or the caller (/tmp, /var/tmp) lets others add entries
+    // but not rename or remove the ones below it that the loop has already checked (owned by
+    // root or the caller, not writable by others): the path cannot be swapped through it.
+    const bool sticky_dir = p != path && S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX) != 0;
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && !sticky_dir) {
       return Fail(ErrorCode::kUnavailable,
                   fmt::format("{} is writable by group or others (mode {:04o})", p.string(),
                               st.st_mode & 07777));

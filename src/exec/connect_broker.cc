@@ -1,6 +1,7 @@
 #include "exec/connect_broker.h"
 
 #include <fcntl.h>
+#include <linux/netlink.h>
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
@@ -127,6 +128,15 @@ bool ConnectBroker::IsBeneath(std::string_view view_path, const std::vector<std:
 
 Result<std::unique_ptr<ConnectBroker>> ConnectBroker::Create(UniqueFd listener,
                                                              ConnectRules rules) {
+  // Thread ids from the listener are in this process's PID namespace, and the broker reads
+  // /proc/<tid>/{root,cwd}: a /proc of another PID namespace (unshare -p without remounting
+  // it) would name other tasks. Refuse to broker then: the command's connects fail (ENOSYS).
+  char self[32] = {};
+  const ssize_t n = ::readlink("/proc/self", self, sizeof self - 1);
+  if (n <= 0 || std::strtol(self, nullptr, 10) != ::getpid()) {
+    return Fail(ErrorCode::kUnavailable,
+                "connect broker: /proc does not belong to this process's PID namespace");
+  }
   UniqueFd epoll(::epoll_create1(EPOLL_CLOEXEC));
   if (!epoll) return core::FailSyscall("epoll_create1", "EPOLL_CLOEXEC");
   epoll_event event{};
@@ -222,6 +232,13 @@ void ConnectBroker::HandleNotification() {
         connect_len = static_cast<unsigned>(kPathOffset + written + 1);
       }
     }
+  } else if (domain == AF_NETLINK && family == AF_NETLINK &&
+             len >= static_cast<int>(sizeof(sockaddr_nl))) {
+    // The kernel checks a netlink destination (a port id or multicast groups, e.g. forged
+    // uevents to udev) against the capabilities of the task that connects: ours, not the
+    // command's. The command, which has none, may only connect to the kernel (0, no groups).
+    const auto* netlink = reinterpret_cast<const sockaddr_nl*>(&address);
+    if (netlink->nl_pid != 0 || netlink->nl_groups != 0) return Respond(id, EPERM);
   } else if (rules_.refuse_tcp && (domain == AF_INET || domain == AF_INET6) &&
              type == SOCK_STREAM && (protocol == IPPROTO_TCP || protocol == 0) &&
              family != AF_UNSPEC) {

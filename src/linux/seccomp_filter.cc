@@ -187,6 +187,14 @@ Result<std::vector<sock_filter>> BuildSeccompProgram(const plan::SeccompSettings
         Check(seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
                                SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(AF_UNIX))),
               "AF_UNIX socket rule"));
+    // A datagram socketpair reaches any pathname datagram socket too: sendto() with an address
+    // ignores the pair's peer (journald's and syslog's sockets, whatever the host binds).
+    // Stream and seqpacket pairs refuse an address, so they stay.
+    CORDON_TRY_VOID(Check(
+        seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socketpair), 2,
+                         SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(AF_UNIX)),
+                         SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, static_cast<scmp_datum_t>(SOCK_DGRAM))),
+        "AF_UNIX datagram socketpair rule"));
   }
   if (settings.refuse_setid_modes) CORDON_TRY_VOID(DenySetidModes(ctx.get()));
   if (settings.broker_connect) {

@@ -168,8 +168,9 @@ Assessment Assess(const Config& config, const KernelFeatures& f, const BackendPr
   if (f.landlock_abi < 9) {
     a.unsupported.push_back(
         a.fallback ? "unix sockets: without a mount namespace and Landlock ABI 9 the command "
-                     "cannot create AF_UNIX sockets (socket(AF_UNIX) is refused so that no host "
-                     "socket is reachable; socketpair works)"
+                     "cannot create AF_UNIX sockets (socket(AF_UNIX) and datagram socketpairs "
+                     "are refused so that no host socket is reachable; stream and seqpacket "
+                     "socketpairs work)"
                    : "datagrams sent with an explicit address (sendto/sendmsg) to a host "
                      "datagram socket bound after the command started, outside the writable "
                      "areas (connect() is checked; Landlock ABI 9 closes this)");
@@ -179,6 +180,15 @@ Assessment Assess(const Config& config, const KernelFeatures& f, const BackendPr
           "notification is unavailable here (inside another sandbox that already brokers "
           "connects, that one's broker applies; Landlock ABI 9 closes this)");
     }
+  } else if (!f.seccomp_listener) {
+    // The outer sandbox's broker performs connect() outside this run's Landlock domain.
+    a.unsupported.push_back(
+        a.fallback ? "unix sockets: inside another sandbox that brokers connect(), "
+                     "socket(AF_UNIX) and datagram socketpairs are refused (its broker would "
+                     "connect outside this run's Landlock rules)"
+                   : "connect() is answered by the outer sandbox's broker: this run's Landlock "
+                     "rules for unix sockets and TCP ports do not apply to it, the outer "
+                     "sandbox's do");
   }
   if (f.landlock_abi < 6) {
     a.unsupported.push_back(

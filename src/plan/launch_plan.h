@@ -86,8 +86,9 @@ enum class SocketPolicy {
 struct SeccompSettings {
   bool enabled = false;
   SocketPolicy sockets = SocketPolicy::kAny;
-  // socket(AF_UNIX) refused (socketpair stays): without a mount namespace and without Landlock
-  // ABI >= 9 nothing else keeps the host's pathname sockets (docker.sock, D-Bus) unreachable.
+  // socket(AF_UNIX) and datagram socketpair(AF_UNIX) refused (stream and seqpacket pairs
+  // stay): without a mount namespace and without Landlock ABI >= 9 nothing else keeps the
+  // host's pathname sockets (docker.sock, D-Bus, journald) unreachable.
   bool refuse_unix_sockets = false;
   // chmod/fchmod/fchmodat/fchmodat2 and file creation with S_ISUID or S_ISGID refused: a
   // set-id file planted in a writable root would run with the caller's ids on the host later.

@@ -228,7 +228,10 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
   }
   plan.seccomp = SeccompSettings{.enabled = true,
                                  .sockets = a.sockets,
-                                 .refuse_unix_sockets = a.fallback && features.landlock_abi < 9,
+                                 // Without a listener of our own the outer sandbox's broker
+                                 // answers connect() outside this run's Landlock domain.
+                                 .refuse_unix_sockets = a.fallback && (features.landlock_abi < 9 ||
+                                                                       !features.seccomp_listener),
                                  .refuse_setid_modes = true,
                                  .broker_connect = features.seccomp_listener};
   plan.unix_connect_beneath = UnixConnectBeneath(config, a, roots);
@@ -274,6 +277,15 @@ Capabilities DescribeCapabilities(const Config& config,
   caps.missing = a.missing;
   caps.unsupported = a.unsupported;
   caps.limits = limits::DescribeLimits(config.limits, features.limits, a.namespaces.user);
+  if (config.sandbox.mode == SandboxMode::kOff) {
+    // Applied, but the unconfined command may leave its cgroup (write its pid into another one
+    // it can write) or, as root, raise its rlimits again.
+    for (LimitEnforcement& l : caps.limits) {
+      if (!l.mechanism.empty() && l.name != "timeout_seconds" && l.name != "output_bytes") {
+        l.mechanism += " (advisory in mode off: the unconfined command can leave it)";
+      }
+    }
+  }
   return caps;
 }
 

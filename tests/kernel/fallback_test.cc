@@ -9,10 +9,14 @@
 #include <sched.h>
 #include <seccomp.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <functional>
 
@@ -90,6 +94,16 @@ TEST_F(FallbackTest, WithoutUserNamespacesTheFallbackEnforcesWhatItClaims) {
   ASSERT_EQ(::listen(listener.get(), 4), 0);
   ASSERT_EQ(::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&addr), &len), 0);
   const int port = ntohs(addr.sin_port);
+  // A host datagram socket outside the workspace (like journald's): reachable by sendto() from
+  // a datagram socketpair unless the fallback refuses those.
+  const std::filesystem::path dgram_path = root_ / "host.dgram";
+  core::UniqueFd host_dgram(::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  sockaddr_un dgram_addr{};
+  dgram_addr.sun_family = AF_UNIX;
+  std::strncpy(dgram_addr.sun_path, dgram_path.c_str(), sizeof dgram_addr.sun_path - 1);
+  ASSERT_EQ(::bind(host_dgram.get(), reinterpret_cast<sockaddr*>(&dgram_addr), sizeof dgram_addr),
+            0);
+  ::chmod(dgram_path.c_str(), 0777);
   Config config = MakeConfig();
   config.sandbox.protect_git_metadata = false;  // the fallback cannot keep .git read-only
   const std::string report = WithoutUserNamespaces([&]() -> std::string {
@@ -110,6 +124,9 @@ TEST_F(FallbackTest, WithoutUserNamespacesTheFallbackEnforcesWhatItClaims) {
     attempt("read_notes", fmt::format("cat '{}' >/dev/null", (home_ / "notes.txt").string()));
     attempt("tcp", fmt::format("'{}' connect-tcp 127.0.0.1 {} | grep -q ^ok", probe_, port));
     attempt("unix_socket", fmt::format("'{}' socket unix | grep -q ^ok", probe_));
+    attempt("dgram_sendto",
+            fmt::format("'{}' sendto-unix-dgram '{}' | grep -q ^ok", probe_, dgram_path.string()));
+    attempt("stream_pair", fmt::format("'{}' socketpair stream | grep -q ^ok", probe_));
     // No PID namespace: the supervisor (this child, holding the caller's environment) is
     // visible, but Landlock's ptrace scoping keeps its /proc files closed; the command's own
     // are readable (the twin).
@@ -137,10 +154,15 @@ TEST_F(FallbackTest, WithoutUserNamespacesTheFallbackEnforcesWhatItClaims) {
   EXPECT_FALSE(core::UniqueFd(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC)).valid());
   EXPECT_TRUE(Exists(workspace_ / "made")) << report;
   EXPECT_FALSE(Exists(root_ / "parent-file")) << report;
-  // Landlock ABI < 9 cannot keep host sockets away: socket(AF_UNIX) is refused instead.
+  // Landlock ABI < 9 cannot keep host sockets away: socket(AF_UNIX) and datagram socketpairs
+  // are refused instead; stream socketpairs (pipes with a socket's API) still work.
   if (report.find("landlock=9") == std::string::npos) {
     EXPECT_NE(report.find("unix_socket=no"), std::string::npos) << report;
+    EXPECT_NE(report.find("dgram_sendto=no"), std::string::npos) << report;
   }
+  EXPECT_NE(report.find("stream_pair=yes"), std::string::npos) << report;
+  char byte = 0;
+  EXPECT_LT(::recv(host_dgram.get(), &byte, 1, MSG_DONTWAIT), 0) << "a datagram reached the host";
 }
 
 TEST_F(FallbackTest, WithoutUserNamespacesGitProtectionIsRefusedNamingTheFix) {

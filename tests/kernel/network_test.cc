@@ -242,5 +242,20 @@ TEST_F(NetworkTest, HostPathnameSocketUnderVarLibGetsNoConnectionWhenRunAsRoot) 
   std::filesystem::remove_all(dir);
 }
 
+TEST_F(NetworkTest, NetlinkDestinationsThatNeedCapabilitiesAreRefusedInEveryNetworkSetting) {
+  // The supervisor performs connect() (decision 0019), and the kernel checks a netlink
+  // destination against the connecting task's capabilities: the command must not borrow ours
+  // (forged uevents to udev with network allow, as root).
+  for (NetworkPolicy network : {NetworkPolicy::kAllow, NetworkPolicy::kDeny}) {
+    auto session = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite, network));
+    if (!session) return;
+    const RunResult groups = Probe(*session, "connect-uevent 1");
+    EXPECT_EQ(groups.stdout_data.data, "EPERM\n") << Describe(groups);
+    // Twin: connecting to the kernel itself is what every netlink user does.
+    const RunResult kernel = Probe(*session, "connect-uevent 0");
+    EXPECT_EQ(kernel.stdout_data.data, "ok\n") << Describe(kernel);
+  }
+}
+
 }  // namespace
 }  // namespace cordon::kernel_test

@@ -14,6 +14,11 @@
 //   abstract-echo NAME       the same with an abstract socket
 //   unix-dgram-echo PATH     bind a datagram socket at PATH, connect another to it, pass a byte
 //   connect-unix-dgram PATH  AF_UNIX datagram connect to PATH, then send one byte
+//   sendto-unix-dgram PATH   one byte to PATH with sendto() from one end of a datagram
+//                            socketpair (neither socket(AF_UNIX) nor connect() involved)
+//   socketpair stream|dgram  an AF_UNIX socketpair of that type passes a byte
+//   connect-uevent GROUPS    connect a NETLINK_KOBJECT_UEVENT socket to the multicast GROUPS
+//                            (0: the kernel itself)
 //   wait-socket PATH         wait (up to 10 s) until PATH is a socket; "ok" or ETIMEDOUT
 //   connect-unix-race DECOY TARGET N
 //                            listen on DECOY, then connect N times to an address that another
@@ -38,6 +43,7 @@
 //   sleep SECONDS
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <linux/netlink.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
@@ -213,6 +219,33 @@ int ConnectUnixDgram(const char* path) {
   return Result(::send(fd, &byte, 1, 0) == 1);
 }
 
+int SendtoUnixDgram(const char* path) {
+  int pair[2];
+  if (::socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, pair) != 0) return Result(false);
+  socklen_t size = 0;
+  sockaddr_un addr = PathAddress(path, &size);
+  char byte = 'x';
+  return Result(::sendto(pair[0], &byte, 1, 0, reinterpret_cast<sockaddr*>(&addr), size) == 1);
+}
+
+int SocketPair(std::string_view kind) {
+  if (kind != "stream" && kind != "dgram") return 2;
+  int pair[2];
+  const int type = kind == "stream" ? SOCK_STREAM : SOCK_DGRAM;
+  if (::socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, pair) != 0) return Result(false);
+  char byte = 'x';
+  return Result(::send(pair[0], &byte, 1, 0) == 1 && ::recv(pair[1], &byte, 1, 0) == 1);
+}
+
+int ConnectUevent(const char* groups) {
+  int fd = ::socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_KOBJECT_UEVENT);
+  if (fd < 0) return Result(false);
+  sockaddr_nl addr{};
+  addr.nl_family = AF_NETLINK;
+  addr.nl_groups = static_cast<unsigned>(std::strtoul(groups, nullptr, 0));
+  return Result(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+}
+
 int WaitSocket(const char* path) {
   for (int i = 0; i < 1000; ++i) {
     struct stat st {};
@@ -356,6 +389,9 @@ int main(int argc, char** argv) {
   if (cmd == "abstract-echo" && arg(1)) return UnixEcho(arg(1), true);
   if (cmd == "unix-dgram-echo" && arg(1)) return UnixDgramEcho(arg(1));
   if (cmd == "connect-unix-dgram" && arg(1)) return ConnectUnixDgram(arg(1));
+  if (cmd == "sendto-unix-dgram" && arg(1)) return SendtoUnixDgram(arg(1));
+  if (cmd == "socketpair" && arg(1)) return SocketPair(arg(1));
+  if (cmd == "connect-uevent" && arg(1)) return ConnectUevent(arg(1));
   if (cmd == "wait-socket" && arg(1)) return WaitSocket(arg(1));
   if (cmd == "connect-unix-race" && arg(3))
     return ConnectUnixRace(arg(1), arg(2), std::atoi(arg(3)));

@@ -51,15 +51,22 @@ class TrustedPath : public ::testing::Test {
 };
 
 TEST_F(TrustedPath, AcceptsAFileOwnedByTheCallerInPrivateDirectories) {
-  // /var/tmp itself is world-writable (sticky): trust stops at the first such ancestor.
   auto ok = CheckTrustedPath("/usr/bin/env", ::getuid(), {});
   EXPECT_TRUE(ok.has_value()) << (ok ? "" : ok.error().message);
 }
 
-TEST_F(TrustedPath, RefusesAStickyWorldWritableAncestor) {
+TEST_F(TrustedPath, AcceptsAStickyWorldWritableAncestorAboveTrustedEntries) {
+  // /var/tmp is world-writable but sticky: nobody else can rename or remove dir_ (the caller's,
+  // 0755) inside it, so a build tree there is as safe as one in the home.
+  auto ok = CheckTrustedPath(file_, ::getuid(), {});
+  EXPECT_TRUE(ok.has_value()) << (ok ? "" : ok.error().message);
+}
+
+TEST_F(TrustedPath, RefusesAWorldWritableAncestorWithoutTheStickyBit) {
+  ASSERT_EQ(::chmod(dir_.c_str(), 0777), 0);
   auto r = CheckTrustedPath(file_, ::getuid(), {});
   ASSERT_FALSE(r.has_value());
-  EXPECT_NE(r.error().message.find("/var/tmp"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find(dir_.string()), std::string::npos) << r.error().message;
 }
 
 TEST_F(TrustedPath, RefusesAGroupWritableBinary) {

@@ -23,6 +23,7 @@ inline KernelFeatures NoNamespaces(int landlock_abi) {
   KernelFeatures f;
   f.landlock_abi = landlock_abi;
   f.seccomp = true;
+  f.seccomp_listener = true;  // not inside another brokering sandbox
   f.mount_setattr = true;
   return f;
 }

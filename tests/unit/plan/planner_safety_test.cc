@@ -87,6 +87,13 @@ TEST(Planner, WithoutNamespacesTheFallbackPlansLandlockReadsAndRefusesGitProtect
   ASSERT_TRUE(plan9) << plan9.error().message;
   EXPECT_FALSE(plan9->seccomp.refuse_unix_sockets);
   EXPECT_NE(plan9->landlock.handled_fs & linux_native::sys::kAccessFsResolveUnix, 0u);
+  // Inside another brokering sandbox its broker would connect outside this run's Landlock
+  // domain: refused again, whatever the ABI.
+  KernelFeatures nested = NoNamespaces(9);
+  nested.seccomp_listener = false;
+  auto plan_nested = Plan(config, nested, Request());
+  ASSERT_TRUE(plan_nested) << plan_nested.error().message;
+  EXPECT_TRUE(plan_nested->seccomp.refuse_unix_sockets);
 }
 
 TEST(Planner, AbstractSocketsAreScopedWhateverTheNetworkSetting) {
