@@ -27,6 +27,13 @@ struct DirCloser {
 };
 using Dir = std::unique_ptr<DIR, DirCloser>;
 
+// NLMSG_OK without its mixed-sign comparison (nlmsg_len is unsigned, the length left an int
+// that NLMSG_NEXT may take below zero, which ends the walk).
+bool MessageFits(const nlmsghdr* h, int left) {
+  return left >= static_cast<int>(sizeof(nlmsghdr)) && h->nlmsg_len >= sizeof(nlmsghdr) &&
+         h->nlmsg_len <= static_cast<unsigned>(left);
+}
+
 // The inodes of the sockets bound to the abstract `name` in this network namespace
 // (NETLINK_SOCK_DIAG dump of AF_UNIX with their names).
 std::vector<ino_t> SocketsBoundTo(std::string_view name) {
@@ -53,7 +60,7 @@ std::vector<ino_t> SocketsBoundTo(std::string_view name) {
   for (;;) {
     int n = static_cast<int>(::recv(diag.get(), buffer, sizeof buffer, 0));
     if (n <= 0) return found;
-    for (auto* h = reinterpret_cast<nlmsghdr*>(buffer); NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+    for (auto* h = reinterpret_cast<nlmsghdr*>(buffer); MessageFits(h, n); h = NLMSG_NEXT(h, n)) {
       if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR) return found;
       const auto* msg = static_cast<const unix_diag_msg*>(NLMSG_DATA(h));
       int len = static_cast<int>(h->nlmsg_len - NLMSG_LENGTH(sizeof *msg));
