@@ -16,6 +16,7 @@
 #include "plan/hidden_paths.h"
 #include "plan/host_ipc.h"
 #include "plan/launch_plan.h"
+#include "plan/root_only_watch.h"
 
 namespace cordon::bench {
 namespace {
@@ -60,6 +61,14 @@ void RootOnlyMasks(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(plan::BuildRootOnlyMasks());
 }
 
+// The same through the watch a long-lived process keeps (decision 0022): nothing changed, so
+// no walk; what remains is draining the inotify queue and polling the mount table.
+void RootOnlyMasksWatched(benchmark::State& state) {
+  plan::SetRootOnlyWatch(true);
+  for (auto _ : state) benchmark::DoNotOptimize(plan::RootOnlyMasks());
+  plan::SetRootOnlyWatch(false);
+}
+
 void HiddenTargets(benchmark::State& state) {
   const Config config;
   std::vector<std::filesystem::path> homes;
@@ -77,6 +86,7 @@ BENCHMARK(PolicyCreateDefault)->Unit(benchmark::kMicrosecond);
 BENCHMARK(SessionCreate)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(PlanTrue)->Unit(benchmark::kMicrosecond);
 BENCHMARK(RootOnlyMasks)->Unit(benchmark::kMicrosecond);
+BENCHMARK(RootOnlyMasksWatched)->Unit(benchmark::kMicrosecond);
 BENCHMARK(HiddenTargets)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "plan/host_ipc.h"
 #include "plan/launch_plan.h"
 #include "plan/mount_ops.h"
+#include "plan/root_only_watch.h"
 
 namespace cordon::plan {
 namespace {
@@ -195,7 +196,7 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
     append(BuildRuntimeDirMasks(roots, config.sandbox.network));
     append(BuildHostSocketMasks(roots, request.workspace));
     append(BuildHiddenPathOps(hidden, roots, request.workspace));
-    if (::geteuid() == 0) append(BuildRootOnlyMasks());
+    if (::geteuid() == 0) append(RootOnlyMasks());
     // Masks cover the secrets that exist now; Landlock's read allow-list also covers the ones
     // the host creates during the run (an absent path has no mount point to mask).
     if (plan.landlock.abi >= 1) {

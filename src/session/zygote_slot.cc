@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "plan/root_only_watch.h"
 #include "zygote/zygote.h"
 
 namespace cordon::session {
@@ -12,7 +13,12 @@ std::atomic<std::uint64_t> launches{0};
 
 }  // namespace
 
-void SetLongLivedSessions(bool enabled) { long_lived.store(enabled); }
+void SetLongLivedSessions(bool enabled) {
+  long_lived.store(enabled);
+  // A long-lived process plans many commands: keep the root-only scan of /etc watched instead
+  // of walking it per plan (decision 0022).
+  plan::SetRootOnlyWatch(enabled);
+}
 bool LongLivedSessions() { return long_lived.load(); }
 std::uint64_t ZygoteLaunches() { return launches.load(); }
 

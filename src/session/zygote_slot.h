@@ -21,7 +21,8 @@ class Zygote;
 namespace cordon::session {
 
 // Process-wide: sessions created or run after this prepare a zygote for their commands. For
-// servers whose sessions run many commands; a one-shot `cordon run` never turns it on.
+// servers whose sessions run many commands; a one-shot `cordon run` never turns it on. Also
+// keeps the planner's root-only scan of /etc watched instead of walked per plan (0022).
 void SetLongLivedSessions(bool enabled);
 bool LongLivedSessions();
 

@@ -1,0 +1,60 @@
+// A long-lived process's copy of BuildRootOnlyMasks (host_ipc.h), rescanned only when the
+// scanned tree may have changed. The walk of /etc is the largest host scan a root caller's
+// plan makes (about a thousand fstatat on Debian), and a long-lived session (the MCP server)
+// plans every command: decision 0022.
+//
+//   plan::SetRootOnlyWatch(true);                    // a long-lived process, once
+//   std::vector<MountOp> masks = plan::RootOnlyMasks();  // per plan: cached or rescanned
+//
+// Change detection is inotify on the tree's root and on every directory the walk descends into
+// (entries created, removed, renamed, their modes or owners changed: IN_ATTRIB reports a
+// child's chmod/chown to its directory's watch), a queue overflow, and any change of this
+// process's mount table (a bind mount over an entry; POLLPRI on /proc/self/mountinfo). Any of
+// them, or any failure to watch, means a full rescan: the cache never answers for a tree it
+// could not watch. Watches are in place before the walk, so a change during the walk is seen by
+// the next call.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "cordon/error.h"
+#include "core/unique_fd.h"
+#include "plan/launch_plan.h"
+
+namespace cordon::plan {
+
+class RootOnlyWatch {
+ public:
+  // Watches `etc` (the tree BuildRootOnlyMasks walks). Fails when inotify or the mount table
+  // cannot be watched (the caller then scans every time).
+  [[nodiscard]] static Result<std::unique_ptr<RootOnlyWatch>> Create(std::filesystem::path etc);
+
+  // BuildRootOnlyMasks(etc) as it is now: the cached result when nothing was reported since the
+  // last walk, else a new walk (with new watches). Not thread-safe: callers serialise.
+  std::vector<MountOp> Masks();
+
+  std::uint64_t walks() const { return walks_; }  // for tests: how often the tree was walked
+
+ private:
+  explicit RootOnlyWatch(std::filesystem::path etc) : etc_(std::move(etc)) {}
+  bool Changed();  // drains the inotify queue and the mount-table event
+  void Rewatch();  // a new inotify instance watching the tree as it is now; cache dropped
+
+  std::filesystem::path etc_;
+  core::UniqueFd inotify_;
+  core::UniqueFd mountinfo_;
+  bool valid_ = false;  // masks_ reflects the tree (false after a change or a watch failure)
+  std::vector<MountOp> masks_;
+  std::uint64_t walks_ = 0;
+};
+
+// Process-wide, for the planner: with the watch on, RootOnlyMasks() answers from a watched
+// copy of /etc's scan (thread-safe); off (the default, one-shot processes for which a watch
+// costs more than the one walk it would save), it walks every time.
+void SetRootOnlyWatch(bool enabled);
+std::vector<MountOp> RootOnlyMasks();
+
+}  // namespace cordon::plan
