@@ -10,10 +10,12 @@
 
 #include "core/paths.h"
 #include "core/syscall_error.h"
-#include "linux/launcher.h"
 #include "plan/backend_selection.h"
 #include "seatbelt/launch.h"
 #include "seatbelt/probe.h"
+#if defined(__linux__)
+#include "linux/launcher.h"
+#endif
 
 namespace cordon::session {
 namespace {
@@ -30,7 +32,8 @@ TrampolineOverride& Override() {
   return instance;
 }
 
-std::filesystem::path TrampolinePath() {
+// [[maybe_unused]]: bubblewrap is Linux-only.
+[[maybe_unused]] std::filesystem::path TrampolinePath() {
   TrampolineOverride& o = Override();
   std::lock_guard lock(o.mutex);
   return o.path;
@@ -73,8 +76,8 @@ void ProbeSeatbeltBackend(const Config& config, SessionBackends& backends) {
 }
 
 // Every path the command may write in any mode: bwrap and the trampoline must lie in none.
-std::vector<std::filesystem::path> WritablePaths(const Config& config,
-                                                 const std::filesystem::path& workspace) {
+[[maybe_unused]] std::vector<std::filesystem::path> WritablePaths(
+    const Config& config, const std::filesystem::path& workspace) {
   std::vector<std::filesystem::path> paths{workspace};
   for (const auto& root : config.sandbox.writable_roots) {
     Result<std::filesystem::path> canonical = core::Canonical(root);
@@ -104,6 +107,11 @@ SessionBackends ProbeBackends(const Config& config, const linux_native::KernelFe
   if (!plan::NeedsBwrapProbe(config, features)) return backends;
   plan::BwrapProbe& probe = backends.probes.bwrap;
   probe.probed = true;
+#if !defined(__linux__)
+  (void)workspace;
+  probe.detail = "bubblewrap is Linux-only (fix: backend auto or seatbelt on macOS)";
+  return backends;
+#else
   Result<bwrap::BwrapBackend> created =
       bwrap::BwrapBackend::Create(WritablePaths(config, workspace), {}, TrampolinePath());
   if (!created) {
@@ -117,6 +125,7 @@ SessionBackends ProbeBackends(const Config& config, const linux_native::KernelFe
                              created->binary().path.string());
   backends.bwrap = std::move(*created);
   return backends;
+#endif
 }
 
 Result<exec::LaunchedProcess> LaunchSandboxed(const SessionBackends& backends, ZygoteSlot& zygote,
@@ -136,6 +145,13 @@ Result<exec::LaunchedProcess> LaunchSandboxed(const SessionBackends& backends, Z
     }
     return seatbelt::Launch(plan, stdio, {.sandbox_exec = backends.sandbox_exec});
   }
+#if !defined(__linux__)
+  (void)zygote;
+  (void)cgroup;
+  return Fail(ErrorCode::kUnavailable,
+              fmt::format("{} backend: Linux-only (fix: backend auto or seatbelt on macOS)",
+                          plan.enforcement.backend));
+#else
   if (plan.enforcement.backend == plan::BackendName(plan::Backend::kBwrap)) {
     // The assessment chooses bwrap only when the probe found it usable, and refuses resource
     // limits under it; guard both anyway (fail closed, never run without a planned limit).
@@ -152,10 +168,11 @@ Result<exec::LaunchedProcess> LaunchSandboxed(const SessionBackends& backends, Z
   }
   // A long-lived session's commands join its prepared namespaces (src/zygote); otherwise, or
   // when the zygote cannot serve this plan, the one-shot launch builds them.
-  if (std::optional<Result<exec::LaunchedProcess>> joined = zygote.Launch(plan, stdio, cgroup)) {
+  if (std::optional<Result<exec::LaunchedProcess> > joined = zygote.Launch(plan, stdio, cgroup)) {
     return std::move(*joined);
   }
   return linux_native::Launch(plan, stdio, cgroup);
+#endif
 }
 
 }  // namespace cordon::session
