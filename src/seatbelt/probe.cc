@@ -1,5 +1,6 @@
 #include "seatbelt/probe.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -13,14 +14,23 @@
 namespace cordon::seatbelt {
 namespace {
 
-// Exit status of ARGV run with an empty environment; -1 when it could not start.
+// Exit status of ARGV run with an empty environment and stdio on /dev/null (the denied touch
+// complains, which is expected and must not reach the caller's terminal); -1 when it could
+// not start.
 int RunQuiet(const std::vector<std::string>& argv) {
   std::vector<char*> words;
   for (const std::string& w : argv) words.push_back(const_cast<char*>(w.c_str()));
   words.push_back(nullptr);
   char* envp[] = {nullptr};
+  posix_spawn_file_actions_t actions;
+  if (::posix_spawn_file_actions_init(&actions) != 0) return -1;
+  for (const int fd : {0, 1, 2}) {
+    (void)::posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_RDWR, 0);
+  }
   pid_t pid = 0;
-  if (::posix_spawn(&pid, words[0], nullptr, nullptr, words.data(), envp) != 0) return -1;
+  const int spawned = ::posix_spawn(&pid, words[0], &actions, nullptr, words.data(), envp);
+  (void)::posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) return -1;
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
