@@ -4,6 +4,7 @@
 // the sandbox). The real sandbox is tested on macOS only (sandbox_macos_test.cc).
 #include "seatbelt/launch.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -165,6 +166,39 @@ TEST_F(SeatbeltLaunch, PrivateDirectoryIsOwnerOnlyDuringTheRunAndRemovedAfterIt)
   ASSERT_FALSE(dir.empty());
   EXPECT_FALSE(fs::exists(dir)) << dir;
   EXPECT_TRUE(fs::is_empty(root_ / "private"));
+}
+
+TEST_F(SeatbeltLaunch, RemovingThePrivateDirectoryNeverFollowsALinkTheCommandPlanted) {
+  fs::create_directories(root_ / "outside/dir");
+  std::ofstream(root_ / "outside/dir/keep") << "x";
+  std::ofstream(root_ / "outside/file") << "x";
+  const std::string outside = (root_ / "outside").string();
+  plan_.argv = {"/bin/sh", "-c",
+                "ln -s '" + outside + "/dir' \"$HOME/d\" && ln -s '" + outside +
+                    "/file' \"$TMPDIR/f\" && mkdir \"$HOME/sub\" && ln -s '" + outside +
+                    "' \"$HOME/sub/up\""};
+  EXPECT_EQ(MustRun().exit_code, 0);
+  EXPECT_TRUE(fs::is_empty(root_ / "private"));  // the links went with the directory
+  EXPECT_TRUE(fs::exists(root_ / "outside/dir/keep"));
+  EXPECT_TRUE(fs::exists(root_ / "outside/file"));
+}
+
+TEST_F(SeatbeltLaunch, OnlyStdioReachesSandboxExecAndTheCommand) {
+  // An inheritable descriptor of the caller, numbered high so ls cannot coincide with it.
+  const int opened = ::open("/dev/null", O_RDONLY);
+  ASSERT_GE(opened, 0);
+  const int leaked = ::fcntl(opened, F_DUPFD, 50);
+  ::close(opened);
+  ASSERT_GE(leaked, 50);
+  plan_.argv = {"ls", "-1", "/proc/self/fd"};
+  RunResult result = MustRun();
+  ::close(leaked);
+  std::vector<std::string> fds;
+  std::istringstream lines(result.stdout_data.data);
+  for (std::string line; std::getline(lines, line);) fds.push_back(line);
+  EXPECT_EQ(std::count(fds.begin(), fds.end(), std::to_string(leaked)), 0)
+      << result.stdout_data.data;
+  for (const char* fd : {"0", "1", "2"}) EXPECT_EQ(std::count(fds.begin(), fds.end(), fd), 1) << fd;
 }
 
 TEST_F(SeatbeltLaunch, ExitStatusOfTheCommandPassesThrough) {
