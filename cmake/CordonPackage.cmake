@@ -28,9 +28,15 @@ target_include_directories(cordon_shared PUBLIC
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 # The objects' own dependencies (shared system libraries; nlohmann_json is header-only).
-target_link_libraries(cordon_shared PRIVATE PkgConfig::RE2 PkgConfig::SECCOMP fmt::fmt)
+target_link_libraries(cordon_shared PRIVATE PkgConfig::RE2 fmt::fmt)
+if(CORDON_LINUX)
+  target_link_libraries(cordon_shared PRIVATE PkgConfig::SECCOMP)
+endif()
 # A library with undefined symbols would only fail in the consumer's link: fail here instead.
-target_link_options(cordon_shared PRIVATE -Wl,--no-undefined)
+# (GNU ld's spelling; Apple's linker reports undefined symbols by default.)
+if(NOT APPLE)
+  target_link_options(cordon_shared PRIVATE -Wl,--no-undefined)
+endif()
 
 install(TARGETS cordon_shared EXPORT cordonTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -65,7 +71,9 @@ if(TARGET cordon-bwrap-exec)
   install(TARGETS cordon-bwrap-exec RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/cordon)
 endif()
 # The sandbox's init once the command runs (src/linux/init_reaper.h), found the same way.
-install(TARGETS cordon-init RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/cordon)
+if(TARGET cordon-init)
+  install(TARGETS cordon-init RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/cordon)
+endif()
 
 # The man page and the shell completions, generated at build time from the binary's own CLI11
 # definitions (src/cli/CMakeLists.txt, `cordon __generate`). Paths as Debian's man-db,

@@ -1,9 +1,11 @@
 #include "cli/host_facts.h"
 
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/statfs.h>
+#endif
 
 #include <algorithm>
 #include <cstdlib>
@@ -13,8 +15,6 @@
 
 namespace cordon::cli {
 namespace {
-
-constexpr long kCgroup2SuperMagic = 0x63677270;  // CGROUP2_SUPER_MAGIC, linux/magic.h
 
 std::optional<std::string> ReadSmallFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -84,8 +84,13 @@ std::string FindOnPath(const std::string& name) {
 }
 
 void ReadCgroup(HostFacts& facts) {
+#if defined(__linux__)
+  constexpr long kCgroup2SuperMagic = 0x63677270;  // CGROUP2_SUPER_MAGIC, linux/magic.h
   struct statfs fs {};
   facts.cgroup2 = ::statfs("/sys/fs/cgroup", &fs) == 0 && fs.f_type == kCgroup2SuperMagic;
+#else
+  facts.cgroup2 = false;  // cgroups are Linux's
+#endif
   if (!facts.cgroup2) return;
   auto self = ReadSmallFile("/proc/self/cgroup");
   if (!self) return;

@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,14 @@ struct ConnectRules {
   bool refuse_tcp = false;
 };
 
+// Something a backend holds for one command until the run is over (the Seatbelt backend's
+// private HOME/TMPDIR directory): released when the LaunchedProcess is destroyed, which the
+// supervisor does only after the command was reaped and its tree killed.
+class RunResource {
+ public:
+  virtual ~RunResource() = default;
+};
+
 struct LaunchedProcess {
   // The process the supervisor waits for and kills. For the native backend this is PID 1 of the
   // sandbox's PID namespace: SIGKILL to it kills every process in the sandbox.
@@ -51,6 +60,8 @@ struct LaunchedProcess {
   // connects; the command never holds it. The supervisor answers it following `connect_rules`.
   core::UniqueFd connect_listener;
   ConnectRules connect_rules;
+  // Released after the run (see RunResource); null for the Linux backends.
+  std::unique_ptr<RunResource> resource;
 };
 
 }  // namespace cordon::exec

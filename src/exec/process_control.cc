@@ -2,9 +2,11 @@
 
 #include <poll.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#endif
 
 #include <cerrno>
 #include <string>
@@ -31,28 +33,40 @@ std::string WaitArgs(const LaunchedProcess& process) {
                                : "P_PID, " + std::to_string(process.pid);
 }
 
+// SIGKILL through a pidfd; false when that failed (or pidfds do not exist: not Linux).
+bool PidfdKill(int pidfd) {
+#if defined(__linux__)
+  return ::syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0) == 0;
+#else
+  (void)pidfd;
+  return false;
+#endif
+}
+
 }  // namespace
 
 core::UniqueFd OpenPidfd(pid_t pid) {
+#if defined(__linux__)
   const long fd = ::syscall(SYS_pidfd_open, pid, 0);
   return core::UniqueFd(fd < 0 ? -1 : static_cast<int>(fd));
+#else
+  (void)pid;
+  return core::UniqueFd();  // no pidfds: the supervisor polls for the exit
+#endif
 }
 
 void KillTree(const LaunchedProcess& process) {
   if (process.pid <= 0) return;
   // The group first: while the leader is unreaped its pgid cannot be recycled.
   if (process.kill_process_group) (void)::kill(-process.pid, SIGKILL);
-  if (process.pidfd.valid() &&
-      ::syscall(SYS_pidfd_send_signal, process.pidfd.get(), SIGKILL, nullptr, 0) == 0) {
-    return;
-  }
+  if (process.pidfd.valid() && PidfdKill(process.pidfd.get())) return;
   (void)::kill(process.pid, SIGKILL);
 }
 
 bool KillAndAwaitSandboxInit(const LaunchedProcess& process, int timeout_ms) {
   if (!process.sandbox_init_pidfd.valid()) return true;
   const int fd = process.sandbox_init_pidfd.get();
-  (void)::syscall(SYS_pidfd_send_signal, fd, SIGKILL, nullptr, 0);
+  (void)PidfdKill(fd);
   pollfd p{fd, POLLIN, 0};
   for (;;) {
     const int ready = ::poll(&p, 1, timeout_ms);

@@ -3,10 +3,12 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
 
 #include <cerrno>
 #include <string>
@@ -118,8 +120,11 @@ std::vector<std::string> ExecCandidates(const std::string& file,
 
   // A new session: own process group (the supervisor kills -pgid) and no controlling terminal.
   if (::setsid() < 0) ReportAndExit(error_fd, Step::kSetsid, errno);
+#if defined(__linux__)
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) ReportAndExit(error_fd, Step::kDeathSignal, errno);
-  if (::getppid() != args.parent) ::_exit(127);  // the supervisor died before prctl
+#endif
+  // Linux: the supervisor died before prctl. Elsewhere (no parent-death signal): before here.
+  if (::getppid() != args.parent) ::_exit(127);
 
   // Move the sources above 2 first, so dup2 onto 0..2 cannot clobber a source that is itself
   // 0..2 (and dup2 clears FD_CLOEXEC on the targets).
@@ -134,7 +139,12 @@ std::vector<std::string> ExecCandidates(const std::string& file,
 
   // Mark (not close) everything above 2 close-on-exec: the error pipe must stay open until
   // execve succeeds. Nothing the caller holds may reach the command.
-  if (::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
+#if defined(__linux__)
+  const bool marked = ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) == 0;
+#else
+  const bool marked = false;  // macOS has no close_range
+#endif
+  if (!marked) {
     for (rlim_t fd = 3; fd < args.max_fd; ++fd)
       (void)::fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
   }
@@ -204,7 +214,15 @@ Result<LaunchedProcess> SpawnUnsandboxed(const plan::LaunchPlan& plan, const Std
   }
 
   int error_pipe[2];
+#if defined(__linux__)
   if (::pipe2(error_pipe, O_CLOEXEC) != 0) return core::FailSyscall("pipe2", "spawn error pipe");
+#else
+  // No pipe2 on macOS: a descriptor another thread's fork+exec inherits in this window holds
+  // only this pipe, which it cannot use to reach the command.
+  if (::pipe(error_pipe) != 0) return core::FailSyscall("pipe", "spawn error pipe");
+  (void)::fcntl(error_pipe[0], F_SETFD, FD_CLOEXEC);
+  (void)::fcntl(error_pipe[1], F_SETFD, FD_CLOEXEC);
+#endif
   core::UniqueFd error_read(error_pipe[0]);
   core::UniqueFd error_write(error_pipe[1]);
 

@@ -14,12 +14,27 @@
 #include <string>
 #include <vector>
 
-#include "exec/connect_broker.h"
 #include "exec/output_capture.h"
 #include "exec/process_control.h"
+#if defined(__linux__)
+#include "exec/connect_broker.h"
+#endif
 
 namespace cordon::exec {
 namespace {
+
+#if !defined(__linux__)
+// The connect broker answers seccomp notifications, which exist only on Linux: elsewhere no
+// backend hands over a listener, and this stand-in is never created (ADR 0020).
+class ConnectBroker {
+ public:
+  static Result<std::unique_ptr<ConnectBroker>> Create(core::UniqueFd, ConnectRules) {
+    return Fail(ErrorCode::kUnavailable, "connect broker: Linux only");
+  }
+  int fd() const { return -1; }
+  void Service() {}
+};
+#endif
 
 using Clock = std::chrono::steady_clock;
 

@@ -57,7 +57,12 @@ std::optional<std::uint64_t> KeyedValue(std::string_view text, std::string_view 
 
 std::string RandomSuffix() {
   std::uint64_t bits = 0;
-  if (::getrandom(&bits, sizeof bits, 0) != static_cast<ssize_t>(sizeof bits)) {
+#if defined(__linux__)
+  const bool random = ::getrandom(&bits, sizeof bits, 0) == static_cast<ssize_t>(sizeof bits);
+#else
+  const bool random = ::getentropy(&bits, sizeof bits) == 0;  // macOS: no getrandom
+#endif
+  if (!random) {
     bits = static_cast<std::uint64_t>(::getpid()) << 20 ^ reinterpret_cast<std::uintptr_t>(&bits);
   }
   return fmt::format("{:016x}", bits);

@@ -29,7 +29,10 @@ class CancelToken {
  private:
   explicit CancelToken(core::UniqueFd event_fd) : event_fd_(std::move(event_fd)) {}
   std::atomic<bool> cancelled_{false};
-  core::UniqueFd event_fd_;
+  core::UniqueFd event_fd_;  // Linux: an eventfd; elsewhere the read end of a pipe
+#if !defined(__linux__)
+  core::UniqueFd pipe_write_;  // no eventfd (macOS): Cancel writes here
+#endif
 };
 
 }  // namespace cordon::mcp

@@ -48,6 +48,32 @@ void AssessLimits(const LimitsConfig& limits, const KernelFeatures& f, bool user
   if (!planned) a.missing.push_back(planned.error().message);
 }
 
+// Seatbelt (macOS): the profile confines writes, hides the credential paths and denies the
+// network; nothing of the Linux layers applies (docs/decisions/0020).
+void AssessSeatbelt(const Config& config, const KernelFeatures& f, Assessment& a) {
+  const bool network_deny = config.sandbox.network == NetworkPolicy::kDeny;
+  a.path_rules = true;
+  a.sockets = network_deny ? SocketPolicy::kUnixAndNetlink : SocketPolicy::kAny;
+  AssessLimits(config.limits, f, /*user_namespace=*/false, a);
+  a.filesystem_enforced = a.missing.empty();
+  a.network_enforced = network_deny && a.missing.empty();
+  a.enforcement.filesystem = a.filesystem_enforced;
+  a.enforcement.network = a.network_enforced;
+  a.unsupported = {
+      "seatbelt backend: not yet verified on a Mac (the profile is golden-tested, the launcher "
+      "tested against a fake sandbox-exec on Linux)",
+      "seatbelt backend: no PID namespace (the command sees the host's processes; its process "
+      "group is killed when it exits or times out, a process that leaves the group by setsid "
+      "survives the run)",
+      "seatbelt backend: /tmp is the host's and read-only to the command (TMPDIR and HOME point "
+      "to a private directory, removed after the run)",
+      "seatbelt backend: hidden paths are denied by path (their names stay listable; a secret "
+      "created under a new name is readable)",
+      "seatbelt backend: the host's unix sockets inside the writable areas stay reachable, and "
+      "with network allow every socket is",
+  };
+}
+
 }  // namespace
 
 Assessment Assess(const Config& config, const KernelFeatures& f, const BackendProbes& backends) {
@@ -64,6 +90,10 @@ Assessment Assess(const Config& config, const KernelFeatures& f, const BackendPr
   a.enforcement.backend = BackendName(selection.backend);
   a.backend_reason = selection.reason;
   a.missing = selection.missing;
+  if (selection.backend == Backend::kSeatbelt) {
+    AssessSeatbelt(config, f, a);
+    return a;
+  }
   // bubblewrap's trampoline sets no rlimits and joins no cgroup: a set limit is refused.
   if (use_bwrap) {
     const LimitsConfig& set = config.limits;

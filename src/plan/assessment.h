@@ -21,6 +21,9 @@ struct Assessment {
   SocketPolicy sockets = SocketPolicy::kAny;
   bool fallback = false;      // no namespaces: Landlock + seccomp only (docs/decisions/0005)
   bool landlock_tcp = false;  // Landlock denies TCP (network deny without a net namespace)
+  // The Seatbelt backend: no namespaces, but the planner still computes the mount view's
+  // operations, which the SBPL profile turns into path rules (src/seatbelt/profile.h).
+  bool path_rules = false;
   bool filesystem_enforced = false;
   bool network_enforced = false;
   std::vector<std::string> missing;      // each: what is missing and how to fix it

@@ -17,8 +17,17 @@ struct BwrapProbe {
                         // missing and the fix
 };
 
+struct SeatbeltProbe {
+  bool platform = false;  // Seatbelt exists here (macOS; or a test's fake sandbox-exec)
+  bool probed = false;    // false: not looked for (not needed by this config)
+  bool usable = false;    // sandbox-exec ran a test profile and really denied its denied write
+  std::string detail;     // usable: "sandbox-exec at /usr/bin/sandbox-exec enforces a test
+                          // profile"; else what is missing and the fix
+};
+
 struct BackendProbes {
   BwrapProbe bwrap;
+  SeatbeltProbe seatbelt;
 };
 
 }  // namespace cordon::plan

@@ -26,6 +26,35 @@ BackendSelection Bwrap(const BwrapProbe& probe, bool chosen_by_auto) {
   return s;
 }
 
+// Seatbelt (macOS, docs/decisions/0020): the profile is the whole sandbox; no namespaces.
+BackendSelection Seatbelt(const SeatbeltProbe& probe, bool chosen_by_auto) {
+  BackendSelection s;
+  s.backend = Backend::kSeatbelt;
+  if (!probe.platform) {
+    s.missing.push_back(
+        "backend seatbelt is macOS-only (sandbox-exec); on Linux use backend auto, native or "
+        "bwrap");
+  } else if (!probe.usable) {
+    s.missing.push_back(
+        probe.probed
+            ? fmt::format("backend seatbelt: {} (fix: a macOS whose /usr/bin/sandbox-exec "
+                          "enforces profiles; otherwise cordon cannot sandbox on this Mac)",
+                          probe.detail)
+            : "backend seatbelt: sandbox-exec was not probed (internal error; fix: report it)");
+  }
+  if (!s.missing.empty()) {
+    s.reason = fmt::format("{}, but it cannot run here: {}",
+                           chosen_by_auto ? "chosen by auto" : "configured", s.missing.front());
+    return s;
+  }
+  s.reason = fmt::format(
+      "{}: {}; an SBPL profile confines writes to the workspace, the writable roots and a "
+      "private HOME/TMPDIR, hides the credential paths and denies the network when asked; no "
+      "namespaces (the process group is killed)",
+      chosen_by_auto ? "chosen by auto, the only backend on macOS" : "configured", probe.detail);
+  return s;
+}
+
 }  // namespace
 
 const char* BackendName(Backend backend) {
@@ -48,6 +77,12 @@ bool NeedsBwrapProbe(const Config& config, const linux_native::KernelFeatures& f
          (config.sandbox.backend == BackendChoice::kAuto && !features.namespaces_usable());
 }
 
+bool NeedsSeatbeltProbe(const Config& config) {
+  if (config.sandbox.mode == SandboxMode::kOff) return false;
+  return config.sandbox.backend == BackendChoice::kSeatbelt ||
+         config.sandbox.backend == BackendChoice::kAuto;
+}
+
 BackendSelection SelectBackend(const Config& config, const linux_native::KernelFeatures& features,
                                const BackendProbes& probes) {
   BackendSelection s;
@@ -61,18 +96,7 @@ BackendSelection SelectBackend(const Config& config, const linux_native::KernelF
     case BackendChoice::kBwrap:
       return Bwrap(probes.bwrap, false);
     case BackendChoice::kSeatbelt:
-      s.backend = Backend::kSeatbelt;
-#ifdef __APPLE__
-      s.missing.push_back(
-          "backend seatbelt: runs do not dispatch to sandbox-exec yet (src/seatbelt generates "
-          "and probes the profile; the launcher is not written)");
-#else
-      s.missing.push_back(
-          "backend seatbelt is macOS-only (sandbox-exec); on Linux use backend auto, native or "
-          "bwrap");
-#endif
-      s.reason = s.missing.front();
-      return s;
+      return Seatbelt(probes.seatbelt, false);
     case BackendChoice::kAuto:
       break;
   }
@@ -80,6 +104,8 @@ BackendSelection SelectBackend(const Config& config, const linux_native::KernelF
     s.reason = "chosen by auto: its namespaces work here";
     return s;
   }
+  // macOS: Seatbelt is the only backend there; when it cannot run, nothing can (fail closed).
+  if (probes.seatbelt.platform) return Seatbelt(probes.seatbelt, true);
   // Without the native namespaces, a bubblewrap that can build them (setuid, or a kernel the
   // native mount view cannot use) gives every guarantee; the Landlock-only fallback gives fewer
   // and refuses .git protection. ADR 0018.

@@ -5,8 +5,9 @@
 //   auto (default): native when its namespaces work here; else bubblewrap when it can build
 //                   namespaces (setuid, or a kernel the native backend cannot use, e.g. no
 //                   mount_setattr); else the native backend's Landlock-only fallback.
+//                   On macOS (probes.seatbelt.platform): Seatbelt, or a refusal naming the fix.
 //   native | bwrap: that backend or, when it cannot run, a refusal naming the fix.
-//   seatbelt:       macOS only; refused on Linux.
+//   seatbelt:       macOS only, when sandbox-exec enforces (probed); refused on Linux.
 #pragma once
 
 #include <string>
@@ -31,6 +32,10 @@ struct BackendSelection {
 // Whether the session must probe bubblewrap for `config` on a machine with `features`: when
 // it is asked for, or when auto may fall back to it. The probe runs bwrap once (a few ms).
 bool NeedsBwrapProbe(const Config& config, const linux_native::KernelFeatures& features);
+
+// Whether the session must probe sandbox-exec (on a platform that has it): when it is asked
+// for, or under auto. The probe runs sandbox-exec twice.
+bool NeedsSeatbeltProbe(const Config& config);
 
 BackendSelection SelectBackend(const Config& config, const linux_native::KernelFeatures& features,
                                const BackendProbes& probes);

@@ -17,7 +17,11 @@ Result<GitPlaceholders> GitPlaceholders::Create(
   GitPlaceholders result;
   for (const std::filesystem::path& root : writable_roots) {
     const std::string git = (root / ".git").string();
+#if defined(__linux__)
     core::UniqueFd root_fd(::open(root.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+#else
+    core::UniqueFd root_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+#endif
     if (!root_fd) return core::FailSyscall("open", root.string());
     struct stat st {};
     if (::fstatat(root_fd.get(), ".git", &st, AT_SYMLINK_NOFOLLOW) == 0) {

@@ -186,7 +186,7 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
     }
   }
   plan.landlock = BuildLandlock(config, a, features.landlock_abi, roots);
-  if (a.namespaces.mount) {
+  if (a.namespaces.mount || a.path_rules) {  // path_rules: Seatbelt's profile
     plan.mounts = BuildMountOps(config.sandbox, request.workspace, roots);
     auto append = [&](std::vector<MountOp> ops) {
       plan.mounts.insert(plan.mounts.end(), ops.begin(), ops.end());

@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
+#if defined(__linux__)
 #include <sys/inotify.h>
+#endif
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +18,7 @@
 #include "plan/host_ipc.h"
 
 namespace cordon::plan {
+#if defined(__linux__)
 namespace {
 
 namespace fs = std::filesystem;
@@ -125,5 +128,23 @@ std::vector<MountOp> RootOnlyMasks() {
   }
   return g_watch->Masks();
 }
+
+#else  // inotify and /proc/self/mountinfo are Linux's: elsewhere every plan walks.
+
+Result<std::unique_ptr<RootOnlyWatch>> RootOnlyWatch::Create(std::filesystem::path etc) {
+  return Fail(ErrorCode::kUnavailable,
+              "watching " + etc.string() + " needs inotify, which this platform lacks");
+}
+bool RootOnlyWatch::Changed() { return true; }
+void RootOnlyWatch::Rewatch() { valid_ = false; }
+std::vector<MountOp> RootOnlyWatch::Masks() {
+  Rewatch();
+  ++walks_;
+  return BuildRootOnlyMasks(etc_);
+}
+void SetRootOnlyWatch(bool /*enabled*/) {}
+std::vector<MountOp> RootOnlyMasks() { return BuildRootOnlyMasks(); }
+
+#endif
 
 }  // namespace cordon::plan

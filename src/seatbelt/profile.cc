@@ -146,6 +146,7 @@ std::vector<std::string> SandboxExecArgv(const SeatbeltProfile& profile,
     out.emplace_back("-D");
     out.push_back(name + "=" + value);
   }
+  out.emplace_back("--");  // a command whose name starts with '-' is not an option
   out.insert(out.end(), argv.begin(), argv.end());
   return out;
 }

@@ -48,7 +48,7 @@ SeatbeltPolicy SeatbeltPolicyFromPlan(const plan::LaunchPlan& plan,
 
 SeatbeltProfile RenderSeatbelt(const SeatbeltPolicy& policy);
 
-// sandbox-exec -p PROFILE -D NAME=VALUE ... COMMAND ARGS... (no shell anywhere).
+// sandbox-exec -p PROFILE -D NAME=VALUE ... -- COMMAND ARGS... (no shell anywhere).
 std::vector<std::string> SandboxExecArgv(const SeatbeltProfile& profile,
                                          const std::vector<std::string>& argv);
 

@@ -27,9 +27,16 @@ namespace cordon::session {
 // beside the trampoline; empty restores the default search (bwrap/launch.h).
 void SetBwrapTrampoline(std::filesystem::path path);
 
+// Tests only, process-wide: sessions created after this treat the platform as having Seatbelt
+// and use the program at `path` as sandbox-exec (still probed: it must deny the probe's denied
+// write, or the backend is refused). Not reachable from the config or the environment. Empty
+// restores the default: /usr/bin/sandbox-exec, on macOS only.
+void SetSandboxExecForTesting(std::filesystem::path path);
+
 struct SessionBackends {
   plan::BackendProbes probes;
   std::optional<bwrap::BwrapBackend> bwrap;  // set exactly when probes.bwrap.usable
+  std::filesystem::path sandbox_exec;        // set exactly when probes.seatbelt.usable
 };
 
 // Never fails: a backend that cannot run here is recorded with the reason and the fix, and the
@@ -37,9 +44,10 @@ struct SessionBackends {
 SessionBackends ProbeBackends(const Config& config, const linux_native::KernelFeatures& features,
                               const std::filesystem::path& workspace);
 
-// Starts a sandboxed `plan` with the backend its assessment chose: bubblewrap, or the native
-// backend (joining the session's zygote when it can serve the plan; the zygote is native-only).
-// `cgroup`: the run's cgroup (native only: the assessment refuses resource limits under bwrap).
+// Starts a sandboxed `plan` with the backend its assessment chose: Seatbelt, bubblewrap, or the
+// native backend (joining the session's zygote when it can serve the plan; the zygote is
+// native-only). `cgroup`: the run's cgroup (native only: bwrap refuses resource limits, Seatbelt a
+// cgroup).
 [[nodiscard]] Result<exec::LaunchedProcess> LaunchSandboxed(const SessionBackends& backends,
                                                             ZygoteSlot& zygote,
                                                             const plan::LaunchPlan& plan,

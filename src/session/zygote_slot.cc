@@ -3,7 +3,9 @@
 #include <atomic>
 
 #include "plan/root_only_watch.h"
+#if defined(__linux__)
 #include "zygote/zygote.h"
+#endif
 
 namespace cordon::session {
 namespace {
@@ -27,6 +29,15 @@ ZygoteSlot::~ZygoteSlot() = default;
 
 std::optional<Result<exec::LaunchedProcess>> ZygoteSlot::Launch(
     const plan::LaunchPlan& plan, const exec::StdioFds& stdio, const limits::CgroupAttach& cgroup) {
+#if !defined(__linux__)
+  // The zygote holds Linux namespaces (ADR 0010): nothing to join elsewhere.
+  (void)plan;
+  (void)stdio;
+  (void)cgroup;
+  std::lock_guard lock(mutex_);
+  unusable_ = true;
+  return std::nullopt;
+#else
   if (!LongLivedSessions() || !plan.sandboxed || !plan.namespaces.user || !plan.namespaces.mount ||
       !plan.namespaces.pid) {
     return std::nullopt;
@@ -60,6 +71,7 @@ std::optional<Result<exec::LaunchedProcess>> ZygoteSlot::Launch(
   Result<exec::LaunchedProcess> launched = current->Launch(plan, stdio, cgroup);
   if (launched) launches.fetch_add(1);
   return launched;
+#endif
 }
 
 }  // namespace cordon::session

@@ -19,7 +19,7 @@ fi
 step "release build in $build"
 cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCORDON_BUILD_TESTS=OFF -DCORDON_BUILD_BENCH=OFF -DCORDON_WERROR=OFF >/dev/null
-cmake --build "$build" -j2 --target cordon cordon_shared cordon_manual cordon-bwrap-exec
+cmake --build "$build" -j2 --target cordon cordon_shared cordon_manual cordon-bwrap-exec cordon-init
 
 step "cpack -G DEB"
 (cd "$build" && cpack -G DEB >/dev/null)
@@ -43,13 +43,17 @@ test "$(command -v cordon)" = /usr/bin/cordon
 workspace=$(mktemp -d)
 (cd "$workspace" && /usr/bin/cordon run -- true)
 (cd "$workspace" && /usr/bin/cordon run -- sh -c 'echo hi') | grep -qx hi
+# The installed binary finds the sandbox's init in /usr/libexec/cordon (decision 0021).
+(cd "$workspace" && /usr/bin/cordon run -- cat /proc/1/comm) | grep -qx cordon-init
 rmdir "$workspace"
 pkg-config --exists cordon
-# The manual and the completions generated from the CLI definitions, and the bwrap trampoline.
+# The manual and the completions generated from the CLI definitions, the bwrap trampoline and
+# the sandbox's init.
 test -s /usr/share/man/man1/cordon.1.gz
 test -s /usr/share/bash-completion/completions/cordon
 test -s /usr/share/zsh/vendor-completions/_cordon
 test -x /usr/libexec/cordon/cordon-bwrap-exec
+test -x /usr/libexec/cordon/cordon-init
 
 step "dpkg -r / -P"
 dpkg -r cordon

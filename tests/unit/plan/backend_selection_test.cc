@@ -126,10 +126,85 @@ TEST(BackendSelection, SeatbeltIsRefusedOnLinux) {
   EXPECT_FALSE(caps.backend_reason.empty());
 }
 
+// macOS as the session sees it (fabricated here, on Linux): Seatbelt exists and was probed.
+BackendProbes MacSeatbelt(bool usable) {
+  BackendProbes p;
+  p.seatbelt = SeatbeltProbe{
+      .platform = true,
+      .probed = true,
+      .usable = usable,
+      .detail = usable ? "sandbox-exec at /usr/bin/sandbox-exec enforces a test profile"
+                       : "/usr/bin/sandbox-exec ran but did not enforce a denied write"};
+  return p;
+}
+
+TEST(BackendSelection, SeatbeltRunsWherePresentAndEnforcingWithPathRulesAndNoNamespaces) {
+  const Config config = WithBackend(BackendChoice::kSeatbelt);
+  EXPECT_TRUE(NeedsSeatbeltProbe(config));
+  auto plan = Plan(config, NoNamespaces(0), Request(), MacSeatbelt(true));
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->enforcement.backend, "seatbelt");
+  EXPECT_TRUE(plan->enforcement.filesystem && plan->enforcement.network);
+  EXPECT_FALSE(plan->enforcement.mount_namespace || plan->enforcement.pid_namespace ||
+               plan->enforcement.seccomp || plan->enforcement.landlock_abi != 0);
+  EXPECT_FALSE(plan->namespaces.mount || plan->namespaces.pid);
+  // The mount view's operations become the profile's path rules: the workspace is writable.
+  EXPECT_TRUE(std::any_of(plan->mounts.begin(), plan->mounts.end(), [](const MountOp& op) {
+    return op.kind == MountOpKind::kBindWritable && op.path == "/usr";
+  }));
+  EXPECT_NE(plan->seccomp.sockets, SocketPolicy::kAny);  // network deny reaches the profile
+  const Capabilities caps = DescribeCapabilities(config, NoNamespaces(0), MacSeatbelt(true));
+  EXPECT_EQ(caps.backend, "seatbelt");
+  EXPECT_TRUE(caps.can_run());
+  EXPECT_TRUE(Contains(caps.backend_reason, "configured: sandbox-exec at")) << caps.backend_reason;
+  EXPECT_TRUE(std::any_of(caps.unsupported.begin(), caps.unsupported.end(),
+                          [](const auto& u) { return Contains(u, "not yet verified on a Mac"); }));
+}
+
+TEST(BackendSelection, SeatbeltFailsClosedWhenSandboxExecDoesNotEnforce) {
+  const Config config = WithBackend(BackendChoice::kSeatbelt);
+  auto plan = Plan(config, NoNamespaces(0), Request(), MacSeatbelt(false));
+  ASSERT_FALSE(plan);
+  EXPECT_TRUE(Contains(plan.error().message, "did not enforce")) << plan.error().message;
+  EXPECT_TRUE(Contains(plan.error().message, "fix:")) << plan.error().message;
+  const Capabilities caps = DescribeCapabilities(config, NoNamespaces(0), MacSeatbelt(false));
+  EXPECT_EQ(caps.backend, "seatbelt");
+  EXPECT_FALSE(caps.can_run());
+  EXPECT_FALSE(caps.filesystem_enforced);
+}
+
+TEST(BackendSelection, AutoOnMacOSPicksSeatbeltOrRefusesNamingWhatIsMissing) {
+  EXPECT_TRUE(NeedsSeatbeltProbe(Default()));
+  auto plan = Plan(Default(), NoNamespaces(0), Request(), MacSeatbelt(true));
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->enforcement.backend, "seatbelt");
+  const Capabilities caps = DescribeCapabilities(Default(), NoNamespaces(0), MacSeatbelt(true));
+  EXPECT_TRUE(Contains(caps.backend_reason, "chosen by auto")) << caps.backend_reason;
+  // Twin: sandbox-exec does not enforce: auto does not fall back to running unconfined.
+  auto refused = Plan(Default(), NoNamespaces(0), Request(), MacSeatbelt(false));
+  ASSERT_FALSE(refused);
+  EXPECT_TRUE(Contains(refused.error().message, "backend seatbelt")) << refused.error().message;
+}
+
+TEST(BackendSelection, AutoKeepsNativeOnLinuxEvenWhereSeatbeltIsFabricated) {
+  auto plan = Plan(Default(), Everything(), Request(), MacSeatbelt(true));
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->enforcement.backend, "native");
+}
+
+TEST(BackendSelection, SeatbeltRefusesAMemoryLimitWhereNothingEnforcesIt) {
+  Config config = WithBackend(BackendChoice::kSeatbelt);
+  config.limits.memory_bytes = 1 << 30;
+  EXPECT_FALSE(DescribeCapabilities(config, NoNamespaces(0), MacSeatbelt(true)).can_run());
+  config.limits.memory_bytes = 0;  // twin
+  EXPECT_TRUE(DescribeCapabilities(config, NoNamespaces(0), MacSeatbelt(true)).can_run());
+}
+
 TEST(BackendSelection, ModeOffProbesNothingAndRunsUnsandboxed) {
   Config config = WithBackend(BackendChoice::kBwrap);
   config.sandbox.mode = SandboxMode::kOff;
   EXPECT_FALSE(NeedsBwrapProbe(config, Everything()));
+  EXPECT_FALSE(NeedsSeatbeltProbe(config));
   auto plan = Plan(config, Everything(), Request());
   ASSERT_TRUE(plan) << plan.error().message;
   EXPECT_EQ(plan->enforcement.backend, "none");

@@ -118,8 +118,9 @@ TEST(SeatbeltPolicy, ThePrivateDirectoryIsWritable) {
 TEST(SandboxExec, ArgvIsProfileParametersThenTheCommandUnchanged) {
   SeatbeltProfile profile{"(version 1)", {{"WRITABLE_0", "/a=b"}}};
   auto argv = SandboxExecArgv(profile, {"sh", "-c", "echo $HOME; ls"});
-  EXPECT_EQ(argv, (std::vector<std::string>{kSandboxExec, "-p", "(version 1)", "-D",
-                                            "WRITABLE_0=/a=b", "sh", "-c", "echo $HOME; ls"}));
+  EXPECT_EQ(argv,
+            (std::vector<std::string>{kSandboxExec, "-p", "(version 1)", "-D", "WRITABLE_0=/a=b",
+                                      "--", "sh", "-c", "echo $HOME; ls"}));
 }
 
 }  // namespace
