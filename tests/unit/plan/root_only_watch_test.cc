@@ -2,10 +2,8 @@
 // again only after a change the walk could see.
 #include "plan/root_only_watch.h"
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sched.h>
-#include <stdlib.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -15,35 +13,20 @@
 #include <string>
 
 #include "plan/host_ipc.h"
+#include "private_tree.h"
 
 #if defined(__linux__)  // inotify, user and mount namespaces
 namespace cordon::plan {
 namespace {
 
-class RootOnlyWatchTest : public ::testing::Test {
+class RootOnlyWatchTest : public PrivateTreeTest {
  protected:
   void SetUp() override {
-    std::string pattern = ::testing::TempDir() + "cordon-etc-watch.XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    etc_ = pattern;
+    PrivateTreeTest::SetUp();
     File("passwd", 0644);
     File("shadow", 0640);
     Dir("ssl", 0755);
     File("ssl/cert.pem", 0644);
-  }
-  void TearDown() override { std::filesystem::remove_all(etc_); }
-
-  void File(const std::string& name, mode_t mode) {
-    const std::filesystem::path path = etc_ / name;
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    ASSERT_GE(fd, 0) << path;
-    ::close(fd);
-    ASSERT_EQ(::chmod(path.c_str(), mode), 0) << path;
-  }
-  void Dir(const std::string& name, mode_t mode) {
-    const std::filesystem::path path = etc_ / name;
-    ASSERT_EQ(::mkdir(path.c_str(), 0700), 0) << path;
-    ASSERT_EQ(::chmod(path.c_str(), mode), 0) << path;
   }
 
   static std::vector<std::filesystem::path> Paths(const std::vector<MountOp>& ops) {
@@ -55,19 +38,17 @@ class RootOnlyWatchTest : public ::testing::Test {
   // The watched answer, checked against a fresh walk of the same tree.
   std::vector<std::filesystem::path> Watched(RootOnlyWatch& watch) {
     const std::vector<std::filesystem::path> watched = Paths(watch.Masks());
-    EXPECT_EQ(watched, Paths(BuildRootOnlyMasks(etc_)));
+    EXPECT_EQ(watched, Paths(BuildRootOnlyMasks(root_)));
     return watched;
   }
 
   bool Has(const std::vector<std::filesystem::path>& paths, const std::string& name) {
-    return std::find(paths.begin(), paths.end(), etc_ / name) != paths.end();
+    return std::find(paths.begin(), paths.end(), root_ / name) != paths.end();
   }
-
-  std::filesystem::path etc_;
 };
 
 TEST_F(RootOnlyWatchTest, AnUnchangedTreeIsWalkedOnce) {
-  auto watch = RootOnlyWatch::Create(etc_);
+  auto watch = RootOnlyWatch::Create(root_);
   ASSERT_TRUE(watch) << watch.error().message;
   EXPECT_TRUE(Has(Watched(**watch), "shadow"));
   EXPECT_TRUE(Has(Watched(**watch), "shadow"));
@@ -76,18 +57,18 @@ TEST_F(RootOnlyWatchTest, AnUnchangedTreeIsWalkedOnce) {
 }
 
 TEST_F(RootOnlyWatchTest, AFileMadeUnreadableToOthersIsMaskedOnTheNextPlan) {
-  auto watch = RootOnlyWatch::Create(etc_);
+  auto watch = RootOnlyWatch::Create(root_);
   ASSERT_TRUE(watch) << watch.error().message;
   EXPECT_FALSE(Has(Watched(**watch), "ssl/cert.pem"));
-  ASSERT_EQ(::chmod((etc_ / "ssl/cert.pem").c_str(), 0600), 0);  // one level down
+  ASSERT_EQ(::chmod((root_ / "ssl/cert.pem").c_str(), 0600), 0);  // one level down
   EXPECT_TRUE(Has(Watched(**watch), "ssl/cert.pem"));
-  ASSERT_EQ(::chmod((etc_ / "passwd").c_str(), 0600), 0);  // at the top
+  ASSERT_EQ(::chmod((root_ / "passwd").c_str(), 0600), 0);  // at the top
   EXPECT_TRUE(Has(Watched(**watch), "passwd"));
   EXPECT_EQ((*watch)->walks(), 3u);
 }
 
 TEST_F(RootOnlyWatchTest, NewRenamedAndRemovedEntriesAreSeen) {
-  auto watch = RootOnlyWatch::Create(etc_);
+  auto watch = RootOnlyWatch::Create(root_);
   ASSERT_TRUE(watch) << watch.error().message;
   (void)Watched(**watch);
   File("ssl/new.key", 0600);  // created inside a watched subdirectory
@@ -96,17 +77,17 @@ TEST_F(RootOnlyWatchTest, NewRenamedAndRemovedEntriesAreSeen) {
   (void)Watched(**watch);
   File("later/secret", 0600);
   EXPECT_TRUE(Has(Watched(**watch), "later/secret"));
-  ASSERT_EQ(::rename((etc_ / "later/secret").c_str(), (etc_ / "ssl/moved").c_str()), 0);
+  ASSERT_EQ(::rename((root_ / "later/secret").c_str(), (root_ / "ssl/moved").c_str()), 0);
   const auto after_rename = Watched(**watch);
   EXPECT_TRUE(Has(after_rename, "ssl/moved"));
   EXPECT_FALSE(Has(after_rename, "later/secret"));
-  ASSERT_EQ(::unlink((etc_ / "shadow").c_str()), 0);
+  ASSERT_EQ(::unlink((root_ / "shadow").c_str()), 0);
   EXPECT_FALSE(Has(Watched(**watch), "shadow"));
 }
 
 TEST_F(RootOnlyWatchTest, AChangeBelowTheScannedDepthCausesNoWalk) {
   Dir("ssl/private", 0700);  // masked as a whole: what lies inside is never looked at
-  auto watch = RootOnlyWatch::Create(etc_);
+  auto watch = RootOnlyWatch::Create(root_);
   ASSERT_TRUE(watch) << watch.error().message;
   EXPECT_TRUE(Has(Watched(**watch), "ssl/private"));
   File("ssl/private/key.pem", 0600);
@@ -124,12 +105,12 @@ TEST_F(RootOnlyWatchTest, AMountOverAnEntryIsSeen) {
   ASSERT_GE(child, 0);
   if (child == 0) {
     if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) ::_exit(77);
-    auto watch = RootOnlyWatch::Create(etc_);
+    auto watch = RootOnlyWatch::Create(root_);
     if (!watch) ::_exit(10);
     const auto before = Paths((*watch)->Masks());
     if (Has(before, "passwd")) ::_exit(11);
     // passwd (0644) now names the 0600 file: "others" cannot read it any more.
-    if (::mount((etc_ / "private-copy").c_str(), (etc_ / "passwd").c_str(), nullptr, MS_BIND,
+    if (::mount((root_ / "private-copy").c_str(), (root_ / "passwd").c_str(), nullptr, MS_BIND,
                 nullptr) != 0) {
       ::_exit(77);
     }
@@ -144,7 +125,7 @@ TEST_F(RootOnlyWatchTest, AMountOverAnEntryIsSeen) {
 }
 
 TEST_F(RootOnlyWatchTest, AMissingTreeCannotBeWatched) {
-  EXPECT_FALSE(RootOnlyWatch::Create(etc_ / "absent"));
+  EXPECT_FALSE(RootOnlyWatch::Create(root_ / "absent"));
 }
 
 }  // namespace
