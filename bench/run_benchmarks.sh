@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 min_time=1
 [ "${1:-}" = "--quick" ] && min_time=0.2
 cmake --preset release >/dev/null
-cmake --build --preset release -j "$(nproc)" --target policy_bench startup_bench cordon cordon-bwrap-exec
+cmake --build --preset release -j "$(nproc)" --target policy_bench startup_bench cordon cordon-bwrap-exec cordon-init
 out=build/release/bench
 "$out/policy_bench" --benchmark_min_time="$min_time" --benchmark_format=json \
   --benchmark_out="$out/policy.json" --benchmark_out_format=json >/dev/null

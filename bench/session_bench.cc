@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cordon/session.h"
+#include "linux/init_reaper.h"
 #include "linux/kernel_features.h"
 #include "session/zygote_slot.h"
 #include "spawn.h"
@@ -36,6 +37,9 @@ void BareForkExec(benchmark::State& state) {
 }
 
 void RunTrue(benchmark::State& state, bool zygote) {
+#ifdef CORDON_INIT_PATH
+  linux_native::SetInitReaperPath(CORDON_INIT_PATH);  // as `cordon` finds it (decision 0021)
+#endif
   session::SetLongLivedSessions(zygote);
   Result<Session> session = Session::Create(Config{}, Workspace());
   if (!session) {
