@@ -228,6 +228,36 @@ TEST_F(LimitsTest, OpenFilesLimitAppliesInModeOffToo) {
   EXPECT_EQ(Shell(*session, "ulimit -n").stdout_data.data, "37\n");
 }
 
+// Mode off applies the limits, but an unconfined command can leave its cgroup or, as root,
+// raise its rlimits again: `cordon status` and the run report call them advisory there, and
+// only there. The timeout and the output cap are the supervisor's own and never advisory.
+void SetOpenFilesAndCpu(LimitsConfig& l) {
+  l.open_files = 37;
+  l.cpu_seconds = 30;
+}
+
+TEST_F(LimitsTest, ModeOffShowsItsLimitsAsAdvisory) {
+  auto session = LimitedSession("open_files", SetOpenFilesAndCpu, SandboxMode::kOff);
+  if (!session) return;
+  const Capabilities caps = session->GetCapabilities();
+  for (const char* name : {"open_files", "cpu_seconds"}) {
+    EXPECT_NE(Mechanism(caps, name).find("advisory in mode off"), std::string::npos)
+        << name << " by " << Mechanism(caps, name);
+  }
+  EXPECT_EQ(Mechanism(caps, "timeout_seconds").find("advisory"), std::string::npos);
+}
+
+TEST_F(LimitsTest, ASandboxedModeShowsTheSameLimitsAsEnforcedNotAdvisory) {
+  auto session = LimitedSession("open_files", SetOpenFilesAndCpu);
+  if (!session) return;
+  const Capabilities caps = session->GetCapabilities();
+  for (const char* name : {"open_files", "cpu_seconds"}) {
+    EXPECT_FALSE(Mechanism(caps, name).empty()) << name;
+    EXPECT_EQ(Mechanism(caps, name).find("advisory"), std::string::npos)
+        << name << " by " << Mechanism(caps, name);
+  }
+}
+
 TEST_F(LimitsTest, CpuSpinEndsAtTheCpuLimit) {
   auto session = LimitedSession("cpu_seconds", [](LimitsConfig& l) { l.cpu_seconds = 1; });
   if (!session) return;
