@@ -64,6 +64,8 @@ install(FILES ${PROJECT_BINARY_DIR}/cordon.pc DESTINATION ${CMAKE_INSTALL_LIBDIR
 if(TARGET cordon-bwrap-exec)
   install(TARGETS cordon-bwrap-exec RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/cordon)
 endif()
+# The sandbox's init once the command runs (src/linux/init_reaper.h), found the same way.
+install(TARGETS cordon-init RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/cordon)
 
 # The man page and the shell completions, generated at build time from the binary's own CLI11
 # definitions (src/cli/CMakeLists.txt, `cordon __generate`). Paths as Debian's man-db,

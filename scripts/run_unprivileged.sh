@@ -17,7 +17,8 @@ trap 'rm -rf "$stage"' EXIT
 chmod 755 "$stage"
 cp "$build/tests/kernel/kernel_tests" "$build/tests/unit/linux/linux_sandbox_tests" \
   "$build/tests/probe/cordon_probe" "$build/tests/unit/bwrap/bwrap_sandbox_tests" \
-  "$build/src/bwrap/cordon-bwrap-exec" "$build/tests/unit/limits/limits_kernel_tests" \
+  "$build/src/bwrap/cordon-bwrap-exec" "$build/src/linux/cordon-init" \
+  "$build/tests/unit/limits/limits_kernel_tests" \
   "$build/tests/escape/escape_tests" "$build/tests/escape/escape_attack" \
   "$build/tests/fault/fault_tests" "$build/src/cli/cordon" "$stage/"
 home="$stage/home"
@@ -31,7 +32,7 @@ for suite in kernel_tests linux_sandbox_tests bwrap_sandbox_tests limits_kernel_
   set +e
   runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" \
     CORDON_PROBE="$stage/cordon_probe" CORDON_TEST_MUST_WORK="${CORDON_TEST_MUST_WORK:-1}" \
-    CORDON_BWRAP_EXEC="$stage/cordon-bwrap-exec" CORDON_BIN="$stage/cordon" \
+    CORDON_BWRAP_EXEC="$stage/cordon-bwrap-exec" CORDON_INIT="$stage/cordon-init" CORDON_BIN="$stage/cordon" \
     CORDON_ESCAPE_ATTACK="$stage/escape_attack" CORDON_ESCAPE_BASE="$base" \
     CORDON_FAULT_BASE="$base" "$stage/$suite" --gtest_brief=1 |
     grep -v '^escape case .*: contained$'  # the escape suite's summary and escapes stay
@@ -45,7 +46,7 @@ for suite in kernel_tests escape_tests; do
   set +e
   runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" \
     CORDON_PROBE="$stage/cordon_probe" CORDON_TEST_MUST_WORK="${CORDON_TEST_MUST_WORK:-1}" \
-    CORDON_BWRAP_EXEC="$stage/cordon-bwrap-exec" CORDON_BIN="$stage/cordon" \
+    CORDON_BWRAP_EXEC="$stage/cordon-bwrap-exec" CORDON_INIT="$stage/cordon-init" CORDON_BIN="$stage/cordon" \
     CORDON_ESCAPE_ATTACK="$stage/escape_attack" CORDON_ESCAPE_BASE="$base" \
     CORDON_TEST_BACKEND=bwrap "$stage/$suite" --gtest_brief=1 |
     grep -v '^escape case .*: contained$'

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cordon/error.h"
+#include "core/trusted_path.h"
 
 namespace cordon::bwrap {
 
@@ -39,12 +40,8 @@ struct BwrapBinary {
 // "bubblewrap 0.8.0\n" -> {0, 8, 0}. Fails (kInvalidArgument) on anything else.
 [[nodiscard]] Result<BwrapVersion> ParseBwrapVersion(std::string_view output);
 
-// Ok when `path` (canonical) and each ancestor directory are owned by root or `owner_uid` and not
-// writable by group or others (a sticky, root-owned /tmp still fails: anyone can add files), and
-// no writable root contains it. The error names the offending path and why.
-[[nodiscard]] Result<void> CheckTrustedPath(
-    const std::filesystem::path& path, unsigned owner_uid,
-    const std::vector<std::filesystem::path>& writable_roots);
+// The trust check shared with the other binaries cordon runs (core/trusted_path.h).
+using core::CheckTrustedPath;
 
 // The first trusted, executable candidate (`configured` alone when non-empty), with its version
 // from `bwrap --version`. Fails (kUnavailable) when none is installed or none is trusted, or the

@@ -6,6 +6,7 @@
 
 #include <string_view>
 
+#include "linux/init_reaper.h"
 #include "linux/seccomp_filter.h"
 
 namespace cordon::linux_native {
@@ -93,6 +94,7 @@ Result<std::unique_ptr<ChildContext>> PrepareChildContext(const plan::LaunchPlan
   }
   c->landlock_list_root = plan.landlock.list_root;
 
+  c->init_reaper_fd = InitReaperFdFor(plan);
   c->rlimits = plan.limits.rlimits;
   c->seccomp = plan.seccomp.enabled;
   if (plan.seccomp.enabled) {

@@ -39,6 +39,18 @@ bool ParentAlive(int alive_fd) {
   return n == 0 || (n > 0 && (p.revents & POLLHUP) == 0);
 }
 
+// `value` (>= 0) in decimal into `out` (room for 16 bytes): no allocation, no locale.
+void FormatDecimal(char* out, long value) {
+  char digits[16];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  } while (value > 0 && n < 15);
+  for (int i = 0; i < n; ++i) out[i] = digits[n - 1 - i];
+  out[n] = '\0';
+}
+
 }  // namespace
 
 // Every descriptor above 2 except the error pipe (which closes itself on exec): nothing the
@@ -161,7 +173,25 @@ void ForkCommandAndWait(const ChildContext& c) {
   // Keep only the status pipe: the command holds the error pipe until its execve (the parent
   // sees EOF only then), and init must not keep the caller's stdio pipes (or any other
   // descriptor of the supervisor) open behind the command's back.
-  if (!CloseOtherFds(c.status_fd)) ::_exit(126);
+  if (!CloseOtherFds(c.status_fd, c.init_reaper_fd)) ::_exit(126);
+  // 8. With a PID namespace and nothing to clean up on the host, init's remaining job needs none
+  //    of the supervisor's memory it still shares copy-on-write (and holds a copy of): exec the
+  //    small reaper, which does the loop below (docs/decisions/0021). If that fails, the loop.
+  if (c.init_reaper_fd >= 0 && c.namespaces.pid && c.private_dir == nullptr) {
+    char status_arg[16];
+    char command_arg[16];
+    FormatDecimal(status_arg, c.status_fd);
+    FormatDecimal(command_arg, command);
+    char name[] = "cordon-init";
+    char* const argv[] = {name, status_arg, command_arg, nullptr};
+    char* const envp[] = {nullptr};
+    // The status pipe was made close-on-exec for the command's sake; the reaper needs it.
+    if (::fcntl(c.status_fd, F_SETFD, 0) == 0) {
+      (void)sys::ExecveatEmptyPath(c.init_reaper_fd, argv, envp);
+      (void)::fcntl(c.status_fd, F_SETFD, FD_CLOEXEC);
+    }
+    ::close(c.init_reaper_fd);
+  }
   for (;;) {
     int status = 0;
     pid_t pid = ::waitpid(-1, &status, 0);

@@ -1,5 +1,6 @@
 #include "plan/host_ipc.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -132,20 +133,38 @@ std::vector<MountOp> BuildHostSocketMasks(const std::vector<fs::path>& roots,
   return ops;
 }
 
-std::vector<MountOp> BuildRootOnlyMasks() {
+std::vector<MountOp> BuildRootOnlyMasks(const std::filesystem::path& etc) {
+  // Runs on every plan of a root caller (about a thousand entries on a Debian host): names are
+  // looked up relative to an open directory (one path component each, no path objects for the
+  // entries that need no mask), and only the few masks are sorted.
   std::vector<MountOp> ops;
-  auto scan = [&](const fs::path& dir, bool descend, auto& self) -> void {
-    for (const fs::path& path : core::ListDirectory(dir)) {
+  auto scan = [&](int parent_fd, const fs::path& dir, const char* name, bool descend,
+                  auto& self) -> void {
+    const int fd = ::openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return;
+    DIR* d = ::fdopendir(fd);  // owns fd from here
+    if (d == nullptr) {
+      ::close(fd);
+      return;
+    }
+    while (const dirent* entry = ::readdir(d)) {
+      const std::string_view child = entry->d_name;
+      if (child == "." || child == ".." || entry->d_type == DT_LNK) continue;
       struct stat st;
-      if (::lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) continue;
+      if (::fstatat(fd, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      if (S_ISLNK(st.st_mode)) continue;
       if ((st.st_mode & S_IROTH) == 0) {
-        AddEntryMask(ops, path);
+        ops.push_back({S_ISDIR(st.st_mode) ? MountOpKind::kMaskDirectory : MountOpKind::kMaskFile,
+                       dir / child, /*optional=*/true});
       } else if (descend && S_ISDIR(st.st_mode)) {
-        self(path, false, self);
+        self(fd, dir / child, entry->d_name, false, self);
       }
     }
+    ::closedir(d);
   };
-  scan("/etc", true, scan);
+  scan(AT_FDCWD, etc, etc.c_str(), true, scan);
+  std::sort(ops.begin(), ops.end(),
+            [](const MountOp& a, const MountOp& b) { return a.path < b.path; });
   return ops;
 }
 

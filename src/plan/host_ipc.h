@@ -44,7 +44,7 @@ std::vector<MountOp> BuildHostSocketMasks(const std::vector<std::filesystem::pat
 // For a caller with euid 0: the sandbox still runs as host uid 0 (without capabilities), and
 // uid 0 is the owner of root-only files. Masks over every entry of /etc and of its direct
 // subdirectories that others cannot read (/etc/shadow, /etc/gshadow, /etc/sudoers,
-// /etc/ssh/ssh_host_*_key, /etc/ssl/private).
-std::vector<MountOp> BuildRootOnlyMasks();
+// /etc/ssh/ssh_host_*_key, /etc/ssl/private), sorted; symlinks are left alone. `etc`: for tests.
+std::vector<MountOp> BuildRootOnlyMasks(const std::filesystem::path& etc = "/etc");
 
 }  // namespace cordon::plan

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <thread>
 
+#include "linux/init_reaper.h"
 #include "session/backend_choice.h"
 
 namespace cordon::kernel_test {
@@ -39,6 +40,14 @@ void KernelTest::SetUp() {
   } else {
 #ifdef CORDON_BWRAP_EXEC_PATH
     session::SetBwrapTrampoline(CORDON_BWRAP_EXEC_PATH);
+#endif
+  }
+  // The same for cordon-init, which the sandbox's init execs (linux/init_reaper.h).
+  if (const char* staged = ::getenv("CORDON_INIT"); staged != nullptr && staged[0] != '\0') {
+    linux_native::SetInitReaperPath(staged);
+  } else {
+#ifdef CORDON_INIT_PATH
+    linux_native::SetInitReaperPath(CORDON_INIT_PATH);
 #endif
   }
   std::string templ = "/tmp/cordon-kernel-XXXXXX";

@@ -6,6 +6,7 @@
 // <linux/mount.h> is not included on purpose: with glibc 2.36 it conflicts with <sys/mount.h>.
 #pragma once
 
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -41,6 +42,11 @@ inline long MountSetattr(int dirfd, const char* path, unsigned flags, MountAttr*
 
 inline int PidfdOpen(pid_t pid, unsigned flags) {
   return static_cast<int>(::syscall(kNrPidfdOpen, pid, flags));
+}
+
+// execveat(fd, "", argv, envp, AT_EMPTY_PATH): runs the file an (O_PATH) descriptor holds.
+inline int ExecveatEmptyPath(int fd, char* const argv[], char* const envp[]) {
+  return static_cast<int>(::syscall(SYS_execveat, fd, "", argv, envp, AT_EMPTY_PATH));
 }
 
 inline int CloseRange(unsigned first, unsigned last, unsigned flags) {

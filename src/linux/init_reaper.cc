@@ -1,0 +1,122 @@
+#include "linux/init_reaper.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/paths.h"
+#include "core/syscall_error.h"
+#include "core/trusted_path.h"
+#include "core/unique_fd.h"
+
+namespace cordon::linux_native {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Reaper {
+  core::UniqueFd fd;  // O_PATH of the trusted binary; invalid: none usable
+  fs::path path;      // canonical
+  std::string problem;
+};
+
+// Lookups are rare (once per process, again after SetInitReaperPath); launches read the result
+// concurrently. Replaced results are kept, not closed: a launch may still be using the old fd.
+std::mutex g_mutex;
+fs::path g_preferred;
+Reaper* g_current = nullptr;
+std::vector<std::unique_ptr<Reaper>>& AllReapers() {
+  static auto* all = new std::vector<std::unique_ptr<Reaper>>();  // never destroyed
+  return *all;
+}
+
+// Opens `candidate` if it is a trusted, executable regular file with a single link (a second
+// name elsewhere, say in a workspace, would let a sandboxed command rewrite it).
+Result<Reaper> Open(const fs::path& candidate) {
+  CORDON_TRY(fs::path canonical, core::Canonical(candidate));
+  Reaper r;
+  r.fd.Reset(::open(canonical.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  if (!r.fd.valid()) return core::FailSyscall("open", canonical.string());
+  CORDON_TRY_VOID(core::CheckTrustedPath(canonical, ::getuid(), {}));
+  struct stat held {};
+  struct stat named {};
+  if (::fstat(r.fd.get(), &held) != 0 || ::lstat(canonical.c_str(), &named) != 0 ||
+      held.st_dev != named.st_dev || held.st_ino != named.st_ino) {
+    return Fail(ErrorCode::kUnavailable,
+                fmt::format("{} changed while it was checked", canonical.string()));
+  }
+  if (!S_ISREG(held.st_mode) || (held.st_mode & S_IXUSR) == 0 || held.st_nlink != 1) {
+    return Fail(ErrorCode::kUnavailable,
+                fmt::format("{} is not a single-link executable file", canonical.string()));
+  }
+  r.path = std::move(canonical);
+  return r;
+}
+
+Reaper Locate(const fs::path& preferred) {
+  std::vector<fs::path> candidates;
+  if (!preferred.empty()) {
+    candidates.push_back(preferred);
+  } else if (Result<fs::path> self = core::Canonical("/proc/self/exe")) {
+    const fs::path dir = self->parent_path();
+    candidates = {dir / kInitReaperName, dir.parent_path() / "libexec/cordon" / kInitReaperName,
+                  dir.parent_path() / "linux" / kInitReaperName};
+  }
+  std::string problem;
+  for (const fs::path& candidate : candidates) {
+    Result<Reaper> r = Open(candidate);
+    if (r) return *std::move(r);
+    problem += (problem.empty() ? "" : "; ") + r.error().message;
+  }
+  Reaper none;
+  none.problem = problem.empty() ? std::string(kInitReaperName) + " not found" : problem;
+  return none;
+}
+
+const Reaper& Current() {
+  std::lock_guard lock(g_mutex);
+  if (g_current == nullptr) {
+    AllReapers().push_back(std::make_unique<Reaper>(Locate(g_preferred)));
+    g_current = AllReapers().back().get();
+  }
+  return *g_current;
+}
+
+}  // namespace
+
+void SetInitReaperPath(fs::path path) {
+  std::lock_guard lock(g_mutex);
+  g_preferred = std::move(path);
+  g_current = nullptr;  // looked up again by the next launch
+}
+
+int InitReaperFdFor(const plan::LaunchPlan& plan) {
+  const Reaper& r = Current();
+  if (!r.fd.valid()) return -1;
+  // With a mount namespace the host paths the command can write are exactly the writable binds
+  // (Landlock's /tmp and HOME are private tmpfs there, over the host's); without one, every
+  // Landlock-writable path is the host's.
+  if (plan.namespaces.mount) {
+    for (const plan::MountOp& op : plan.mounts) {
+      if (op.kind == plan::MountOpKind::kBindWritable && core::IsWithin(r.path, op.path)) {
+        return -1;
+      }
+    }
+  } else {
+    for (const fs::path& root : plan.landlock.writable) {
+      if (core::IsWithin(r.path, root)) return -1;
+    }
+  }
+  return r.fd.get();
+}
+
+std::string InitReaperProblem() { return Current().problem; }
+
+}  // namespace cordon::linux_native

@@ -1,0 +1,145 @@
+// The sandbox's init execs cordon-init once the command has started (docs/decisions/0021):
+// checked from outside (the host's view of the command's parent) and through the command's
+// exit status, with the twins where the reaper must not be used.
+#include "linux/init_reaper.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "kernel_support.h"
+
+namespace cordon::kernel_test {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Each test starts with the suite's reaper (kernel_support.cc sets it in SetUp).
+class InitReaperTest : public KernelTest {
+ protected:
+  // The parent, on the host, of the process whose command line holds `marker`.
+  static pid_t HostParentOf(const std::string& marker) {
+    for (int i = 0; i < 500; ++i, std::this_thread::sleep_for(10ms)) {
+      for (pid_t pid : PidsWithMarker(marker)) {
+        const std::string status = ReadFile("/proc/" + std::to_string(pid) + "/status");
+        const std::size_t at = status.find("\nPPid:\t");
+        if (at != std::string::npos) return static_cast<pid_t>(std::stol(status.substr(at + 7)));
+      }
+    }
+    return -1;
+  }
+
+  // Copies the suite's cordon-init to `to` with `mode`; names it as the reaper.
+  void UseCopyOfReaper(const std::filesystem::path& to, mode_t mode) {
+    const std::string source = CurrentReaper();
+    ASSERT_FALSE(source.empty()) << "no cordon-init configured for the suite";
+    std::filesystem::copy_file(source, to, std::filesystem::copy_options::overwrite_existing);
+    ASSERT_EQ(::chmod(to.c_str(), mode), 0);
+    linux_native::SetInitReaperPath(to);
+  }
+
+  static std::string CurrentReaper() {
+    if (const char* staged = ::getenv("CORDON_INIT"); staged != nullptr && staged[0] != '\0') {
+      return staged;
+    }
+#ifdef CORDON_INIT_PATH
+    return CORDON_INIT_PATH;
+#else
+    return {};
+#endif
+  }
+
+  std::string InitComm(const Session& session) {
+    const RunResult r = Shell(session, "cat /proc/1/comm");
+    EXPECT_EQ(r.status, RunStatus::kExited) << Describe(r);
+    return r.stdout_data.data;
+  }
+};
+
+TEST_F(InitReaperTest, TheSandboxInitBecomesTheReaperOnceTheCommandRuns) {
+  CORDON_SKIP_UNDER_BWRAP("bubblewrap has its own init");
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  EXPECT_EQ(InitComm(*session), "cordon-init\n") << linux_native::InitReaperProblem();
+}
+
+TEST_F(InitReaperTest, TheInitSeenFromTheHostHoldsNoneOfTheCallersEnvironment) {
+  CORDON_SKIP_UNDER_BWRAP("bubblewrap has its own init");
+  if (::geteuid() != 0) GTEST_SKIP() << "reading a non-dumpable process's environ needs root";
+  ::setenv("CORDON_REAPER_TEST_SECRET", "s3cr3t-of-the-caller", 1);
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const std::string marker = "reaper-marker-" + unique_;
+  RunResult result;
+  std::thread run([&] { result = Shell(*session, "sleep 1; : " + marker); });
+  const pid_t init = HostParentOf(marker);
+  std::string environ_text;
+  std::string comm;
+  if (init > 0) {
+    environ_text = ReadFile("/proc/" + std::to_string(init) + "/environ");
+    comm = ReadFile("/proc/" + std::to_string(init) + "/comm");
+  }
+  run.join();
+  ::unsetenv("CORDON_REAPER_TEST_SECRET");
+  ASSERT_GT(init, 0) << "the command never showed up on the host";
+  EXPECT_EQ(comm, "cordon-init\n");
+  EXPECT_EQ(environ_text.find("s3cr3t-of-the-caller"), std::string::npos) << environ_text;
+  EXPECT_EQ(result.status, RunStatus::kExited) << Describe(result);
+}
+
+TEST_F(InitReaperTest, ExitCodesAndSignalsPassThroughTheReaper) {
+  CORDON_SKIP_UNDER_BWRAP("bubblewrap has its own init");
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  ASSERT_EQ(InitComm(*session), "cordon-init\n");
+  const RunResult exited = Shell(*session, "exit 7");
+  EXPECT_EQ(exited.status, RunStatus::kExited) << Describe(exited);
+  EXPECT_EQ(exited.exit_code, 7);
+  const RunResult killed = Shell(*session, "kill -TERM $$");
+  EXPECT_EQ(killed.status, RunStatus::kSignaled) << Describe(killed);
+  EXPECT_EQ(killed.signal, SIGTERM);
+}
+
+TEST_F(InitReaperTest, AReaperTheCommandCouldRewriteIsNotUsed) {
+  CORDON_SKIP_UNDER_BWRAP("bubblewrap has its own init");
+  // Inside the workspace, a writable root of this run: the command could replace it for the
+  // next run's init. The run still works, with init's own loop.
+  UseCopyOfReaper(workspace_ / "cordon-init", 0755);
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const std::string comm = InitComm(*session);
+  EXPECT_NE(comm, "cordon-init\n");
+  EXPECT_FALSE(comm.empty());
+  // The twin: the same copy in a read-only run (nothing writable holds it) is used.
+  auto read_only = SessionOrSkip(MakeConfig(SandboxMode::kReadOnly));
+  if (!read_only) return;
+  EXPECT_EQ(InitComm(*read_only), "cordon-init\n") << linux_native::InitReaperProblem();
+}
+
+TEST_F(InitReaperTest, AReaperWritableByOthersIsNotUsed) {
+  CORDON_SKIP_UNDER_BWRAP("bubblewrap has its own init");
+  const std::filesystem::path dir = root_ / "libexec";
+  std::filesystem::create_directory(dir);
+  ASSERT_EQ(::chmod(root_.c_str(), 0755), 0);
+  ASSERT_EQ(::chmod(dir.c_str(), 0755), 0);
+  UseCopyOfReaper(dir / "cordon-init", 0777);
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  EXPECT_NE(InitComm(*session), "cordon-init\n");
+  EXPECT_NE(linux_native::InitReaperProblem().find("writable by group or others"),
+            std::string::npos)
+      << linux_native::InitReaperProblem();
+  // The twin: the same file, once only its owner may write it, is used.
+  ASSERT_EQ(::chmod((dir / "cordon-init").c_str(), 0755), 0);
+  linux_native::SetInitReaperPath(dir / "cordon-init");
+  EXPECT_EQ(InitComm(*session), "cordon-init\n") << linux_native::InitReaperProblem();
+}
+
+}  // namespace
+}  // namespace cordon::kernel_test
