@@ -1,18 +1,11 @@
 #include "bwrap/backend.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <spawn.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
-
 #include "bwrap/launch.h"
-#include "core/syscall_error.h"
-#include "core/unique_fd.h"
+#include "bwrap/run_captured.h"
 
 namespace cordon::bwrap {
 namespace {
@@ -20,45 +13,13 @@ namespace {
 // bwrap builds user, mount, PID and network namespaces and runs /bin/true; its stderr goes to a
 // memfd for the message.
 Result<void> ProbeNamespaces(const BwrapBinary& bwrap) {
-  core::UniqueFd err(::memfd_create("cordon-bwrap-probe", MFD_CLOEXEC));
-  if (!err) return core::FailSyscall("memfd_create", "bwrap probe");
-  posix_spawn_file_actions_t actions;
-  ::posix_spawn_file_actions_init(&actions);
-  ::posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  ::posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  ::posix_spawn_file_actions_adddup2(&actions, err.get(), STDERR_FILENO);
-  const std::string path = bwrap.path.string();
-  const char* argv[] = {path.c_str(),
-                        "--unshare-user-try",
-                        "--unshare-pid",
-                        "--unshare-net",
-                        "--die-with-parent",
-                        "--ro-bind",
-                        "/",
-                        "/",
-                        "--proc",
-                        "/proc",
-                        "--dev",
-                        "/dev",
-                        "--",
-                        "true",
-                        nullptr};
-  char* envp[] = {const_cast<char*>("PATH=/usr/bin:/bin"), nullptr};
-  pid_t pid = 0;
-  const int rc =
-      ::posix_spawn(&pid, path.c_str(), &actions, nullptr, const_cast<char* const*>(argv), envp);
-  ::posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    errno = rc;
-    return core::FailSyscall("posix_spawn", path);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
-  char message[512];
-  ssize_t n = ::pread(err.get(), message, sizeof message - 1, 0);
-  std::string text(message, n > 0 ? static_cast<std::size_t>(n) : 0);
+  CORDON_TRY(CapturedRun run,
+             RunCaptured({bwrap.path.string(), "--unshare-user-try", "--unshare-pid",
+                          "--unshare-net", "--die-with-parent", "--ro-bind", "/", "/", "--proc",
+                          "/proc", "--dev", "/dev", "--", "true"},
+                         {"PATH=/usr/bin:/bin"}, CapturedStream::kStderr, 511));
+  if (run.exited_zero) return {};
+  std::string& text = run.output;
   while (!text.empty() && text.back() == '\n') text.pop_back();
   return Fail(ErrorCode::kUnavailable,
               fmt::format("bubblewrap cannot create namespaces here ({}): enable unprivileged "

@@ -1,21 +1,15 @@
 #include "bwrap/locate.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <charconv>
 
+#include "bwrap/run_captured.h"
 #include "core/paths.h"
 #include "core/syscall_error.h"
 #include "core/trusted_path.h"
-#include "core/unique_fd.h"
-
-extern char** environ;
 
 namespace cordon::bwrap {
 namespace {
@@ -30,40 +24,12 @@ bool ParseNumber(std::string_view& text, int& out) {
 
 // `bwrap --version` with an empty environment; at most 256 bytes of its output.
 Result<std::string> RunVersion(const std::filesystem::path& bwrap) {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return core::FailSyscall("pipe2", "bwrap --version");
-  core::UniqueFd read_end(fds[0]);
-  core::UniqueFd write_end(fds[1]);
-  posix_spawn_file_actions_t actions;
-  ::posix_spawn_file_actions_init(&actions);
-  ::posix_spawn_file_actions_adddup2(&actions, write_end.get(), STDOUT_FILENO);
-  ::posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  const std::string path = bwrap.string();
-  char* argv[] = {const_cast<char*>(path.c_str()), const_cast<char*>("--version"), nullptr};
-  char* envp[] = {nullptr};
-  pid_t pid = 0;
-  const int rc = ::posix_spawn(&pid, path.c_str(), &actions, nullptr, argv, envp);
-  ::posix_spawn_file_actions_destroy(&actions);
-  write_end.Reset();
-  if (rc != 0) {
-    errno = rc;
-    return core::FailSyscall("posix_spawn", fmt::format("{} --version", path));
+  CORDON_TRY(CapturedRun run,
+             RunCaptured({bwrap.string(), "--version"}, {}, CapturedStream::kStdout, 256));
+  if (!run.exited_zero) {
+    return Fail(ErrorCode::kUnavailable, fmt::format("{} --version failed", bwrap.string()));
   }
-  std::string output;
-  char buffer[256];
-  for (;;) {
-    ssize_t n = ::read(read_end.get(), buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    if (output.size() < 256) output.append(buffer, static_cast<std::size_t>(n));
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return Fail(ErrorCode::kUnavailable, fmt::format("{} --version failed", path));
-  }
-  return output;
+  return std::move(run.output);
 }
 
 std::string Describe(const BwrapVersion& v) {

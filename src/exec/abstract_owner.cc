@@ -7,12 +7,15 @@
 #include <linux/unix_diag.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/unique_fd.h"
@@ -84,39 +87,59 @@ ino_t PidNamespaceOf(const std::string& proc_dir) {
   return ::stat((proc_dir + "/ns/pid").c_str(), &st) == 0 ? st.st_ino : 0;
 }
 
-bool HoldsAny(const std::string& proc_dir, const std::vector<std::string>& links) {
+// The descriptor numbers by which the process at `proc_dir` holds one of `inodes`' sockets.
+std::vector<std::pair<int, ino_t>> HeldSockets(const std::string& proc_dir,
+                                               const std::vector<ino_t>& inodes) {
+  std::vector<std::pair<int, ino_t>> held;
   Dir fds(::opendir((proc_dir + "/fd").c_str()));
-  if (!fds) return false;
+  if (!fds) return held;
   char target[64];
   while (const dirent* entry = ::readdir(fds.get())) {
     if (entry->d_name[0] == '.') continue;
     const ssize_t n = ::readlinkat(::dirfd(fds.get()), entry->d_name, target, sizeof target - 1);
     if (n <= 0) continue;
     target[n] = '\0';
-    for (const std::string& link : links) {
-      if (link == target) return true;
+    for (ino_t inode : inodes) {
+      if (("socket:[" + std::to_string(inode) + "]") == target) {
+        held.emplace_back(std::atoi(entry->d_name), inode);
+      }
     }
   }
-  return false;
+  return held;
+}
+
+// A descriptor of socket `inode` taken from process `pid` (pidfd_getfd: the same open file);
+// invalid when the process is gone or the number now names another file.
+UniqueFd TakeSocket(pid_t pid, int fd, ino_t inode) {
+  UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+  if (!pidfd) return {};
+  UniqueFd socket(static_cast<int>(::syscall(SYS_pidfd_getfd, pidfd.get(), fd, 0)));
+  struct stat st {};
+  if (!socket || ::fstat(socket.get(), &st) != 0 || !S_ISSOCK(st.st_mode) || st.st_ino != inode) {
+    return {};
+  }
+  return socket;
 }
 
 }  // namespace
 
-bool AbstractSocketInSandbox(pid_t tid, std::string_view name) {
+UniqueFd HoldSandboxAbstractSocket(pid_t tid, std::string_view name) {
   const ino_t sandbox = PidNamespaceOf("/proc/" + std::to_string(tid));
-  if (sandbox == 0 || sandbox == PidNamespaceOf("/proc/self")) return false;
-  std::vector<std::string> links;
-  for (ino_t inode : SocketsBoundTo(name))
-    links.push_back("socket:[" + std::to_string(inode) + "]");
-  if (links.empty()) return false;
+  if (sandbox == 0 || sandbox == PidNamespaceOf("/proc/self")) return {};
+  const std::vector<ino_t> inodes = SocketsBoundTo(name);
+  if (inodes.empty()) return {};
   Dir proc(::opendir("/proc"));
-  if (!proc) return false;
+  if (!proc) return {};
   while (const dirent* entry = ::readdir(proc.get())) {
     if (!std::isdigit(static_cast<unsigned char>(entry->d_name[0]))) continue;
     const std::string dir = std::string("/proc/") + entry->d_name;
-    if (PidNamespaceOf(dir) == sandbox && HoldsAny(dir, links)) return true;
+    if (PidNamespaceOf(dir) != sandbox) continue;
+    for (const auto& [fd, inode] : HeldSockets(dir, inodes)) {
+      // Alive while we hold it, so still bound: a unix socket keeps its name until released.
+      if (UniqueFd socket = TakeSocket(std::atoi(entry->d_name), fd, inode)) return socket;
+    }
   }
-  return false;
+  return {};
 }
 
 }  // namespace cordon::exec

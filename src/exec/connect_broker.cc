@@ -205,6 +205,7 @@ void ConnectBroker::HandleNotification() {
   const auto* unix_address = reinterpret_cast<const sockaddr_un*>(&address);
   constexpr int kPathOffset = offsetof(sockaddr_un, sun_path);
   Resolved resolved;
+  UniqueFd abstract_held;  // pins a vetted abstract name to its socket until the connect is done
   sockaddr_un through_proc{};
   const void* connect_to = &address;
   unsigned connect_len = static_cast<unsigned>(len);
@@ -216,9 +217,9 @@ void ConnectBroker::HandleNotification() {
       // the sandbox itself: one held by a process of the command's PID namespace.
       const std::string_view name(unix_address->sun_path + 1,
                                   static_cast<std::size_t>(len - kPathOffset - 1));
-      if (!rules_.private_network && rules_.abstract_scoped &&
-          !AbstractSocketInSandbox(tid, name)) {
-        return Respond(id, EACCES);
+      if (!rules_.private_network && rules_.abstract_scoped) {
+        abstract_held = HoldSandboxAbstractSocket(tid, name);
+        if (!abstract_held) return Respond(id, EACCES);
       }
     } else {
       const std::size_t max = static_cast<std::size_t>(len - kPathOffset);

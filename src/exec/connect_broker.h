@@ -10,7 +10,9 @@
 //     like Landlock ABI 9 would say;
 //   - an abstract unix address is connected when the command has its own network namespace;
 //     in the host's, where Landlock scopes abstract sockets, only when a process of the
-//     command's PID namespace holds the socket bound to it (abstract_owner.h), else EACCES;
+//     command's PID namespace holds the socket bound to it (abstract_owner.h; the supervisor
+//     holds that socket too until its connect is done, so the name cannot change hands), else
+//     EACCES;
 //   - anything else (inet, netlink, AF_UNSPEC) is connected as asked, except TCP when Landlock
 //     refuses TCP connects (EACCES).
 //

@@ -125,16 +125,20 @@ NamespaceReport ProbeNamespaces() {
   return report;
 }
 
-// 0 when a process can install a seccomp filter (after no_new_privs), else the errno.
-int ProbeSeccomp() {
+// 0 when a throw-away child can install an allow-all filter after no_new_privs (with a
+// listener: SECCOMP_FILTER_FLAG_NEW_LISTENER), else the errno it failed with. A child, so that
+// this process stays unfiltered.
+int TryFilterInChild(bool with_listener) {
   pid_t pid = ::fork();
   if (pid < 0) return errno;
   if (pid == 0) {
     sock_filter allow_all[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
     sock_fprog program{1, allow_all};
     if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) ::_exit(errno);
-    if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0) != 0) ::_exit(errno);
-    ::_exit(0);
+    const long rc = with_listener ? ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                                              SECCOMP_FILTER_FLAG_NEW_LISTENER, &program)
+                                  : ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0);
+    ::_exit(rc < 0 ? errno : 0);
   }
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -154,22 +158,7 @@ int ProbeSeccompListener() {
   status[n > 0 ? n : 0] = '\0';
   const char* mode = std::strstr(status, "\nSeccomp:");
   if (mode != nullptr && std::strtol(mode + 9, nullptr, 10) == 0) return 0;  // no filter at all
-  pid_t pid = ::fork();
-  if (pid < 0) return errno;
-  if (pid == 0) {
-    sock_filter allow_all[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
-    sock_fprog program{1, allow_all};
-    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) ::_exit(errno);
-    if (::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
-                  &program) < 0) {
-      ::_exit(errno);
-    }
-    ::_exit(0);
-  }
-  int wait_status = 0;
-  while (::waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : EINTR;
+  return TryFilterInChild(/*with_listener=*/true);
 }
 
 void Note(std::string& notes, const char* what, int err) {
@@ -193,7 +182,7 @@ void ProbeCheapFeatures(KernelFeatures& f, bool try_seccomp_in_child) {
 
   int seccomp_err = 0;
   if (try_seccomp_in_child) {
-    seccomp_err = ProbeSeccomp();
+    seccomp_err = TryFilterInChild(/*with_listener=*/false);
   } else {
     // Asks the filter-mode interface a question without installing anything; a container
     // that refuses seccomp(2) itself answers EPERM/ENOSYS here, as it would at launch.

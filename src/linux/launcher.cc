@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/socket.h>
-#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +14,7 @@
 #include <string>
 #include <utility>
 
+#include "core/fd_passing.h"
 #include "core/syscall_error.h"
 #include "linux/child_context.h"
 #include "linux/child_steps.h"
@@ -309,24 +309,8 @@ Result<BrokerChannel> MakeBrokerChannel() {
 }
 
 UniqueFd ReceiveListener(int fd) {
-  char byte = 0;
-  iovec iov{&byte, 1};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  if (::recvmsg(fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1) return UniqueFd();
-  for (cmsghdr* cmsg = CMSG_FIRSTHDR(&msg); cmsg != nullptr; cmsg = CMSG_NXTHDR(&msg, cmsg)) {
-    if (cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS &&
-        cmsg->cmsg_len == CMSG_LEN(sizeof(int))) {
-      int listener = -1;
-      std::memcpy(&listener, CMSG_DATA(cmsg), sizeof listener);
-      return UniqueFd(listener);
-    }
-  }
-  return UniqueFd();
+  Result<UniqueFd> listener = core::ReceiveFd(fd, MSG_DONTWAIT);
+  return listener ? std::move(*listener) : UniqueFd();
 }
 
 exec::ConnectRules BrokerRules(const plan::LaunchPlan& plan, const char* private_dir) {

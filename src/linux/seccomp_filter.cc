@@ -10,14 +10,13 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <memory>
 #include <utility>
 
+#include "core/fd_passing.h"
 #include "core/syscall_error.h"
 #include "core/unique_fd.h"
 
@@ -219,23 +218,10 @@ StepResult InstallSeccomp(const std::vector<sock_filter>& program, int broker_fd
   const int listener = static_cast<int>(
       ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &fprog));
   if (listener < 0) return StepFailed(Step::kSeccomp);
-  // One byte with the listener attached. The socketpair is ours alone and empty: the send
-  // cannot block. Detail 1 tells this apart from loading the filter.
-  char byte = 'L';
-  iovec iov{&byte, 1};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  cmsghdr* cmsg = CMSG_FIRSTHDR(&msg);
-  cmsg->cmsg_level = SOL_SOCKET;
-  cmsg->cmsg_type = SCM_RIGHTS;
-  cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(cmsg), &listener, sizeof listener);
-  const bool sent = ::sendmsg(broker_fd, &msg, MSG_NOSIGNAL) == 1;
-  const StepResult result = sent ? StepOk() : StepFailed(Step::kSeccomp, 1);
+  // The socketpair is ours alone and empty: the send cannot block. Detail 1 tells this apart
+  // from loading the filter.
+  const int send_err = core::SendFd(broker_fd, listener);
+  const StepResult result = send_err == 0 ? StepOk() : StepResult{Step::kSeccomp, send_err, 1};
   ::close(listener);
   ::close(broker_fd);
   return result;

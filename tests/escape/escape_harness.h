@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "cordon/config.h"
+#include "support/host_files.h"
 
 namespace cordon::escape_test {
 
@@ -85,9 +86,9 @@ void RemoveSessionDirectory();
 
 // --- helpers for setups and checks ---
 
-std::string ReadFile(const std::filesystem::path& path);
+using test_support::Exists;    // tests/support, shared with the kernel and fault suites
+using test_support::ReadFile;  // (WriteFile below also creates the parent directories)
 void WriteFile(const std::filesystem::path& path, const std::string& content);
-bool Exists(const std::filesystem::path& path);
 bool IsRoot();
 // A non-loopback IPv4 address of this host, or "" when it has none.
 std::string HostAddress();

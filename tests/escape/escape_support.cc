@@ -13,29 +13,15 @@
 
 #include <cstddef>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "escape_harness.h"
 
 namespace cordon::escape_test {
 
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
-
 void WriteFile(const std::filesystem::path& path, const std::string& content) {
   std::filesystem::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
-}
-
-bool Exists(const std::filesystem::path& path) {
-  std::error_code ec;
-  return std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found;
+  test_support::WriteFile(path, content);
 }
 
 bool IsRoot() { return ::geteuid() == 0; }

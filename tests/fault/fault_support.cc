@@ -1,6 +1,5 @@
 #include "fault_support.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -8,7 +7,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -25,27 +23,6 @@ std::string CordonBinary() {
 #else
   return "cordon";
 #endif
-}
-
-bool MustWork() {
-  const char* value = ::getenv("CORDON_TEST_MUST_WORK");
-  return value != nullptr && std::string(value) == "1";
-}
-
-bool Exists(const std::filesystem::path& path) {
-  std::error_code ec;
-  return std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found;
-}
-
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
-
-void WriteFile(const std::filesystem::path& path, const std::string& content) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
 }
 
 void Child::Pump() {
@@ -112,12 +89,6 @@ Child Start(const std::vector<std::string>& argv, const std::vector<std::string>
 
 namespace {
 
-bool IsZombie(pid_t pid) {
-  const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
-  const std::size_t paren = stat.rfind(')');
-  return paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] == 'Z';
-}
-
 void ScanCgroups(const std::filesystem::path& dir, int depth, std::set<std::string>* found) {
   if (depth > 5) return;
   std::error_code ec;
@@ -146,35 +117,6 @@ HostTraces Difference(const HostTraces& before, const HostTraces& after) {
 }
 
 }  // namespace
-
-std::vector<pid_t> PidsWithMarker(const std::string& marker) {
-  std::vector<pid_t> pids;
-  DIR* proc = ::opendir("/proc");
-  if (proc == nullptr) return pids;
-  while (dirent* entry = ::readdir(proc)) {
-    char* end = nullptr;
-    const long pid = std::strtol(entry->d_name, &end, 10);
-    if (pid <= 0 || *end != '\0' || pid == ::getpid()) continue;
-    std::string cmdline = ReadFile("/proc/" + std::to_string(pid) + "/cmdline");
-    for (char& c : cmdline) {
-      if (c == '\0') c = ' ';
-    }
-    if (cmdline.find(marker) != std::string::npos && !IsZombie(static_cast<pid_t>(pid))) {
-      pids.push_back(static_cast<pid_t>(pid));
-    }
-  }
-  ::closedir(proc);
-  return pids;
-}
-
-bool NoneWithMarker(const std::string& marker, std::chrono::milliseconds wait) {
-  const auto until = std::chrono::steady_clock::now() + wait;
-  while (!PidsWithMarker(marker).empty()) {
-    if (std::chrono::steady_clock::now() >= until) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return true;
-}
 
 HostTraces SnapshotTraces() {
   HostTraces traces;

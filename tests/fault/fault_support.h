@@ -17,13 +17,20 @@
 #include <string>
 #include <vector>
 
+#include "support/host_files.h"
+#include "support/host_processes.h"
+
 namespace cordon::fault_test {
 
+// Host-side helpers shared with the kernel and escape suites (tests/support).
+using test_support::Exists;
+using test_support::MustWork;
+using test_support::NoneWithMarker;
+using test_support::PidsWithMarker;
+using test_support::ReadFile;
+using test_support::WriteFile;
+
 std::string CordonBinary();
-bool MustWork();
-bool Exists(const std::filesystem::path& path);
-std::string ReadFile(const std::filesystem::path& path);
-void WriteFile(const std::filesystem::path& path, const std::string& content);
 
 // A started child process (cordon, or a wrapper around it) with stdout+stderr on one pipe.
 struct Child {
@@ -42,10 +49,6 @@ struct Child {
 // Starts argv with `env` (PATH is added) in `cwd`.
 Child Start(const std::vector<std::string>& argv, const std::vector<std::string>& env,
             const std::filesystem::path& cwd);
-
-// Host pids (zombies excluded) whose command line contains `marker`.
-std::vector<pid_t> PidsWithMarker(const std::string& marker);
-bool NoneWithMarker(const std::string& marker, std::chrono::milliseconds wait);
 
 // What a run can leave on the host: mount points (host mount namespace), cordon's private
 // directories in /tmp (/tmp/cordon-XXXXXX, the fallback backend's), and cordon's cgroups.

@@ -2,25 +2,20 @@
 // seccomp filter (as Docker's default profile or Ubuntu's AppArmor restriction does), creates
 // a Session there (which probes the kernel itself) and runs commands; the test checks on the
 // host what landed, what was read and what was refused. Also cordon inside cordon.
-#include <arpa/inet.h>
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <netinet/in.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <fstream>
 #include <functional>
 
-#include "core/unique_fd.h"
 #include "kernel_support.h"
 
 namespace cordon::kernel_test {
@@ -63,11 +58,10 @@ std::string WithoutUserNamespaces(const std::function<std::string()>& body) {
   return out;
 }
 
-class FallbackTest : public KernelTest {
+class FallbackTest : public ProbeTest {
  protected:
   void SetUp() override {
-    KernelTest::SetUp();
-    probe_ = StageProbe();
+    ProbeTest::SetUp();
     std::filesystem::create_directories(home_ / ".ssh");
     std::ofstream(home_ / ".ssh" / "id_ed25519") << "canary-private-key";
     std::ofstream(home_ / "notes.txt") << "hello";
@@ -80,30 +74,16 @@ class FallbackTest : public KernelTest {
     if (r.status == RunStatus::kSetupFailed) return "setup_failed: " + r.error + "\n";
     return r.stdout_data.data;
   }
-  std::string probe_;
 };
 
 TEST_F(FallbackTest, WithoutUserNamespacesTheFallbackEnforcesWhatItClaims) {
   // A host TCP listener; the child inherits it but the sandbox closes every inherited fd.
-  core::UniqueFd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  ASSERT_EQ(::bind(listener.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(listener.get(), 4), 0);
-  ASSERT_EQ(::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&addr), &len), 0);
-  const int port = ntohs(addr.sin_port);
+  HostListener listener = HostListener::Tcp();
+  const int port = listener.port();
   // A host datagram socket outside the workspace (like journald's): reachable by sendto() from
   // a datagram socketpair unless the fallback refuses those.
   const std::filesystem::path dgram_path = root_ / "host.dgram";
-  core::UniqueFd host_dgram(::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-  sockaddr_un dgram_addr{};
-  dgram_addr.sun_family = AF_UNIX;
-  std::strncpy(dgram_addr.sun_path, dgram_path.c_str(), sizeof dgram_addr.sun_path - 1);
-  ASSERT_EQ(::bind(host_dgram.get(), reinterpret_cast<sockaddr*>(&dgram_addr), sizeof dgram_addr),
-            0);
-  ::chmod(dgram_path.c_str(), 0777);
+  HostListener host_dgram = HostListener::Pathname(dgram_path.string(), SOCK_DGRAM);
   Config config = MakeConfig();
   config.sandbox.protect_git_metadata = false;  // the fallback cannot keep .git read-only
   const std::string report = WithoutUserNamespaces([&]() -> std::string {
@@ -151,7 +131,7 @@ TEST_F(FallbackTest, WithoutUserNamespacesTheFallbackEnforcesWhatItClaims) {
   EXPECT_NE(report.find("write_tmpdir=yes"), std::string::npos) << report;
   EXPECT_NE(report.find("supervisor_environ=no"), std::string::npos) << report;
   EXPECT_NE(report.find("own_environ=yes"), std::string::npos) << report;
-  EXPECT_FALSE(core::UniqueFd(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC)).valid());
+  EXPECT_FALSE(listener.Reached());
   EXPECT_TRUE(Exists(workspace_ / "made")) << report;
   EXPECT_FALSE(Exists(root_ / "parent-file")) << report;
   // Landlock ABI < 9 cannot keep host sockets away: socket(AF_UNIX) and datagram socketpairs
@@ -161,8 +141,7 @@ TEST_F(FallbackTest, WithoutUserNamespacesTheFallbackEnforcesWhatItClaims) {
     EXPECT_NE(report.find("dgram_sendto=no"), std::string::npos) << report;
   }
   EXPECT_NE(report.find("stream_pair=yes"), std::string::npos) << report;
-  char byte = 0;
-  EXPECT_LT(::recv(host_dgram.get(), &byte, 1, MSG_DONTWAIT), 0) << "a datagram reached the host";
+  EXPECT_FALSE(host_dgram.Reached()) << "a datagram reached the host";
 }
 
 TEST_F(FallbackTest, WithoutUserNamespacesGitProtectionIsRefusedNamingTheFix) {

@@ -26,7 +26,7 @@ class InitReaperTest : public KernelTest {
   // The parent, on the host, of the process whose command line holds `marker`.
   static pid_t HostParentOf(const std::string& marker) {
     for (int i = 0; i < 500; ++i, std::this_thread::sleep_for(10ms)) {
-      for (pid_t pid : HostPidsWithMarker(marker)) {
+      for (pid_t pid : PidsWithMarker(marker)) {
         const std::string status = ReadFile("/proc/" + std::to_string(pid) + "/status");
         const std::size_t at = status.find("\nPPid:\t");
         if (at != std::string::npos) return static_cast<pid_t>(std::stol(status.substr(at + 7)));

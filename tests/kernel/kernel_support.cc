@@ -1,14 +1,11 @@
 #include "kernel_support.h"
 
-#include <dirent.h>
 #include <fmt/format.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "linux/init_reaper.h"
@@ -26,11 +23,6 @@ std::string ProbePath() {
 #else
   return {};
 #endif
-}
-
-bool MustWork() {
-  const char* value = ::getenv("CORDON_TEST_MUST_WORK");
-  return value != nullptr && std::string(value) == "1";
 }
 
 BackendChoice TestBackend() {
@@ -139,61 +131,27 @@ RunResult KernelTest::Shell(const Session& session, const std::string& text,
   return session.Run(request);
 }
 
+void ProbeTest::SetUp() {
+  KernelTest::SetUp();
+  if (HasFatalFailure()) return;
+  probe_ = StageProbe();
+  if (probe_.empty()) GTEST_FAIL() << "no probe to run inside the sandbox";
+}
+
+RunResult ProbeTest::Probe(const Session& session, const std::string& args) {
+  return Shell(session, fmt::format("'{}' {}", probe_, args));
+}
+
+std::string ProbeTest::Line(const RunResult& result) {
+  std::string line = result.stdout_data.data;
+  if (!line.empty() && line.back() == '\n') line.pop_back();
+  return line;
+}
+
 std::string Describe(const RunResult& result) {
   return fmt::format("status={} exit={} signal={} error='{}' stdout='{}' stderr='{}'",
                      RunStatusName(result.status), result.exit_code, result.signal, result.error,
                      result.stdout_data.data, result.stderr_data.data);
-}
-
-bool Exists(const std::filesystem::path& path) {
-  std::error_code ec;
-  return std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found;
-}
-
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
-
-namespace {
-
-bool IsZombie(pid_t pid) {
-  const std::string stat = ReadFile(fmt::format("/proc/{}/stat", pid));
-  const std::size_t paren = stat.rfind(')');
-  return paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] == 'Z';
-}
-
-}  // namespace
-
-std::vector<pid_t> HostPidsWithMarker(const std::string& marker) {
-  std::vector<pid_t> pids;
-  DIR* proc = ::opendir("/proc");
-  if (proc == nullptr) return pids;
-  while (dirent* entry = ::readdir(proc)) {
-    char* end = nullptr;
-    const long pid = std::strtol(entry->d_name, &end, 10);
-    if (pid <= 0 || *end != '\0' || pid == ::getpid()) continue;
-    std::string cmdline = ReadFile(fmt::format("/proc/{}/cmdline", pid));
-    for (char& c : cmdline) {
-      if (c == '\0') c = ' ';
-    }
-    if (cmdline.find(marker) != std::string::npos && !IsZombie(static_cast<pid_t>(pid))) {
-      pids.push_back(static_cast<pid_t>(pid));
-    }
-  }
-  ::closedir(proc);
-  return pids;
-}
-
-bool NoProcessWithMarker(const std::string& marker, std::chrono::milliseconds wait) {
-  const auto until = std::chrono::steady_clock::now() + wait;
-  while (!HostPidsWithMarker(marker).empty()) {
-    if (std::chrono::steady_clock::now() >= until) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return true;
 }
 
 bool FileStopsChanging(const std::filesystem::path& file, std::chrono::milliseconds quiet) {

@@ -21,15 +21,23 @@
 #include "cordon/config.h"
 #include "cordon/run.h"
 #include "cordon/session.h"
+#include "support/host_files.h"
+#include "support/host_listener.h"
+#include "support/host_processes.h"
 
 namespace cordon::kernel_test {
+
+// Host-side helpers shared with the escape and fault suites (tests/support).
+using test_support::Exists;
+using test_support::HostListener;
+using test_support::MustWork;
+using test_support::NoneWithMarker;
+using test_support::PidsWithMarker;
+using test_support::ReadFile;
 
 // The probe binary (tests/probe): $CORDON_PROBE when set, else the one built with the tests;
 // empty when neither exists.
 std::string ProbePath();
-
-// True when CORDON_TEST_MUST_WORK=1: a missing kernel feature is then a failure, not a skip.
-bool MustWork();
 
 // The backend the suite runs over: CORDON_TEST_BACKEND=bwrap selects bubblewrap (with the
 // trampoline from $CORDON_BWRAP_EXEC when set); anything else or unset keeps the default, auto,
@@ -77,19 +85,23 @@ class KernelTest : public ::testing::Test {
   std::optional<std::string> saved_home_;
 };
 
+// A KernelTest whose cases run the probe (tests/probe) inside the sandbox: staged into the
+// workspace by SetUp (the test fails without one).
+class ProbeTest : public KernelTest {
+ protected:
+  void SetUp() override;
+
+  // Runs `probe_ args` (shell text) in `session`.
+  RunResult Probe(const Session& session, const std::string& args);
+
+  // The probe's one-line answer, without the newline.
+  static std::string Line(const RunResult& result);
+
+  std::string probe_;
+};
+
 // Describes a RunResult for assertion messages.
 std::string Describe(const RunResult& result);
-
-bool Exists(const std::filesystem::path& path);
-std::string ReadFile(const std::filesystem::path& path);
-
-// Host pids of processes whose command line contains `marker`.
-std::vector<pid_t> HostPidsWithMarker(const std::string& marker);
-
-// True when no process with `marker` in its command line remains (zombies count as gone),
-// waiting up to `wait`.
-bool NoProcessWithMarker(const std::string& marker,
-                         std::chrono::milliseconds wait = std::chrono::milliseconds(0));
 
 // True when `file` does not change for `quiet` (a stopped heartbeat).
 bool FileStopsChanging(const std::filesystem::path& file, std::chrono::milliseconds quiet);

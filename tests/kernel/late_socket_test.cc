@@ -8,15 +8,12 @@
 // per-session zygote.
 #include <fmt/format.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <cstddef>
-#include <cstring>
+#include <optional>
 #include <thread>
 
-#include "core/unique_fd.h"
 #include "kernel_support.h"
 #include "session/zygote_slot.h"
 
@@ -28,48 +25,22 @@ using namespace std::chrono_literals;
 // Well after the plan was made and the sandbox launched: the socket is not in the plan's masks.
 constexpr auto kBindDelay = 500ms;
 
-core::UniqueFd BindHostSocket(const std::string& path, int type) {
-  core::UniqueFd fd(::socket(AF_UNIX, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
-  EXPECT_EQ(::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0) << path;
-  if (type == SOCK_STREAM) {
-    EXPECT_EQ(::listen(fd.get(), 8), 0);
-  }
-  ::chmod(path.c_str(), 0777);  // reachable for any user: only the sandbox may stop it
-  return fd;
-}
-
-// A connection in the backlog, or a datagram in the queue: the command reached the host.
-bool Reached(int fd, int type) {
-  if (type == SOCK_STREAM) return core::UniqueFd(::accept4(fd, nullptr, nullptr, 0)).valid();
-  char byte = 0;
-  return ::recv(fd, &byte, 1, MSG_DONTWAIT) == 1;
-}
-
 struct LateOutcome {
   RunResult result;
   bool reached = false;
 };
 
-class LateSocketTest : public KernelTest {
+class LateSocketTest : public ProbeTest {
  protected:
-  void SetUp() override {
-    KernelTest::SetUp();
-    probe_ = StageProbe();
-    if (probe_.empty()) GTEST_FAIL() << "no probe to run inside the sandbox";
-  }
-
   // The command waits until `path` is a socket, then runs `probe_cmd path` (inside, through
   // `connect_path` when given); the host binds `path` kBindDelay after the run started.
   LateOutcome ConnectToLateSocket(const Session& session, const std::string& path, int type,
                                   const std::string& connect_path = "") {
     const char* probe_cmd = type == SOCK_STREAM ? "connect-unix" : "connect-unix-dgram";
-    core::UniqueFd listener;
+    std::optional<HostListener> listener;
     std::thread binder([&] {
       std::this_thread::sleep_for(kBindDelay);
-      listener = BindHostSocket(path, type);
+      listener.emplace(HostListener::Pathname(path, type));
     });
     LateOutcome out;
     out.result = Shell(session,
@@ -77,12 +48,9 @@ class LateSocketTest : public KernelTest {
                                    path, probe_cmd, connect_path.empty() ? path : connect_path),
                        20s);
     binder.join();
-    out.reached = listener.valid() && Reached(listener.get(), type);
-    ::unlink(path.c_str());
-    return out;
+    out.reached = listener && listener->Reached();
+    return out;  // the listener's destructor removes the socket
   }
-
-  std::string probe_;
 };
 
 TEST_F(LateSocketTest, HostSocketBoundDuringTheRunInAReadOnlyPlaceGetsNothing) {
@@ -142,10 +110,10 @@ TEST_F(LateSocketTest, AnAddressFlippedByAnotherThreadNeverReachesALateHostSocke
   auto session = SessionOrSkip(MakeConfig(SandboxMode::kReadOnly, NetworkPolicy::kDeny));
   if (!session) return;
   const std::string path = (workspace_ / "svc" / "late.sock").string();
-  core::UniqueFd listener;
+  std::optional<HostListener> listener;
   std::thread binder([&] {
     std::this_thread::sleep_for(kBindDelay);
-    listener = BindHostSocket(path, SOCK_STREAM);
+    listener.emplace(HostListener::Pathname(path));
   });
   const RunResult result = Shell(
       *session,
@@ -156,19 +124,17 @@ TEST_F(LateSocketTest, AnAddressFlippedByAnotherThreadNeverReachesALateHostSocke
   binder.join();
   EXPECT_TRUE(result.stdout_data.data.starts_with("ok ")) << Describe(result);
   EXPECT_NE(result.stdout_data.data, "ok 0\n") << "the decoy was never reached: no race ran";
-  EXPECT_FALSE(listener.valid() && Reached(listener.get(), SOCK_STREAM));
-  ::unlink(path.c_str());
+  EXPECT_FALSE(listener && listener->Reached());
+  listener.reset();
   // The twin: unsandboxed (mode off) the same race does reach the host socket.
   auto off = SessionOrSkip(MakeConfig(SandboxMode::kOff, NetworkPolicy::kAllow));
   if (!off) return;
-  core::UniqueFd host = BindHostSocket(path, SOCK_STREAM);
+  HostListener host = HostListener::Pathname(path);
   const std::string decoy = (workspace_ / "decoy.sock").string();
   const RunResult raced =
       Shell(*off, fmt::format("'{}' connect-unix-race '{}' '{}' 3000", probe_, decoy, path), 60s);
   EXPECT_TRUE(raced.stdout_data.data.starts_with("ok ")) << Describe(raced);
-  EXPECT_TRUE(Reached(host.get(), SOCK_STREAM))
-      << "the race never hit the target: " << Describe(raced);
-  ::unlink(path.c_str());
+  EXPECT_TRUE(host.Reached()) << "the race never hit the target: " << Describe(raced);
 }
 
 TEST_F(LateSocketTest, TheCommandsOwnSocketsWorkInTheWorkspaceTmpAndHome) {

@@ -14,27 +14,7 @@
 namespace cordon::kernel_test {
 namespace {
 
-class LayersTest : public KernelTest {
- protected:
-  void SetUp() override {
-    KernelTest::SetUp();
-    probe_ = StageProbe();
-    if (probe_.empty()) GTEST_FAIL() << "no probe to run inside the sandbox";
-  }
-
-  RunResult Probe(const Session& session, const std::string& args) {
-    return Shell(session, fmt::format("'{}' {}", probe_, args));
-  }
-
-  // The probe's one-line answer, without the newline.
-  static std::string Line(const RunResult& result) {
-    std::string line = result.stdout_data.data;
-    if (!line.empty() && line.back() == '\n') line.pop_back();
-    return line;
-  }
-
-  std::string probe_;
-};
+using LayersTest = ProbeTest;
 
 std::string OwnStatusField(const std::string& name) {
   const std::string status = ReadFile("/proc/self/status");

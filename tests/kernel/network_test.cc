@@ -1,99 +1,15 @@
 // Network deny: nothing the command does reaches a listener the test opens on the host (TCP on
 // 127.0.0.1, an abstract unix socket); the sandbox's own loopback still works. Network allow is
 // the twin. Connections are checked on the host side (accept), not only by what the probe says.
-#include <arpa/inet.h>
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cstddef>
-#include <cstring>
-
-#include "core/unique_fd.h"
 #include "kernel_support.h"
 
 namespace cordon::kernel_test {
 namespace {
 
-// A non-blocking listening socket of the test, on the host.
-class HostListener {
- public:
-  static HostListener Tcp() {
-    HostListener l(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    EXPECT_EQ(::bind(l.fd_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-    EXPECT_EQ(::listen(l.fd_.get(), 8), 0);
-    EXPECT_EQ(::getsockname(l.fd_.get(), reinterpret_cast<sockaddr*>(&addr), &len), 0);
-    l.address_ = std::to_string(ntohs(addr.sin_port));
-    return l;
-  }
-
-  static HostListener Abstract(const std::string& name) {
-    HostListener l(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::memcpy(addr.sun_path + 1, name.data(), name.size());
-    const auto size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
-    EXPECT_EQ(::bind(l.fd_.get(), reinterpret_cast<sockaddr*>(&addr), size), 0);
-    EXPECT_EQ(::listen(l.fd_.get(), 8), 0);
-    l.address_ = name;
-    return l;
-  }
-
-  // A pathname socket at `path` (removed again by the destructor).
-  static HostListener Pathname(const std::string& path) {
-    HostListener l(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::memcpy(addr.sun_path, path.data(), std::min(path.size(), sizeof addr.sun_path - 1));
-    EXPECT_EQ(::bind(l.fd_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0) << path;
-    EXPECT_EQ(::listen(l.fd_.get(), 8), 0);
-    l.address_ = path;
-    l.unlink_ = path;
-    return l;
-  }
-
-  HostListener(HostListener&&) = default;
-  ~HostListener() {
-    if (!unlink_.empty()) ::unlink(unlink_.c_str());
-  }
-
-  const std::string& address() const { return address_; }
-
-  // True when a connection is waiting (the command reached the host).
-  bool Accepted() const {
-    core::UniqueFd conn(::accept4(fd_.get(), nullptr, nullptr, SOCK_CLOEXEC));
-    return conn.valid();
-  }
-
- private:
-  explicit HostListener(int fd) : fd_(fd) { EXPECT_TRUE(fd_.valid()); }
-  core::UniqueFd fd_;
-  std::string address_;
-  std::string unlink_;
-};
-
-class NetworkTest : public KernelTest {
- protected:
-  void SetUp() override {
-    KernelTest::SetUp();
-    probe_ = StageProbe();
-    if (probe_.empty()) GTEST_FAIL() << "no probe to run inside the sandbox";
-  }
-
-  RunResult Probe(const Session& session, const std::string& args) {
-    return Shell(session, fmt::format("'{}' {}", probe_, args));
-  }
-
-  std::string probe_;
-};
+using NetworkTest = ProbeTest;
 
 TEST_F(NetworkTest, HostLoopbackListenerSeesNoConnectionWithNetworkDeny) {
   auto session = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite, NetworkPolicy::kDeny));
@@ -102,7 +18,7 @@ TEST_F(NetworkTest, HostLoopbackListenerSeesNoConnectionWithNetworkDeny) {
   const RunResult result = Probe(*session, "connect-tcp 127.0.0.1 " + listener.address());
   EXPECT_EQ(result.status, RunStatus::kExited) << Describe(result);
   EXPECT_FALSE(result.stdout_data.data.starts_with("ok")) << Describe(result);
-  EXPECT_FALSE(listener.Accepted());
+  EXPECT_FALSE(listener.Reached());
   EXPECT_TRUE(result.enforcement.network);
 }
 
@@ -112,7 +28,7 @@ TEST_F(NetworkTest, HostLoopbackListenerSeesTheConnectionWithNetworkAllow) {
   HostListener listener = HostListener::Tcp();
   const RunResult result = Probe(*session, "connect-tcp 127.0.0.1 " + listener.address());
   EXPECT_EQ(result.stdout_data.data, "ok\n") << Describe(result);
-  EXPECT_TRUE(listener.Accepted());
+  EXPECT_TRUE(listener.Reached());
   EXPECT_FALSE(result.enforcement.network);
 }
 
@@ -130,7 +46,7 @@ TEST_F(NetworkTest, HostAbstractSocketIsUnreachableWithNetworkDeny) {
   const RunResult result = Probe(*session, "connect-abstract " + listener.address());
   EXPECT_EQ(result.status, RunStatus::kExited) << Describe(result);
   EXPECT_FALSE(result.stdout_data.data.starts_with("ok")) << Describe(result);
-  EXPECT_FALSE(listener.Accepted());
+  EXPECT_FALSE(listener.Reached());
 }
 
 // Host-local IPC is not "the network": with network allow the host's abstract sockets (X11,
@@ -145,7 +61,7 @@ TEST_F(NetworkTest, HostAbstractSocketIsUnreachableWithNetworkAllowButTheCommand
   HostListener listener = HostListener::Abstract("cordon-kernel-" + unique_);
   const RunResult result = Probe(*session, "connect-abstract " + listener.address());
   EXPECT_FALSE(result.stdout_data.data.starts_with("ok")) << Describe(result);
-  EXPECT_FALSE(listener.Accepted());
+  EXPECT_FALSE(listener.Reached());
   const RunResult own = Probe(*session, "abstract-echo cordon-own-" + unique_);
   EXPECT_EQ(own.stdout_data.data, "ok\n") << Describe(own);
 }
@@ -163,7 +79,7 @@ TEST_F(NetworkTest, HostPathnameSocketInRunIsUnreachableWithNetworkDeny) {
   HostListener listener = HostListener::Pathname("/run/lock/" + unique_ + ".sock");
   const RunResult result = Probe(*session, "connect-unix " + listener.address());
   EXPECT_FALSE(result.stdout_data.data.starts_with("ok")) << Describe(result);
-  EXPECT_FALSE(listener.Accepted());
+  EXPECT_FALSE(listener.Reached());
 }
 
 TEST_F(NetworkTest, HostPathnameSocketInRunIsUnreachableWithNetworkAllowToo) {
@@ -173,7 +89,7 @@ TEST_F(NetworkTest, HostPathnameSocketInRunIsUnreachableWithNetworkAllowToo) {
   HostListener listener = HostListener::Pathname("/run/lock/" + unique_ + ".sock");
   const RunResult result = Probe(*session, "connect-unix " + listener.address());
   EXPECT_FALSE(result.stdout_data.data.starts_with("ok")) << Describe(result);
-  EXPECT_FALSE(listener.Accepted());
+  EXPECT_FALSE(listener.Reached());
 }
 
 // Hiding /run with network allow must not break name resolution: /etc/resolv.conf often points
@@ -214,13 +130,13 @@ TEST_F(NetworkTest, HostPathnameSocketOutsideTheWritableAreasGetsNoConnection) {
     if (!session) return;
     const RunResult result = Probe(*session, "connect-unix " + listener.address());
     EXPECT_FALSE(result.stdout_data.data.starts_with("ok")) << Describe(result);
-    EXPECT_FALSE(listener.Accepted()) << NetworkPolicyName(network);
+    EXPECT_FALSE(listener.Reached()) << NetworkPolicyName(network);
   }
   auto off = SessionOrSkip(MakeConfig(SandboxMode::kOff, NetworkPolicy::kAllow));
   if (!off) return;
   const RunResult reached = Probe(*off, "connect-unix " + listener.address());
   EXPECT_EQ(reached.stdout_data.data, "ok\n") << Describe(reached);
-  EXPECT_TRUE(listener.Accepted());
+  EXPECT_TRUE(listener.Reached());
 }
 
 // As root the listener can sit where such services live (/var/lib), outside every tree the
@@ -236,7 +152,7 @@ TEST_F(NetworkTest, HostPathnameSocketUnderVarLibGetsNoConnectionWhenRunAsRoot) 
       if (!session) break;
       const RunResult result = Probe(*session, "connect-unix " + listener.address());
       EXPECT_FALSE(result.stdout_data.data.starts_with("ok")) << Describe(result);
-      EXPECT_FALSE(listener.Accepted()) << NetworkPolicyName(network);
+      EXPECT_FALSE(listener.Reached()) << NetworkPolicyName(network);
     }
   }
   std::filesystem::remove_all(dir);

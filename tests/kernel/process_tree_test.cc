@@ -94,7 +94,7 @@ TEST_F(ProcessTreeTest, DaemonIsDeadWhenTheCommandExits) {
   EXPECT_EQ(result.status, RunStatus::kExited) << Describe(result);
   ASSERT_TRUE(Exists(heartbeat)) << "the daemon never started: " << Describe(result);
   // The PID namespace died with its init before Run returned: no wait needed.
-  EXPECT_TRUE(NoProcessWithMarker(heartbeat.string()));
+  EXPECT_TRUE(NoneWithMarker(heartbeat.string()));
   EXPECT_TRUE(FileStopsChanging(heartbeat, 300ms));
 }
 
@@ -105,7 +105,7 @@ TEST_F(ProcessTreeTest, DaemonOutlivesTheCommandInModeOff) {
   const std::filesystem::path heartbeat = workspace_ / "heartbeat";
   const RunResult result = Shell(*session, StartDaemonShell(heartbeat));
   EXPECT_EQ(result.status, RunStatus::kExited) << Describe(result);
-  const std::vector<pid_t> survivors = HostPidsWithMarker(heartbeat.string());
+  const std::vector<pid_t> survivors = PidsWithMarker(heartbeat.string());
   EXPECT_FALSE(survivors.empty());
   EXPECT_FALSE(FileStopsChanging(heartbeat, 300ms));
   for (pid_t pid : survivors) ::kill(pid, SIGKILL);
@@ -119,7 +119,7 @@ TEST_F(ProcessTreeTest, DaemonIsDeadAfterATimeout) {
   EXPECT_EQ(result.status, RunStatus::kTimedOut) << Describe(result);
   EXPECT_EQ(result.CliExitCode(), 124);
   ASSERT_TRUE(Exists(heartbeat)) << "the daemon never started: " << Describe(result);
-  EXPECT_TRUE(NoProcessWithMarker(heartbeat.string()));
+  EXPECT_TRUE(NoneWithMarker(heartbeat.string()));
   EXPECT_TRUE(FileStopsChanging(heartbeat, 300ms));
 }
 
@@ -147,7 +147,7 @@ TEST_F(ProcessTreeTest, CancellationKillsTheDaemonToo) {
   EXPECT_EQ(result.status, RunStatus::kSignaled) << Describe(result);
   EXPECT_EQ(result.error, "cancelled");
   ASSERT_TRUE(Exists(heartbeat)) << "the daemon never started: " << Describe(result);
-  EXPECT_TRUE(NoProcessWithMarker(heartbeat.string()));
+  EXPECT_TRUE(NoneWithMarker(heartbeat.string()));
   EXPECT_TRUE(FileStopsChanging(heartbeat, 300ms));
   ::close(cancel[0]);
   ::close(cancel[1]);
@@ -208,12 +208,12 @@ TEST_F(ProcessTreeTest, DaemonIsDeadAfterTheSupervisorIsKilled) {
     started = Exists(heartbeat) && !ReadFile(heartbeat).empty();
   }
   ASSERT_TRUE(started) << "the daemon never started";
-  EXPECT_FALSE(HostPidsWithMarker(heartbeat.string()).empty());
+  EXPECT_FALSE(PidsWithMarker(heartbeat.string()).empty());
   ASSERT_EQ(::kill(supervisor, SIGKILL), 0);
   int status = 0;
   ASSERT_EQ(::waitpid(supervisor, &status, 0), supervisor);
   // The sandbox's init gets SIGKILL when its parent dies; it then takes the namespace down.
-  EXPECT_TRUE(NoProcessWithMarker(heartbeat.string(), 3s));
+  EXPECT_TRUE(NoneWithMarker(heartbeat.string(), 3s));
   EXPECT_TRUE(FileStopsChanging(heartbeat, 300ms));
 }
 

@@ -11,18 +11,7 @@
 namespace cordon::kernel_test {
 namespace {
 
-class SecretsTest : public KernelTest {
- protected:
-  void SetUp() override {
-    KernelTest::SetUp();
-    probe_ = StageProbe();
-    if (probe_.empty()) GTEST_FAIL() << "no probe to run inside the sandbox";
-  }
-  RunResult Probe(const Session& session, const std::string& args) {
-    return Shell(session, fmt::format("'{}' {}", probe_, args));
-  }
-  std::string probe_;
-};
+using SecretsTest = ProbeTest;
 
 // The test home lies under the host's /tmp, which the sandbox replaces: a configured writable
 // root below it (as a user might grant ~/.config) brings the credential directory inside it

@@ -164,7 +164,7 @@ TEST_F(ZygoteTest, DaemonIsDeadWhenTheCommandExits) {
   const RunResult result = Joined(*session, StartDaemonShell(heartbeat));
   EXPECT_EQ(result.status, RunStatus::kExited) << Describe(result);
   ASSERT_TRUE(Exists(heartbeat)) << "the daemon never started: " << Describe(result);
-  EXPECT_TRUE(NoProcessWithMarker(heartbeat.string()));
+  EXPECT_TRUE(NoneWithMarker(heartbeat.string()));
   EXPECT_TRUE(FileStopsChanging(heartbeat, 300ms));
 }
 
@@ -175,7 +175,7 @@ TEST_F(ZygoteTest, DaemonIsDeadAfterATimeout) {
   const RunResult result = Joined(*session, StartDaemonShell(heartbeat) + "; sleep 60", 1500ms);
   EXPECT_EQ(result.status, RunStatus::kTimedOut) << Describe(result);
   ASSERT_TRUE(Exists(heartbeat)) << "the daemon never started: " << Describe(result);
-  EXPECT_TRUE(NoProcessWithMarker(heartbeat.string()));
+  EXPECT_TRUE(NoneWithMarker(heartbeat.string()));
   EXPECT_TRUE(FileStopsChanging(heartbeat, 300ms));
   // The session goes on: the next command runs.
   EXPECT_EQ(Joined(*session, "exit 3").exit_code, 3);
@@ -200,11 +200,11 @@ TEST_F(ZygoteTest, DaemonIsDeadAfterTheServerIsKilled) {
     started = Exists(heartbeat) && !ReadFile(heartbeat).empty();
   }
   ASSERT_TRUE(started) << "the daemon never started";
-  EXPECT_FALSE(HostPidsWithMarker(heartbeat.string()).empty());
+  EXPECT_FALSE(PidsWithMarker(heartbeat.string()).empty());
   ASSERT_EQ(::kill(server, SIGKILL), 0);
   int status = 0;
   ASSERT_EQ(::waitpid(server, &status, 0), server);
-  EXPECT_TRUE(NoProcessWithMarker(heartbeat.string(), 3s));
+  EXPECT_TRUE(NoneWithMarker(heartbeat.string(), 3s));
   EXPECT_TRUE(FileStopsChanging(heartbeat, 300ms));
 }
 

@@ -19,6 +19,7 @@
 #include "exec/command_pipes.h"
 #include "exec/supervisor.h"
 #include "linux/kernel_features.h"
+#include "support/host_listener.h"
 
 namespace cordon::bwrap {
 namespace {
@@ -154,29 +155,7 @@ TEST_F(BwrapSandbox, TheTrampolineAppliesLandlock) {
   EXPECT_FALSE(fs::exists(root_ / "ws/landlocked"));
 }
 
-class HostListener {
- public:
-  HostListener() {
-    fd_.Reset(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    ::listen(fd_.get(), 8);
-    socklen_t len = sizeof addr;
-    ::getsockname(fd_.get(), reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
-  }
-  int port() const { return port_; }
-  bool Accepted() {
-    core::UniqueFd c(::accept(fd_.get(), nullptr, nullptr));
-    return c.get() >= 0;
-  }
-
- private:
-  core::UniqueFd fd_;
-  int port_ = 0;
-};
+using test_support::HostListener;
 
 // bash's /dev/tcp: a plain TCP connect with no extra tool (bash is essential on Debian).
 std::string ConnectShell(int port) {
@@ -184,17 +163,17 @@ std::string ConnectShell(int port) {
 }
 
 TEST_F(BwrapSandbox, NetworkDenyKeepsHostListenersUnreached) {
-  HostListener listener;
+  HostListener listener = HostListener::Tcp();
   RunResult r = RunShell(ConnectShell(listener.port()), NetworkPolicy::kDeny);
   ASSERT_EQ(r.status, RunStatus::kExited) << Text(r);
-  EXPECT_FALSE(listener.Accepted());
+  EXPECT_FALSE(listener.Reached());
 }
 
 TEST_F(BwrapSandbox, NetworkAllowReachesHostListeners) {
-  HostListener listener;
+  HostListener listener = HostListener::Tcp();
   RunResult r = RunShell(ConnectShell(listener.port()), NetworkPolicy::kAllow);
   ASSERT_EQ(r.status, RunStatus::kExited) << Text(r);
-  EXPECT_TRUE(listener.Accepted());
+  EXPECT_TRUE(listener.Reached());
 }
 
 TEST_F(BwrapSandbox, ADaemonDiesWithTheCommand) {

@@ -11,11 +11,6 @@
 
 namespace cordon::limits::testing {
 
-bool MustWork() {
-  const char* value = std::getenv("CORDON_TEST_MUST_WORK");
-  return value != nullptr && std::strcmp(value, "1") == 0;
-}
-
 RunResult RunLimited(const std::vector<std::string>& argv, const LimitedRun& run,
                      RunCgroup* cgroup_for_supervisor) {
   int out[2];

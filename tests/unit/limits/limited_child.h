@@ -10,6 +10,7 @@
 #include "exec/supervisor.h"
 #include "limits/cgroup.h"
 #include "limits/resource_limits.h"
+#include "support/host_files.h"
 
 namespace cordon::limits::testing {
 
@@ -24,7 +25,7 @@ struct LimitedRun {
 RunResult RunLimited(const std::vector<std::string>& argv, const LimitedRun& run,
                      RunCgroup* cgroup_for_supervisor);
 
-// CORDON_TEST_MUST_WORK=1 (CI): a missing feature fails instead of skipping.
-bool MustWork();
+// CORDON_TEST_MUST_WORK=1 (CI): a missing feature fails instead of skipping (tests/support).
+using test_support::MustWork;
 
 }  // namespace cordon::limits::testing

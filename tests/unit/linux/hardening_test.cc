@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "sandbox_runner.h"
+#include "support/host_listener.h"
 
 namespace cordon::testing {
 namespace {
@@ -38,48 +39,24 @@ std::string Probe(const Config& config, const std::filesystem::path& workspace,
   return run->line();
 }
 
-// A TCP listener on the host's 127.0.0.1 that records whether anyone connected.
-class HostListener {
- public:
-  HostListener() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    ::listen(fd_, 4);
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
-  }
-  ~HostListener() { ::close(fd_); }
-  std::string port() const { return std::to_string(port_); }
-  bool SawConnection() const {
-    int c = ::accept(fd_, nullptr, nullptr);
-    if (c >= 0) ::close(c);
-    return c >= 0;
-  }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-};
+using test_support::HostListener;
 
 TEST(NativeHardening, HostLoopbackIsUnreachableWhenNetworkIsDenied) {
   CORDON_REQUIRE_NATIVE_SANDBOX();
   TempDir workspace;
-  HostListener listener;
-  EXPECT_NE(Probe(kDefault, workspace.path(), {"connect-tcp", "127.0.0.1", listener.port()}), "ok");
-  EXPECT_FALSE(listener.SawConnection());
+  HostListener listener = HostListener::Tcp();
+  EXPECT_NE(Probe(kDefault, workspace.path(), {"connect-tcp", "127.0.0.1", listener.address()}),
+            "ok");
+  EXPECT_FALSE(listener.Reached());
 }
 
 TEST(NativeHardening, HostLoopbackIsReachableWhenNetworkIsAllowed) {
   CORDON_REQUIRE_NATIVE_SANDBOX();
   TempDir workspace;
-  HostListener listener;
+  HostListener listener = HostListener::Tcp();
   Config allow = Make(SandboxMode::kWorkspaceWrite, NetworkPolicy::kAllow);
-  EXPECT_EQ(Probe(allow, workspace.path(), {"connect-tcp", "127.0.0.1", listener.port()}), "ok");
-  EXPECT_TRUE(listener.SawConnection());
+  EXPECT_EQ(Probe(allow, workspace.path(), {"connect-tcp", "127.0.0.1", listener.address()}), "ok");
+  EXPECT_TRUE(listener.Reached());
 }
 
 // M6: on a kernel with Landlock ABI 4-5 (no abstract-socket scoping) the network namespace

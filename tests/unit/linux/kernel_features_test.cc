@@ -11,14 +11,12 @@
 #include "linux/system_headers/landlock.h"
 #include "linux/system_headers/syscalls.h"
 #include "sandbox_runner.h"
+#include "support/host_files.h"
 
 namespace cordon::linux_native {
 namespace {
 
-bool MustWork() {
-  const char* v = std::getenv("CORDON_TEST_MUST_WORK");
-  return v != nullptr && std::string(v) == "1";
-}
+using test_support::MustWork;
 
 #define CORDON_EXPECT_FEATURE(cond, what)                                          \
   do {                                                                             \

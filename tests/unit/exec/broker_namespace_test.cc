@@ -1,0 +1,172 @@
+// The connect broker's two checks that depend on PID namespaces, each run against a process in
+// a PID namespace of its own (unshare(CLONE_NEWPID), with a user namespace when unprivileged):
+//   - the broker is refused where /proc belongs to another PID namespace than the supervisor's
+//     (the thread ids it would look up there name other tasks);
+//   - an abstract socket held by a process of the command's PID namespace is taken and held, so
+//     its name cannot pass to another socket between the check and the broker's connect.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstring>
+#include <functional>
+#include <string>
+
+#include "core/unique_fd.h"
+#include "exec/abstract_owner.h"
+#include "exec/connect_broker.h"
+#include "support/host_files.h"
+
+namespace cordon::exec {
+namespace {
+
+using core::UniqueFd;
+
+constexpr int kNoNamespace = 100;  // unshare failed: the machine cannot run the test
+
+using test_support::MustWork;
+
+// Starts `body` as PID 1 of a new PID namespace whose /proc stays this one's (unshare -p
+// without remounting /proc). Returns the intermediate child's pid; it exits with body's code,
+// or kNoNamespace. `pid_out` (when given) receives the body's pid in this namespace.
+pid_t StartInNewPidNamespace(const std::function<int()>& body, int pid_out = -1) {
+  const pid_t outer = ::fork();
+  if (outer != 0) return outer;
+  const int flags = CLONE_NEWPID | (::geteuid() == 0 ? 0 : CLONE_NEWUSER);
+  if (::unshare(flags) != 0) ::_exit(kNoNamespace);
+  const pid_t inner = ::fork();
+  if (inner < 0) ::_exit(kNoNamespace);
+  if (inner == 0) ::_exit(body());
+  if (pid_out >= 0) (void)!::write(pid_out, &inner, sizeof inner);
+  int status = 0;
+  while (::waitpid(inner, &status, 0) < 0 && errno == EINTR) {
+  }
+  ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 101);
+}
+
+int ExitCode(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+#define SKIP_WITHOUT_NAMESPACE(code)                                              \
+  if ((code) == kNoNamespace) {                                                   \
+    if (MustWork()) FAIL() << "cannot create a PID namespace here";               \
+    GTEST_SKIP() << "cannot create a PID namespace here (unshare(CLONE_NEWPID))"; \
+  }
+
+// 0: Create refused naming /proc; 1: Create succeeded; 2: refused for another reason.
+int CreateBroker() {
+  Result<std::unique_ptr<ConnectBroker>> broker =
+      ConnectBroker::Create(UniqueFd(::eventfd(0, EFD_CLOEXEC)), ConnectRules{});
+  if (broker) return 1;
+  return broker.error().message.find("/proc") != std::string::npos ? 0 : 2;
+}
+
+TEST(ConnectBrokerPidNamespace, IsCreatedWhereProcIsTheSupervisorsOwn) {
+  EXPECT_EQ(CreateBroker(), 1);
+}
+
+TEST(ConnectBrokerPidNamespace, IsRefusedWhereProcBelongsToAnotherPidNamespace) {
+  const int code = ExitCode(StartInNewPidNamespace([] {
+    if (::getpid() != 1) return 3;  // not in the new namespace
+    return CreateBroker();
+  }));
+  SKIP_WITHOUT_NAMESPACE(code);
+  EXPECT_EQ(code, 0) << "1: brokered with another namespace's /proc; 2: refused otherwise";
+}
+
+sockaddr_un AbstractAddress(const std::string& name, socklen_t* len) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path + 1, name.data(), name.size());
+  *len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  return addr;
+}
+
+// A socket of this process bound to the abstract `name`; invalid (errno set) when taken.
+UniqueFd BindAbstract(const std::string& name) {
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  socklen_t len = 0;
+  const sockaddr_un addr = AbstractAddress(name, &len);
+  if (::bind(fd.get(), reinterpret_cast<const sockaddr*>(&addr), len) != 0) return {};
+  return fd;
+}
+
+TEST(HoldSandboxAbstractSocket, KeepsTheNameBoundToTheSandboxsSocketUntilReleased) {
+  const std::string name = "cordon-hold-" + std::to_string(::getpid());
+  const std::string host_name = name + "-host";
+  int pid_pipe[2];
+  int ready[2];
+  int release[2];
+  ASSERT_EQ(::pipe2(pid_pipe, O_CLOEXEC), 0);
+  ASSERT_EQ(::pipe2(ready, O_CLOEXEC), 0);
+  ASSERT_EQ(::pipe2(release, O_CLOEXEC), 0);
+  // The "sandbox": binds and listens on `name`, says so, waits for the word, then closes it.
+  const pid_t outer = StartInNewPidNamespace(
+      [&] {
+        ::alarm(20);  // never outlives a test that failed before releasing it
+        UniqueFd socket = BindAbstract(name);
+        if (!socket || ::listen(socket.get(), 1) != 0) return 3;
+        const char bound = 'b';
+        if (::write(ready[1], &bound, 1) != 1) return 4;
+        char word = 0;
+        (void)!::read(release[0], &word, 1);
+        return 0;  // the socket closes with the process
+      },
+      pid_pipe[1]);
+  ::close(pid_pipe[1]);
+  ::close(ready[1]);
+  ::close(release[0]);
+  UniqueFd release_write(release[1]);
+  pid_t inner = -1;
+  char bound = 0;
+  const bool started =
+      ::read(pid_pipe[0], &inner, sizeof inner) == sizeof inner && ::read(ready[0], &bound, 1) == 1;
+  ::close(pid_pipe[0]);
+  ::close(ready[0]);
+  if (!started) {
+    release_write.Reset();
+    const int code = ExitCode(outer);
+    SKIP_WITHOUT_NAMESPACE(code);
+    FAIL() << "the sandbox process did not bind its socket (exit " << code << ")";
+  }
+
+  // The denied twin: a name bound only by a process outside the command's PID namespace.
+  UniqueFd host_socket = BindAbstract(host_name);
+  ASSERT_TRUE(host_socket.valid());
+  EXPECT_FALSE(HoldSandboxAbstractSocket(inner, host_name).valid());
+
+  UniqueFd held = HoldSandboxAbstractSocket(inner, name);
+  ASSERT_TRUE(held.valid()) << "the sandbox's own socket was not found";
+  sockaddr_un got{};
+  socklen_t got_len = sizeof got;
+  ASSERT_EQ(::getsockname(held.get(), reinterpret_cast<sockaddr*>(&got), &got_len), 0);
+  socklen_t want_len = 0;
+  const sockaddr_un want = AbstractAddress(name, &want_len);
+  EXPECT_EQ(got_len, want_len);
+  EXPECT_EQ(std::memcmp(got.sun_path, want.sun_path, want_len - offsetof(sockaddr_un, sun_path)),
+            0);
+
+  // The sandbox closes its socket and exits: while it is held, no one else can take the name
+  // (a host process binding it now would otherwise receive the broker's connect).
+  const char word = 'x';
+  ASSERT_EQ(::write(release_write.get(), &word, 1), 1);
+  EXPECT_EQ(ExitCode(outer), 0);
+  EXPECT_FALSE(BindAbstract(name).valid()) << "the name passed on while the socket was held";
+  EXPECT_EQ(errno, EADDRINUSE);
+  held.Reset();
+  EXPECT_TRUE(BindAbstract(name).valid()) << "released, the name is free again";
+}
+
+}  // namespace
+}  // namespace cordon::exec
