@@ -37,22 +37,11 @@ class InitReaperTest : public KernelTest {
 
   // Copies the suite's cordon-init to `to` with `mode`; names it as the reaper.
   void UseCopyOfReaper(const std::filesystem::path& to, mode_t mode) {
-    const std::string source = CurrentReaper();
+    const std::string source = SuiteInitReaper();
     ASSERT_FALSE(source.empty()) << "no cordon-init configured for the suite";
     std::filesystem::copy_file(source, to, std::filesystem::copy_options::overwrite_existing);
     ASSERT_EQ(::chmod(to.c_str(), mode), 0);
     linux_native::SetInitReaperPath(to);
-  }
-
-  static std::string CurrentReaper() {
-    if (const char* staged = ::getenv("CORDON_INIT"); staged != nullptr && staged[0] != '\0') {
-      return staged;
-    }
-#ifdef CORDON_INIT_PATH
-    return CORDON_INIT_PATH;
-#else
-    return {};
-#endif
   }
 
   std::string InitComm(const Session& session) {

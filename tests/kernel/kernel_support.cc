@@ -33,6 +33,17 @@ BackendChoice TestBackend() {
 
 bool UnderBwrap() { return TestBackend() == BackendChoice::kBwrap; }
 
+std::string SuiteInitReaper() {
+  if (const char* staged = ::getenv("CORDON_INIT"); staged != nullptr && staged[0] != '\0') {
+    return staged;
+  }
+#ifdef CORDON_INIT_PATH
+  return CORDON_INIT_PATH;
+#else
+  return {};
+#endif
+}
+
 void KernelTest::SetUp() {
   // The test binary does not sit beside cordon-bwrap-exec: name it before any session exists.
   if (const char* staged = ::getenv("CORDON_BWRAP_EXEC"); staged != nullptr && staged[0] != '\0') {
@@ -43,12 +54,8 @@ void KernelTest::SetUp() {
 #endif
   }
   // The same for cordon-init, which the sandbox's init execs (linux/init_reaper.h).
-  if (const char* staged = ::getenv("CORDON_INIT"); staged != nullptr && staged[0] != '\0') {
-    linux_native::SetInitReaperPath(staged);
-  } else {
-#ifdef CORDON_INIT_PATH
-    linux_native::SetInitReaperPath(CORDON_INIT_PATH);
-#endif
+  if (const std::string reaper = SuiteInitReaper(); !reaper.empty()) {
+    linux_native::SetInitReaperPath(reaper);
   }
   std::string templ = "/tmp/cordon-kernel-XXXXXX";
   ASSERT_NE(::mkdtemp(templ.data()), nullptr) << "mkdtemp: " << std::strerror(errno);

@@ -39,6 +39,10 @@ using test_support::ReadFile;
 // empty when neither exists.
 std::string ProbePath();
 
+// The cordon-init every kernel test's sandbox execs (SetUp names it): $CORDON_INIT when staged
+// elsewhere (scripts/run_unprivileged.sh), else the one built with the suite; "" when none.
+std::string SuiteInitReaper();
+
 // The backend the suite runs over: CORDON_TEST_BACKEND=bwrap selects bubblewrap (with the
 // trampoline from $CORDON_BWRAP_EXEC when set); anything else or unset keeps the default, auto,
 // which is the native backend wherever its namespaces work.
