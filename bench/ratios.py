@@ -20,7 +20,8 @@ def main():
     print("policy evaluation:")
     for name, b in policy.items():
         print(f"  {name:60s} {b['real_time']:10.2f} {b['time_unit']}")
-    get = lambda n: startup.get("Run/" + n)
+    # UseRealTime() names them "Run/<case>/real_time".
+    get = lambda n: startup.get("Run/" + n) or startup.get("Run/" + n + "/real_time")
     print("start-up (wall time per command):")
     for name, b in startup.items():
         print(f"  {name:30s} {ms(b):8.2f} ms  peak RSS {b.get('peak_rss_kib', 0):8.0f} KiB")
