@@ -50,8 +50,8 @@ struct ChildContext {
   // One end of a socketpair: the command sends its seccomp listener there (SCM_RIGHTS) before
   // execve, when connects are brokered (docs/decisions/0019); -1 otherwise.
   int connect_broker_fd = -1;
-  // cordon-init (init_reaper.h), which init execs once the command has started, when it has a
-  // PID namespace to reap; -1: init waits for the command itself.
+  // cordon-init (init_reaper.h), which init execs once the command has started; -1 (no usable
+  // reaper, or a plan without namespaces): init waits for the command itself.
   int init_reaper_fd = -1;
 
   const char* uid_map = nullptr;  // "U U 1\n": the caller's ids map to themselves

@@ -174,10 +174,11 @@ void ForkCommandAndWait(const ChildContext& c) {
   // sees EOF only then), and init must not keep the caller's stdio pipes (or any other
   // descriptor of the supervisor) open behind the command's back.
   if (!CloseOtherFds(c.status_fd, c.init_reaper_fd)) ::_exit(126);
-  // 8. With a PID namespace and nothing to clean up on the host, init's remaining job needs none
-  //    of the supervisor's memory it still shares copy-on-write (and holds a copy of): exec the
-  //    small reaper, which does the loop below (docs/decisions/0021). If that fails, the loop.
-  if (c.init_reaper_fd >= 0 && c.namespaces.pid && c.private_dir == nullptr) {
+  // 8. init's remaining job needs none of the supervisor's memory it still shares copy-on-write
+  //    (and holds a copy of): exec the small reaper, which does the loop below (decision 0021;
+  //    the parent passes it only for plans with nothing to clean up on the host). If that
+  //    fails, the loop.
+  if (c.init_reaper_fd >= 0) {
     char status_arg[16];
     char command_arg[16];
     FormatDecimal(status_arg, c.status_fd);

@@ -98,21 +98,16 @@ void SetInitReaperPath(fs::path path) {
 }
 
 int InitReaperFdFor(const plan::LaunchPlan& plan) {
+  // Only where init has nothing left to do on the host: with its own PID namespace (the kernel
+  // kills the rest when it exits) and mount namespace (the private tmpfs vanish by themselves).
+  // The Landlock-only fallback's init kills orphans and removes its private directory itself.
+  if (!plan.namespaces.user || !plan.namespaces.mount || !plan.namespaces.pid) return -1;
   const Reaper& r = Current();
   if (!r.fd.valid()) return -1;
-  // With a mount namespace the host paths the command can write are exactly the writable binds
-  // (Landlock's /tmp and HOME are private tmpfs there, over the host's); without one, every
-  // Landlock-writable path is the host's.
-  if (plan.namespaces.mount) {
-    for (const plan::MountOp& op : plan.mounts) {
-      if (op.kind == plan::MountOpKind::kBindWritable && core::IsWithin(r.path, op.path)) {
-        return -1;
-      }
-    }
-  } else {
-    for (const fs::path& root : plan.landlock.writable) {
-      if (core::IsWithin(r.path, root)) return -1;
-    }
+  // In a mount namespace the host paths the command can write are exactly the writable binds
+  // (Landlock's /tmp and HOME are private tmpfs there, over the host's).
+  for (const plan::MountOp& op : plan.mounts) {
+    if (op.kind == plan::MountOpKind::kBindWritable && core::IsWithin(r.path, op.path)) return -1;
   }
   return r.fd.get();
 }

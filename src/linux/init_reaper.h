@@ -24,8 +24,8 @@ inline constexpr const char* kInitReaperName = "cordon-init";
 void SetInitReaperPath(std::filesystem::path path);
 
 // The reaper's O_PATH descriptor (close-on-exec, owned by this module, valid for the process's
-// life), or -1 when none was found, it is untrusted, or `plan` lets the command write where it
-// lies (a writable root or Landlock-writable path containing it).
+// life), or -1 when none was found, it is untrusted, `plan` lacks user, mount or PID namespace
+// (then init must clean up on the host itself), or `plan` binds a writable root containing it.
 [[nodiscard]] int InitReaperFdFor(const plan::LaunchPlan& plan);
 
 // Why the last lookup found no usable reaper ("" when it did): for diagnostics and tests.

@@ -111,6 +111,18 @@ TEST_F(InitReaperTest, AReaperTheCommandCouldRewriteIsNotUsed) {
   EXPECT_EQ(InitComm(*read_only), "cordon-init\n") << linux_native::InitReaperProblem();
 }
 
+TEST_F(InitReaperTest, OnlyAPlanWithItsOwnNamespacesGetsTheReaper) {
+  // The Landlock-only fallback's init must kill orphans and remove its private directory on
+  // the host itself: the reaper does neither.
+  plan::LaunchPlan plan;
+  plan.namespaces.user = plan.namespaces.mount = plan.namespaces.pid = true;
+  EXPECT_GE(linux_native::InitReaperFdFor(plan), 0) << linux_native::InitReaperProblem();
+  plan.namespaces.pid = false;
+  EXPECT_EQ(linux_native::InitReaperFdFor(plan), -1);
+  plan.namespaces = {};
+  EXPECT_EQ(linux_native::InitReaperFdFor(plan), -1);
+}
+
 TEST_F(InitReaperTest, AReaperWritableByOthersIsNotUsed) {
   CORDON_SKIP_UNDER_BWRAP("bubblewrap has its own init");
   const std::filesystem::path dir = root_ / "libexec";

@@ -13,17 +13,36 @@
 
 namespace cordon::kernel_test {
 
-std::string ProbePath() {
-  // scripts/run_unprivileged.sh copies the binaries elsewhere and names the probe's new place.
-  if (const char* staged = ::getenv("CORDON_PROBE"); staged != nullptr && staged[0] != '\0') {
+namespace {
+
+// A helper binary's path: `$variable` when scripts/run_unprivileged.sh staged it elsewhere, else
+// the one built with the suite (`built`, may be null), else "".
+std::string StagedOrBuilt(const char* variable, const char* built) {
+  if (const char* staged = ::getenv(variable); staged != nullptr && staged[0] != '\0') {
     return staged;
   }
-#ifdef CORDON_PROBE_PATH
-  return CORDON_PROBE_PATH;
-#else
-  return {};
-#endif
+  return built != nullptr ? built : "";
 }
+
+#ifdef CORDON_PROBE_PATH
+constexpr const char* kBuiltProbe = CORDON_PROBE_PATH;
+#else
+constexpr const char* kBuiltProbe = nullptr;
+#endif
+#ifdef CORDON_BWRAP_EXEC_PATH
+constexpr const char* kBuiltTrampoline = CORDON_BWRAP_EXEC_PATH;
+#else
+constexpr const char* kBuiltTrampoline = nullptr;
+#endif
+#ifdef CORDON_INIT_PATH
+constexpr const char* kBuiltInit = CORDON_INIT_PATH;
+#else
+constexpr const char* kBuiltInit = nullptr;
+#endif
+
+}  // namespace
+
+std::string ProbePath() { return StagedOrBuilt("CORDON_PROBE", kBuiltProbe); }
 
 BackendChoice TestBackend() {
   const char* value = ::getenv("CORDON_TEST_BACKEND");
@@ -33,25 +52,13 @@ BackendChoice TestBackend() {
 
 bool UnderBwrap() { return TestBackend() == BackendChoice::kBwrap; }
 
-std::string SuiteInitReaper() {
-  if (const char* staged = ::getenv("CORDON_INIT"); staged != nullptr && staged[0] != '\0') {
-    return staged;
-  }
-#ifdef CORDON_INIT_PATH
-  return CORDON_INIT_PATH;
-#else
-  return {};
-#endif
-}
+std::string SuiteInitReaper() { return StagedOrBuilt("CORDON_INIT", kBuiltInit); }
 
 void KernelTest::SetUp() {
   // The test binary does not sit beside cordon-bwrap-exec: name it before any session exists.
-  if (const char* staged = ::getenv("CORDON_BWRAP_EXEC"); staged != nullptr && staged[0] != '\0') {
-    session::SetBwrapTrampoline(staged);
-  } else {
-#ifdef CORDON_BWRAP_EXEC_PATH
-    session::SetBwrapTrampoline(CORDON_BWRAP_EXEC_PATH);
-#endif
+  if (const std::string trampoline = StagedOrBuilt("CORDON_BWRAP_EXEC", kBuiltTrampoline);
+      !trampoline.empty()) {
+    session::SetBwrapTrampoline(trampoline);
   }
   // The same for cordon-init, which the sandbox's init execs (linux/init_reaper.h).
   if (const std::string reaper = SuiteInitReaper(); !reaper.empty()) {
