@@ -12,7 +12,7 @@
 namespace cordon::core {
 namespace {
 
-// The one-byte payload and the control buffer for one descriptor, shared by both halves.
+// The one-byte payload and the control buffer for receiving one descriptor.
 struct FdMessage {
   char byte = 'F';
   iovec iov{&byte, 1};
@@ -32,18 +32,33 @@ struct FdMessage {
 }  // namespace
 
 int SendFd(int socket, int fd) noexcept {
-  FdMessage m;
-  cmsghdr* cmsg = CMSG_FIRSTHDR(&m.msg);
-  cmsg->cmsg_level = SOL_SOCKET;
-  cmsg->cmsg_type = SCM_RIGHTS;
-  cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(cmsg), &fd, sizeof fd);
+  const char byte = 'F';
+  return SendWithFds(socket, &byte, 1, &fd, 1);
+}
+
+int SendWithFds(int socket, const void* data, std::size_t size, const int* fds,
+                int count) noexcept {
+  if (count < 0 || count > kMaxPassedFds || size == 0) return EINVAL;
+  iovec iov{const_cast<void*>(data), size};
+  alignas(cmsghdr) char control[CMSG_SPACE(kMaxPassedFds * sizeof(int))] = {};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  if (count > 0) {
+    msg.msg_control = control;
+    msg.msg_controllen = CMSG_SPACE(count * sizeof(int));
+    cmsghdr* cmsg = CMSG_FIRSTHDR(&msg);
+    cmsg->cmsg_level = SOL_SOCKET;
+    cmsg->cmsg_type = SCM_RIGHTS;
+    cmsg->cmsg_len = CMSG_LEN(count * sizeof(int));
+    std::memcpy(CMSG_DATA(cmsg), fds, count * sizeof(int));
+  }
   ssize_t sent;
   do {
-    sent = ::sendmsg(socket, &m.msg, MSG_NOSIGNAL);
+    sent = ::sendmsg(socket, &msg, MSG_NOSIGNAL);
   } while (sent < 0 && errno == EINTR);
   if (sent < 0) return errno;
-  return sent == 1 ? 0 : EIO;
+  return static_cast<std::size_t>(sent) == size ? 0 : EIO;
 }
 
 Result<UniqueFd> ReceiveFd(int socket, int flags) {

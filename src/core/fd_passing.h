@@ -3,6 +3,8 @@
 // only an errno; the receiving half runs in the supervisor and returns an owned descriptor.
 #pragma once
 
+#include <cstddef>
+
 #include "cordon/error.h"
 #include "core/unique_fd.h"
 
@@ -12,6 +14,12 @@ namespace cordon::core {
 // stack control buffer: safe between clone and execve. 0 when sent, else the errno (EPIPE and
 // not SIGPIPE when the other end is gone).
 [[nodiscard]] int SendFd(int socket, int fd) noexcept;
+
+// `size` bytes (at least one) with `count` descriptors (at most kMaxPassedFds) attached, in
+// one sendmsg; the same guarantees as SendFd. EIO when the socket took only part of the bytes.
+inline constexpr int kMaxPassedFds = 4;
+[[nodiscard]] int SendWithFds(int socket, const void* data, std::size_t size, const int* fds,
+                              int count) noexcept;
 
 // Receives one descriptor sent by SendFd on `socket`; `flags` are added to recvmsg's
 // (MSG_DONTWAIT: only what is queued now). The descriptor arrives close-on-exec. Fails naming

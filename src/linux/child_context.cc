@@ -32,23 +32,22 @@ std::string_view SandboxPath(const std::vector<std::string>& env) {
   return "/usr/bin:/bin";
 }
 
-void AddExecCandidates(ChildContext& c, const std::string& program,
-                       const std::vector<std::string>& env) {
-  if (program.find('/') != std::string::npos) {
-    c.exec_paths.push_back(c.Keep(program));
-    return;
-  }
+}  // namespace
+
+std::vector<std::string> ExecCandidates(const std::string& program,
+                                        const std::vector<std::string>& env) {
+  if (program.find('/') != std::string::npos) return {program};
+  std::vector<std::string> candidates;
   std::string_view path = SandboxPath(env);
   while (true) {
     std::size_t colon = path.find(':');
     std::string_view dir = path.substr(0, colon);
-    c.exec_paths.push_back(c.Keep(fmt::format("{}/{}", dir.empty() ? "." : dir, program)));
+    candidates.push_back(fmt::format("{}/{}", dir.empty() ? "." : dir, program));
     if (colon == std::string_view::npos) break;
     path.remove_prefix(colon + 1);
   }
+  return candidates;
 }
-
-}  // namespace
 
 Result<std::unique_ptr<ChildContext>> PrepareChildContext(const plan::LaunchPlan& plan,
                                                           const exec::StdioFds& stdio) {
@@ -80,7 +79,9 @@ Result<std::unique_ptr<ChildContext>> PrepareChildContext(const plan::LaunchPlan
   c->argv.push_back(nullptr);
   for (const std::string& entry : plan.env) c->envp.push_back(c->Keep(entry));
   c->envp.push_back(nullptr);
-  AddExecCandidates(*c, plan.argv.front(), plan.env);
+  for (std::string& candidate : ExecCandidates(plan.argv.front(), plan.env)) {
+    c->exec_paths.push_back(c->Keep(std::move(candidate)));
+  }
 
   c->landlock_abi = plan.landlock.abi;
   c->landlock_handled_fs = plan.landlock.handled_fs;

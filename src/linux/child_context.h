@@ -53,6 +53,10 @@ struct ChildContext {
   // cordon-init (init_reaper.h), which init execs once the command has started; -1 (no usable
   // reaper, or a plan without namespaces): init waits for the command itself.
   int init_reaper_fd = -1;
+  // A prepared command (docs/decisions/0023): the command process's end of the request socket.
+  // Once every layer is in force it execs cordon-init --exec on it (through init_reaper_fd)
+  // instead of the command, which the supervisor sends later. -1: exec the command.
+  int request_fd = -1;
 
   const char* uid_map = nullptr;  // "U U 1\n": the caller's ids map to themselves
   const char* gid_map = nullptr;
@@ -88,6 +92,11 @@ struct ChildContext {
   std::deque<std::string> strings_;
   const char* Keep(std::string s) { return strings_.emplace_back(std::move(s)).c_str(); }
 };
+
+// argv[0]'s candidates in execvp's order: itself when it has a slash, else each directory of
+// the PATH in `env` (the plan's environment; /usr/bin:/bin without one).
+std::vector<std::string> ExecCandidates(const std::string& program,
+                                        const std::vector<std::string>& env);
 
 // Builds the context for `plan` (strings, exec candidates, compiled seccomp program). The
 // descriptors are filled in by the launcher once its pipes exist.

@@ -56,16 +56,30 @@ void FormatDecimal(char* out, long value) {
 // Every descriptor above 2 except the error pipe (which closes itself on exec): nothing the
 // supervisor holds (config files, sockets, other commands' pipes) reaches the command.
 bool CloseOtherFds(int keep, int also_keep) {
-  int low = keep;
-  int high = also_keep;
-  if (high < low) std::swap(low, high);
-  if (low < 3) low = high;  // only one descriptor to keep
-  if (low > 3 && sys::CloseRange(3, static_cast<unsigned>(low) - 1, 0) != 0) return false;
-  if (high > low + 1 &&
-      sys::CloseRange(static_cast<unsigned>(low) + 1, static_cast<unsigned>(high) - 1, 0) != 0) {
-    return false;
+  const int kept[] = {keep, also_keep};
+  return CloseFdsExcept(kept, 2);
+}
+
+bool CloseFdsExcept(const int* keep, int count) {
+  // The kept descriptors above 2, sorted (insertion sort: at most a handful, no allocation).
+  int sorted[8];
+  int n = 0;
+  for (int i = 0; i < count && n < 8; ++i) {
+    if (keep[i] < 3) continue;
+    int j = n++;
+    while (j > 0 && sorted[j - 1] > keep[i]) {
+      sorted[j] = sorted[j - 1];
+      --j;
+    }
+    sorted[j] = keep[i];
   }
-  return sys::CloseRange(static_cast<unsigned>(high) + 1, ~0U, 0) == 0;
+  unsigned next = 3;  // the lowest descriptor not yet dealt with
+  for (int i = 0; i < n; ++i) {
+    const auto fd = static_cast<unsigned>(sorted[i]);
+    if (fd > next && sys::CloseRange(next, fd - 1, 0) != 0) return false;
+    if (fd + 1 > next) next = fd + 1;
+  }
+  return sys::CloseRange(next, ~0U, 0) == 0;
 }
 
 // Default dispositions and an empty mask. The supervisor may handle, ignore or block signals:
@@ -123,6 +137,24 @@ StepResult Exec(const ChildContext& c) {
   }
   errno = saved;
   return StepFailed(Step::kExecve);
+}
+
+// cordon-init --exec REQUEST_FD, through the descriptor held open since the parent.
+StepResult ExecStub(const ChildContext& c) {
+  if (c.init_reaper_fd < 0) {
+    errno = ENOENT;
+    return StepFailed(Step::kExecStub);
+  }
+  char fd_arg[16];
+  FormatDecimal(fd_arg, c.request_fd);
+  char name[] = "cordon-init";
+  char mode[] = "--exec";
+  char* const argv[] = {name, mode, fd_arg, nullptr};
+  char* const envp[] = {nullptr};
+  // The socket was made close-on-exec in the parent; the stub sets that again itself.
+  if (::fcntl(c.request_fd, F_SETFD, 0) != 0) return StepFailed(Step::kExecStub);
+  (void)sys::ExecveatEmptyPath(c.init_reaper_fd, argv, envp);
+  return StepFailed(Step::kExecStub);
 }
 
 }  // namespace
@@ -228,7 +260,10 @@ void RunCommand(const ChildContext& c) {
   if (c.namespaces.pid) Require(c, ::setsid() >= 0, Step::kSetsid);
   // 2. Descriptors: the caller's stdio on 0..2, then nothing else but the error pipe.
   Require(c, SetUpStdio(c), Step::kStdio);
-  Require(c, CloseOtherFds(c.error_fd, c.connect_broker_fd), Step::kCloseFds);
+  // A prepared command also keeps its request socket and cordon-init (step 7).
+  const int kept[] = {c.error_fd, c.connect_broker_fd, c.request_fd,
+                      c.request_fd >= 0 ? c.init_reaper_fd : -1};
+  Require(c, CloseFdsExcept(kept, 4), Step::kCloseFds);
   Require(c, ::chdir(c.cwd) == 0, Step::kChdir);
   // The rlimits before capabilities are dropped and before Landlock/seccomp (lowering a limit
   // needs no privilege, but the filter must not be in the way); inherited by everything after.
@@ -247,6 +282,10 @@ void RunCommand(const ChildContext& c) {
   // 6. seccomp last: it removes calls (mount, unshare, ...) that earlier steps need.
   //    With brokered connects the listener goes to the supervisor and is closed here.
   if (c.seccomp) Require(c, InstallSeccomp(c.seccomp_program, c.connect_broker_fd));
+  // 7. A prepared command (docs/decisions/0023) waits for its command in cordon-init's exec
+  //    mode, under every layer above, holding none of the supervisor's memory; the closing of
+  //    the error pipe at this execve tells the supervisor it is ready.
+  if (c.request_fd >= 0) ReportAndExit(c.error_fd, ExecStub(c));
   ReportAndExit(c.error_fd, Exec(c));
 }
 

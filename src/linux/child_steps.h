@@ -33,5 +33,7 @@ bool ResetSignals();
 
 // Closes every descriptor above 2 except `keep` and `also_keep` (async-signal-safe).
 bool CloseOtherFds(int keep, int also_keep = -1);
+// The same for up to 8 descriptors in `keep` (negative entries ignored).
+bool CloseFdsExcept(const int* keep, int count);
 
 }  // namespace cordon::linux_native

@@ -110,6 +110,8 @@ const char* StepName(Step step) {
       return "rlimit";
     case Step::kExecve:
       return "execve";
+    case Step::kExecStub:
+      return "exec_prepared_command";
   }
   return "unknown";
 }

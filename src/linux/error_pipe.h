@@ -66,6 +66,8 @@ enum class Step : std::int32_t {
   kLandlockRestrict,
   kSeccomp,
   kExecve,
+  // a prepared command process (docs/decisions/0023): exec of cordon-init --exec
+  kExecStub,
 };
 
 const char* StepName(Step step);

@@ -2,6 +2,7 @@
 // (docs/decisions/0021-init-reaper.md).
 //
 //   cordon-init STATUS_FD COMMAND_PID
+//   cordon-init --exec REQUEST_FD      (a prepared command process: linux/exec_stub.h)
 //
 // The sandbox's init is a fork of the supervisor: until it execs, it shares every page of the
 // supervisor's memory copy-on-write (each page the supervisor then writes is copied, with a TLB
@@ -17,6 +18,10 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstring>
+
+#include "linux/exec_stub.h"
 
 namespace {
 
@@ -34,6 +39,11 @@ long ParseNumber(const char* text) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 3 && std::strcmp(argv[1], "--exec") == 0) {
+    const long request_fd = ParseNumber(argv[2]);
+    if (request_fd < 3) return 126;
+    cordon::linux_native::RunExecStub(static_cast<int>(request_fd));
+  }
   // exec made this process dumpable again; the command must not be able to read or trace it.
   if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return 126;
   if (argc != 3) return 126;

@@ -231,6 +231,7 @@ Result<exec::LaunchedProcess> LaunchWithEntry(const plan::LaunchPlan& plan,
   CORDON_TRY(Pipe alive_pipe, MakePipe("sandbox alive pipe"));
   CORDON_TRY(Pipe status_pipe, MakePipe("sandbox status pipe"));
   context->cgroup = entry.cgroup;
+  context->request_fd = entry.request_fd;
   context->error_fd = error_pipe.write.get();
   context->alive_fd = alive_pipe.read.get();
   context->status_fd = status_pipe.write.get();
@@ -291,6 +292,11 @@ Result<exec::LaunchedProcess> LaunchWithEntry(const plan::LaunchPlan& plan,
     launched.connect_rules = BrokerRules(plan, context->private_dir);
   }
   return launched;
+}
+
+Error StepError(const plan::LaunchPlan& plan, const StepReport& report) {
+  const ChildContext none;  // only a Landlock rule's detail is looked up in it
+  return ReportError(plan, none, report);
 }
 
 Result<BrokerChannel> MakeBrokerChannel() {

@@ -52,7 +52,15 @@ struct InitEntry {
   bool relay = false;
   pid_t* relay_pid = nullptr;
   limits::CgroupAttach cgroup;  // as Launch's `cgroup`
+  // A prepared command (docs/decisions/0023): the command process's end of the request
+  // socket (borrowed); the launch then returns once cordon-init --exec waits on it.
+  int request_fd = -1;
 };
+
+struct StepReport;
+// The error Launch returns for a step that failed in the child, e.g. "native sandbox: step
+// execve: execve(foo): No such file or directory" (kNotFound for execve's ENOENT/EACCES).
+[[nodiscard]] Error StepError(const plan::LaunchPlan& plan, const StepReport& report);
 
 // The connect broker's channel (ADR 0019): a socketpair whose `child` end the command process
 // (or the bwrap trampoline) sends its seccomp listener on, and whose `ours` end receives it.

@@ -1,9 +1,11 @@
 #include "session/zygote_slot.h"
 
 #include <atomic>
+#include <utility>
 
 #include "plan/root_only_watch.h"
 #if defined(__linux__)
+#include "zygote/prepared_command.h"
 #include "zygote/zygote.h"
 #endif
 
@@ -11,7 +13,14 @@ namespace cordon::session {
 namespace {
 
 std::atomic<bool> long_lived{false};
+std::atomic<int> prepared_count{2};
 std::atomic<std::uint64_t> launches{0};
+std::atomic<std::uint64_t> prepared_launches{0};
+std::atomic<std::uint64_t> prepared_ready{0};
+
+// Preparing failed this often in a row for one shape: stop until the shape changes (the
+// commands still run, joining the zygote themselves).
+constexpr int kMaxPrepareFailures = 3;
 
 }  // namespace
 
@@ -22,14 +31,20 @@ void SetLongLivedSessions(bool enabled) {
   plan::SetRootOnlyWatch(enabled);
 }
 bool LongLivedSessions() { return long_lived.load(); }
+void SetPreparedCommands(int count) { prepared_count.store(count < 0 ? 0 : count); }
+int PreparedCommands() { return prepared_count.load(); }
 std::uint64_t ZygoteLaunches() { return launches.load(); }
+std::uint64_t PreparedLaunches() { return prepared_launches.load(); }
+std::uint64_t PreparedReady() { return prepared_ready.load(); }
 
 ZygoteSlot::ZygoteSlot() = default;
+
+#if !defined(__linux__)
+
 ZygoteSlot::~ZygoteSlot() = default;
 
 std::optional<Result<exec::LaunchedProcess>> ZygoteSlot::Launch(
     const plan::LaunchPlan& plan, const exec::StdioFds& stdio, const limits::CgroupAttach& cgroup) {
-#if !defined(__linux__)
   // The zygote holds Linux namespaces (ADR 0010): nothing to join elsewhere.
   (void)plan;
   (void)stdio;
@@ -37,7 +52,95 @@ std::optional<Result<exec::LaunchedProcess>> ZygoteSlot::Launch(
   std::lock_guard lock(mutex_);
   unusable_ = true;
   return std::nullopt;
+}
+
 #else
+
+ZygoteSlot::~ZygoteSlot() {
+  std::deque<std::unique_ptr<zygote::PreparedCommand>> unused;
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    unused.swap(ready_);
+    prepared_ready.fetch_sub(unused.size());
+  }
+  wake_.notify_all();
+  unused.clear();  // killed and reaped
+  if (filler_.joinable()) filler_.join();
+}
+
+std::shared_ptr<const zygote::Zygote> ZygoteSlot::ZygoteFor(const plan::LaunchPlan& plan) {
+  if (unusable_) return nullptr;
+  if (zygote_ && zygote_->Alive() && zygote_->Fits(plan)) return zygote_;
+  // A plan of another shape (the workspace gained a .git, a hidden path appeared) or a dead
+  // holder: build anew. Commands still running keep the old one alive until done.
+  Result<std::unique_ptr<zygote::Zygote>> started = zygote::Zygote::Start(plan);
+  if (!started) {
+    // The one-shot launch reports whatever the kernel refuses, with its own step. A plan whose
+    // mounts the zygote cannot replay (kUnavailable) says nothing about the next plan; a
+    // holder the kernel refused would be refused again: stop trying.
+    zygote_.reset();
+    if (started.error().code != ErrorCode::kUnavailable) unusable_ = true;
+    return nullptr;
+  }
+  zygote_ = std::move(*started);
+  return zygote_;
+}
+
+std::unique_ptr<zygote::PreparedCommand> ZygoteSlot::TakePrepared(const plan::LaunchPlan& plan) {
+  if (PreparedCommands() <= 0 || plan.limits.needs_cgroup()) return nullptr;
+  std::unique_ptr<zygote::PreparedCommand> taken;
+  while (!ready_.empty() && !taken) {
+    std::unique_ptr<zygote::PreparedCommand> next = std::move(ready_.front());
+    ready_.pop_front();
+    prepared_ready.fetch_sub(1);
+    if (next->Alive() && zygote::SamePreparedShape(next->shape(), plan)) taken = std::move(next);
+  }
+  if (!shape_ || !zygote::SamePreparedShape(*shape_, plan)) {
+    // The session's commands now look like this one: prepare that shape from here on.
+    prepared_ready.fetch_sub(ready_.size());
+    ready_.clear();
+    shape_ = plan;
+    failures_ = 0;
+  }
+  if (!filler_.joinable()) filler_ = std::thread([this] { Fill(); });
+  wake_.notify_all();
+  return taken;
+}
+
+void ZygoteSlot::Fill() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    wake_.wait(lock, [&] {
+      return stopping_ || (shape_ && !unusable_ && failures_ < kMaxPrepareFailures &&
+                           ready_.size() < static_cast<std::size_t>(PreparedCommands()));
+    });
+    if (stopping_) return;
+    const plan::LaunchPlan shape = *shape_;
+    std::shared_ptr<const zygote::Zygote> current = ZygoteFor(shape);
+    if (!current) {
+      failures_ = kMaxPrepareFailures;
+      continue;
+    }
+    lock.unlock();
+    // This thread is the prepared sandboxes' parent: they die with it (the parent-death signal
+    // follows the thread), and it lives as long as the session.
+    Result<std::unique_ptr<zygote::PreparedCommand>> prepared = current->Prepare(shape);
+    lock.lock();
+    if (!prepared) {
+      ++failures_;
+      continue;
+    }
+    failures_ = 0;
+    if (!stopping_ && shape_ && zygote::SamePreparedShape(*shape_, shape)) {
+      ready_.push_back(std::move(*prepared));
+      prepared_ready.fetch_add(1);
+    }
+  }
+}
+
+std::optional<Result<exec::LaunchedProcess>> ZygoteSlot::Launch(
+    const plan::LaunchPlan& plan, const exec::StdioFds& stdio, const limits::CgroupAttach& cgroup) {
   if (!LongLivedSessions() || !plan.sandboxed || !plan.namespaces.user || !plan.namespaces.mount ||
       !plan.namespaces.pid) {
     return std::nullopt;
@@ -46,32 +149,34 @@ std::optional<Result<exec::LaunchedProcess>> ZygoteSlot::Launch(
   // concurrent command would share the command's budget. Such a command runs one-shot, in a
   // user namespace of its own.
   if (plan.limits.rlimits.processes != 0) return std::nullopt;
-  std::shared_ptr<const zygote::Zygote> current;
+  std::unique_ptr<zygote::PreparedCommand> prepared;
   {
     std::lock_guard lock(mutex_);
     if (unusable_) return std::nullopt;
-    if (zygote_ && zygote_->Alive() && zygote_->Fits(plan)) {
-      current = zygote_;
-    } else {
-      // A plan of another shape (the workspace gained a .git, a hidden path appeared) or a
-      // dead holder: build anew. Commands still running keep the old one alive until done.
-      Result<std::unique_ptr<zygote::Zygote>> started = zygote::Zygote::Start(plan);
-      if (!started) {
-        // The one-shot launch reports whatever the kernel refuses, with its own step. A plan
-        // whose mounts the zygote cannot replay (kUnavailable) says nothing about the next
-        // plan; a holder the kernel refused would be refused again: stop trying.
-        zygote_.reset();
-        if (started.error().code != ErrorCode::kUnavailable) unusable_ = true;
-        return std::nullopt;
+    prepared = TakePrepared(plan);
+  }
+  if (prepared) {
+    Result<exec::LaunchedProcess> started = prepared->Start(plan, stdio);
+    // kUnavailable: that sandbox was gone before it took the command; nothing ran.
+    if (started || started.error().code != ErrorCode::kUnavailable) {
+      if (started) {
+        launches.fetch_add(1);
+        prepared_launches.fetch_add(1);
       }
-      zygote_ = std::move(*started);
-      current = zygote_;
+      return started;
     }
   }
+  std::shared_ptr<const zygote::Zygote> current;
+  {
+    std::lock_guard lock(mutex_);
+    current = ZygoteFor(plan);
+  }
+  if (!current) return std::nullopt;
   Result<exec::LaunchedProcess> launched = current->Launch(plan, stdio, cgroup);
   if (launched) launches.fetch_add(1);
   return launched;
-#endif
 }
+
+#endif
 
 }  // namespace cordon::session

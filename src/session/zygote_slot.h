@@ -2,12 +2,21 @@
 // runs long-lived sessions (the MCP server turns it on with SetLongLivedSessions), started
 // with the first sandboxed command whose plan allows it, rebuilt when its holder died or a
 // command's plan no longer fits it (then that command runs one-shot).
+//
+// Prepared commands (ADR 0023): once a command has shown the session's plan shape, a filler
+// thread of the session keeps up to PreparedCommands() sandboxes of that shape built ahead
+// (zygote/prepared_command.h); a command that fits one starts in it, and the filler builds
+// the next one behind it. With none ready, or for a plan of another shape, the command joins
+// the zygote itself as before.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 #include "cordon/error.h"
 #include "exec/launched_process.h"
@@ -16,7 +25,8 @@
 
 namespace cordon::zygote {
 class Zygote;
-}
+class PreparedCommand;
+}  // namespace cordon::zygote
 
 namespace cordon::session {
 
@@ -26,27 +36,52 @@ namespace cordon::session {
 void SetLongLivedSessions(bool enabled);
 bool LongLivedSessions();
 
-// How many commands of this process were launched through a zygote (for tests and stats).
+// Process-wide: how many prepared commands each long-lived session keeps ready (ADR 0023;
+// default 2, 0 turns preparing off). Takes effect at a session's next command.
+void SetPreparedCommands(int count);
+int PreparedCommands();
+
+// How many commands of this process were launched through a zygote (for tests and stats),
+// and how many of those started in a prepared command.
 std::uint64_t ZygoteLaunches();
+std::uint64_t PreparedLaunches();
+// Prepared commands ready right now, over all sessions of the process (for tests).
+std::uint64_t PreparedReady();
 
 class ZygoteSlot {
  public:
   ZygoteSlot();
-  ~ZygoteSlot();
+  ~ZygoteSlot();  // stops the filler and kills the prepared commands nobody took
   ZygoteSlot(const ZygoteSlot&) = delete;
   ZygoteSlot& operator=(const ZygoteSlot&) = delete;
 
-  // Launches `plan` through the session's zygote, starting or rebuilding it when needed.
-  // nullopt when the zygote cannot serve this plan: the caller launches one-shot.
-  // `cgroup`: the run's cgroup, joined by the command process (linux_native::Launch).
+  // Launches `plan` through the session's zygote (in a prepared command when one fits),
+  // starting or rebuilding it when needed. nullopt when the zygote cannot serve this plan:
+  // the caller launches one-shot. `cgroup`: the run's cgroup, joined by the command process
+  // (linux_native::Launch); a plan with one never uses a prepared command.
   std::optional<Result<exec::LaunchedProcess>> Launch(const plan::LaunchPlan& plan,
                                                       const exec::StdioFds& stdio,
                                                       const limits::CgroupAttach& cgroup = {});
 
  private:
+  // With mutex_ held: the session's zygote for `plan`, started or rebuilt when needed; null
+  // when none can serve it.
+  std::shared_ptr<const zygote::Zygote> ZygoteFor(const plan::LaunchPlan& plan);
+  // With mutex_ held: a ready prepared command that fits `plan`, if any; and from now on the
+  // filler prepares `plan`'s shape.
+  std::unique_ptr<zygote::PreparedCommand> TakePrepared(const plan::LaunchPlan& plan);
+  void Fill();  // the filler thread
+
   std::mutex mutex_;
   std::shared_ptr<const zygote::Zygote> zygote_;
   bool unusable_ = false;  // the kernel refused a holder: this session runs one-shot
+
+  std::condition_variable wake_;
+  std::thread filler_;
+  bool stopping_ = false;
+  std::optional<plan::LaunchPlan> shape_;  // what the filler prepares
+  std::deque<std::unique_ptr<zygote::PreparedCommand>> ready_;
+  int failures_ = 0;  // preparing failed this often in a row for shape_ (it stops at 3)
 };
 
 }  // namespace cordon::session

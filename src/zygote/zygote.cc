@@ -3,11 +3,14 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include <cerrno>
 
+#include "core/syscall_error.h"
 #include "exec/process_control.h"
+#include "linux/init_reaper.h"
 #include "linux/launcher.h"
 #include "linux/seccomp_filter.h"
 #include "zygote/command_init.h"
@@ -90,6 +93,35 @@ bool Zygote::Alive() const {
 Result<exec::LaunchedProcess> Zygote::Launch(const plan::LaunchPlan& plan,
                                              const exec::StdioFds& stdio,
                                              const limits::CgroupAttach& cgroup) const {
+  return Join(plan, stdio, cgroup, -1);
+}
+
+Result<std::unique_ptr<PreparedCommand>> Zygote::Prepare(const plan::LaunchPlan& plan) const {
+  if (plan.limits.needs_cgroup()) {
+    return Fail(ErrorCode::kUnavailable, "zygote: a run with its own cgroup is not prepared");
+  }
+  if (linux_native::InitReaperFdFor(plan) < 0) {
+    return Fail(ErrorCode::kUnavailable, "zygote: no usable cordon-init to prepare commands with");
+  }
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+    return core::FailSyscall("socketpair", "AF_UNIX, SOCK_STREAM (prepared command)");
+  }
+  core::UniqueFd ours(fds[0]);
+  core::UniqueFd theirs(fds[1]);
+  // Prepared in the workspace, which exists as long as the session does; each command then
+  // changes to its own directory.
+  plan::LaunchPlan shape = plan;
+  shape.cwd = plan.workspace;
+  CORDON_TRY(exec::LaunchedProcess launched,
+             Join(shape, exec::StdioFds{}, limits::CgroupAttach{}, theirs.get()));
+  return std::make_unique<PreparedCommand>(std::move(launched), std::move(ours), std::move(shape));
+}
+
+Result<exec::LaunchedProcess> Zygote::Join(const plan::LaunchPlan& plan,
+                                           const exec::StdioFds& stdio,
+                                           const limits::CgroupAttach& cgroup,
+                                           int request_fd) const {
   if (!Fits(plan)) return Fail(ErrorCode::kInvalidArgument, "zygote: the plan does not fit");
   JoinSpec spec;
   spec.holder_pidfd = holder_.pidfd.get();
@@ -107,6 +139,7 @@ Result<exec::LaunchedProcess> Zygote::Launch(const plan::LaunchPlan& plan,
   entry.relay = true;
   entry.relay_pid = &init_pid;
   entry.cgroup = cgroup;
+  entry.request_fd = request_fd;
   entry.seccomp_program = plan.seccomp.enabled ? &seccomp_program_ : nullptr;
   return linux_native::LaunchWithEntry(plan, stdio, entry);
 }

@@ -20,6 +20,7 @@
 #include "exec/launched_process.h"
 #include "plan/launch_plan.h"
 #include "zygote/command_mounts.h"
+#include "zygote/prepared_command.h"
 
 namespace cordon::zygote {
 
@@ -42,8 +43,17 @@ class Zygote {
                                                      const exec::StdioFds& stdio,
                                                      const limits::CgroupAttach& cgroup = {}) const;
 
+  // A prepared command for plans of `plan`'s shape (prepared_command.h), built now: the caller
+  // hands it a command later. kUnavailable when `plan` needs a per-run cgroup or there is no
+  // usable cordon-init. The sandbox dies with the calling *thread* (its parent-death signal):
+  // call it from a thread that lives as long as the session.
+  [[nodiscard]] Result<std::unique_ptr<PreparedCommand>> Prepare(
+      const plan::LaunchPlan& plan) const;
+
  private:
   Zygote() = default;
+  Result<exec::LaunchedProcess> Join(const plan::LaunchPlan& plan, const exec::StdioFds& stdio,
+                                     const limits::CgroupAttach& cgroup, int request_fd) const;
 
   plan::LaunchPlan shape_;  // the plan the namespaces were built from
   std::vector<CommandMount> mounts_;

@@ -1,7 +1,9 @@
 // The zygote path (src/zygote, ADR 0010): a long-lived session's commands join namespaces
 // prepared once. Every guarantee of the one-shot launch is checked again, from outside, with
 // commands that really went through the zygote (ZygoteLaunches counts them); the twins run
-// the same commands where they must succeed.
+// the same commands where they must succeed. Each case runs twice: with the commands joining
+// the zygote themselves (Direct), and with every command after a session's first started in a
+// sandbox the session prepared ahead (Prepared, ADR 0023; PreparedLaunches counts them).
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -11,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <set>
 #include <thread>
 
 #include "core/unique_fd.h"
@@ -22,11 +25,14 @@ namespace {
 
 using namespace std::chrono_literals;
 
-class ZygoteTest : public KernelTest {
+class ZygoteTest : public KernelTest, public ::testing::WithParamInterface<bool> {
  protected:
+  bool prepared() const { return GetParam(); }
+
   void SetUp() override {
     KernelTest::SetUp();
     session::SetLongLivedSessions(true);
+    session::SetPreparedCommands(prepared() ? 2 : 0);
     // Except the case below that pins exactly this.
     if (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) !=
         "ALongLivedSessionOnBwrapLaunchesEveryCommandThroughBwrap") {
@@ -35,21 +41,36 @@ class ZygoteTest : public KernelTest {
   }
   void TearDown() override {
     session::SetLongLivedSessions(false);
+    session::SetPreparedCommands(2);
     KernelTest::TearDown();
   }
 
-  // Runs `text` and checks it went through the zygote.
+  // Runs `text` and checks it went through the zygote; in the Prepared variant, a session's
+  // commands after its first must have started in a prepared sandbox.
   RunResult Joined(const Session& session, const std::string& text,
                    std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
+    const bool expect_prepared = prepared() && !first_of_.insert(&session).second;
+    if (expect_prepared) {
+      for (int i = 0; i < 500 && session::PreparedReady() == 0; ++i) {
+        std::this_thread::sleep_for(10ms);
+      }
+    }
     const std::uint64_t before = session::ZygoteLaunches();
+    const std::uint64_t before_prepared = session::PreparedLaunches();
     RunResult result = Shell(session, text, timeout);
     EXPECT_EQ(session::ZygoteLaunches(), before + 1)
         << "not launched through the zygote: " << Describe(result);
+    EXPECT_EQ(session::PreparedLaunches(), before_prepared + (expect_prepared ? 1 : 0))
+        << (expect_prepared ? "not started in a prepared sandbox: "
+                            : "started in a prepared sandbox: ")
+        << Describe(result);
     return result;
   }
+
+  std::set<const Session*> first_of_;  // sessions that ran a command through Joined
 };
 
-TEST_F(ZygoteTest, WorkspaceWriteLandsAndWriteOutsideDoesNot) {
+TEST_P(ZygoteTest, WorkspaceWriteLandsAndWriteOutsideDoesNot) {
   auto session = SessionOrSkip(MakeConfig());
   if (!session) return;
   for (int i = 0; i < 2; ++i) {  // the first command starts the zygote, the second reuses it
@@ -73,7 +94,7 @@ TEST_F(ZygoteTest, WorkspaceWriteLandsAndWriteOutsideDoesNot) {
   }
 }
 
-TEST_F(ZygoteTest, TmpIsPrivateToEachCommand) {
+TEST_P(ZygoteTest, TmpIsPrivateToEachCommand) {
   auto session = SessionOrSkip(MakeConfig());
   if (!session) return;
   // Twin first: within one command the private /tmp, /var/tmp, /dev/shm and HOME work.
@@ -96,7 +117,7 @@ TEST_F(ZygoteTest, TmpIsPrivateToEachCommand) {
   EXPECT_EQ(Joined(*session, "cat kept").stdout_data.data, "w\n");
 }
 
-TEST_F(ZygoteTest, NoMountOfOneCommandIsSeenByTheNext) {
+TEST_P(ZygoteTest, NoMountOfOneCommandIsSeenByTheNext) {
   auto session = SessionOrSkip(MakeConfig());
   if (!session) return;
   const RunResult mounts = Joined(*session, "cat /proc/self/mountinfo | wc -l");
@@ -106,7 +127,7 @@ TEST_F(ZygoteTest, NoMountOfOneCommandIsSeenByTheNext) {
   EXPECT_EQ(mounts.stdout_data.data, again.stdout_data.data);
 }
 
-TEST_F(ZygoteTest, NetworkIsDeniedAndTheOwnLoopbackWorks) {
+TEST_P(ZygoteTest, NetworkIsDeniedAndTheOwnLoopbackWorks) {
   auto session = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite, NetworkPolicy::kDeny));
   if (!session) return;
   const std::string probe = StageProbe();
@@ -119,7 +140,7 @@ TEST_F(ZygoteTest, NetworkIsDeniedAndTheOwnLoopbackWorks) {
   EXPECT_NE(links.stdout_data.data.find("lo"), std::string::npos) << Describe(links);
 }
 
-TEST_F(ZygoteTest, HostLoopbackListenerSeesNoConnection) {
+TEST_P(ZygoteTest, HostLoopbackListenerSeesNoConnection) {
   auto session = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite, NetworkPolicy::kDeny));
   if (!session) return;
   const std::string probe = StageProbe();
@@ -147,7 +168,7 @@ TEST_F(ZygoteTest, HostLoopbackListenerSeesNoConnection) {
   EXPECT_TRUE(core::UniqueFd(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC)).valid());
 }
 
-TEST_F(ZygoteTest, CommandSeesOnlyItsOwnProcesses) {
+TEST_P(ZygoteTest, CommandSeesOnlyItsOwnProcesses) {
   auto session = SessionOrSkip(MakeConfig());
   if (!session) return;
   const RunResult ps = Joined(*session, "ls /proc | grep -c '^[0-9]'");
@@ -156,7 +177,7 @@ TEST_F(ZygoteTest, CommandSeesOnlyItsOwnProcesses) {
   EXPECT_LE(std::stoi(ps.stdout_data.data.empty() ? "99" : ps.stdout_data.data), 4) << Describe(ps);
 }
 
-TEST_F(ZygoteTest, DaemonIsDeadWhenTheCommandExits) {
+TEST_P(ZygoteTest, DaemonIsDeadWhenTheCommandExits) {
   auto session = SessionOrSkip(MakeConfig());
   if (!session) return;
   (void)Joined(*session, "true");  // the zygote exists before the measured command
@@ -168,7 +189,7 @@ TEST_F(ZygoteTest, DaemonIsDeadWhenTheCommandExits) {
   EXPECT_TRUE(FileStopsChanging(heartbeat, 300ms));
 }
 
-TEST_F(ZygoteTest, DaemonIsDeadAfterATimeout) {
+TEST_P(ZygoteTest, DaemonIsDeadAfterATimeout) {
   auto session = SessionOrSkip(MakeConfig());
   if (!session) return;
   const std::filesystem::path heartbeat = workspace_ / "heartbeat";
@@ -181,7 +202,7 @@ TEST_F(ZygoteTest, DaemonIsDeadAfterATimeout) {
   EXPECT_EQ(Joined(*session, "exit 3").exit_code, 3);
 }
 
-TEST_F(ZygoteTest, DaemonIsDeadAfterTheServerIsKilled) {
+TEST_P(ZygoteTest, DaemonIsDeadAfterTheServerIsKilled) {
   auto session = SessionOrSkip(MakeConfig());
   if (!session) return;
   const std::filesystem::path heartbeat = workspace_ / "heartbeat";
@@ -208,7 +229,7 @@ TEST_F(ZygoteTest, DaemonIsDeadAfterTheServerIsKilled) {
   EXPECT_TRUE(FileStopsChanging(heartbeat, 300ms));
 }
 
-TEST_F(ZygoteTest, ConcurrentCommandsDoNotShareTmp) {
+TEST_P(ZygoteTest, ConcurrentCommandsDoNotShareTmp) {
   auto session = SessionOrSkip(MakeConfig());
   if (!session) return;
   (void)Joined(*session, "true");
@@ -222,7 +243,7 @@ TEST_F(ZygoteTest, ConcurrentCommandsDoNotShareTmp) {
   EXPECT_EQ(b.stdout_data.data, "b\n") << Describe(b);
 }
 
-TEST_F(ZygoteTest, ASessionWithoutTheSwitchLaunchesOneShot) {
+TEST_P(ZygoteTest, ASessionWithoutTheSwitchLaunchesOneShot) {
   // The twin of every test above: the same command, no zygote.
   session::SetLongLivedSessions(false);
   auto session = SessionOrSkip(MakeConfig());
@@ -234,7 +255,7 @@ TEST_F(ZygoteTest, ASessionWithoutTheSwitchLaunchesOneShot) {
   EXPECT_EQ(ReadFile(workspace_ / "inside"), "hi\n");
 }
 
-TEST_F(ZygoteTest, AGitDirectoryCreatedLaterIsStillProtected) {
+TEST_P(ZygoteTest, AGitDirectoryCreatedLaterIsStillProtected) {
   // The plan changes shape (a new read-only .git bind): the command must not run in the old
   // zygote, whose view has no such bind.
   auto session = SessionOrSkip(MakeConfig());
@@ -248,7 +269,7 @@ TEST_F(ZygoteTest, AGitDirectoryCreatedLaterIsStillProtected) {
   EXPECT_EQ(Shell(*session, "echo x > file").exit_code, 0);
 }
 
-TEST_F(ZygoteTest, ALongLivedSessionOnBwrapLaunchesEveryCommandThroughBwrap) {
+TEST_P(ZygoteTest, ALongLivedSessionOnBwrapLaunchesEveryCommandThroughBwrap) {
   if (!UnderBwrap()) GTEST_SKIP() << "native backend: the cases above cover the zygote";
   auto session = SessionOrSkip(MakeConfig());
   if (!session) return;
@@ -266,6 +287,11 @@ TEST_F(ZygoteTest, ALongLivedSessionOnBwrapLaunchesEveryCommandThroughBwrap) {
   }
   EXPECT_EQ(session::ZygoteLaunches(), before);
 }
+
+INSTANTIATE_TEST_SUITE_P(Zygote, ZygoteTest, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& param_info) {
+                           return param_info.param ? "Prepared" : "Direct";
+                         });
 
 }  // namespace
 }  // namespace cordon::kernel_test
