@@ -11,10 +11,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "spawn.h"
@@ -153,13 +155,23 @@ void BareForkExec(benchmark::State& state) {
 // Also splits the round trip: run_ms is the run's own duration as cordon reports it
 // (structuredContent.duration_ms: launching the sandbox, the command, reaping); the rest is
 // the protocol (JSON, the worker thread, pipes).
+// Arg: an untimed pause in milliseconds before each call. 0 is back-to-back calls, faster than
+// the server prepares sandboxes (ADR 0023), so most calls join the zygote themselves; an
+// agent waits for its model between commands (seconds), which a 50 ms pause stands in for:
+// every call then finds a prepared sandbox, which is the per-command overhead an agent sees.
 void McpRoundTrip(benchmark::State& state) {
   McpServer& server = Server();
   // Ids unique across Google Benchmark's repeated calls of this function (the server refuses
   // an id whose earlier call it has not finished book-keeping for).
   static long id = 1;
+  const auto pause = std::chrono::milliseconds(state.range(0));
   double run_ms = 0;
   for (auto _ : state) {
+    if (pause.count() > 0) {
+      state.PauseTiming();
+      std::this_thread::sleep_for(pause);
+      state.ResumeTiming();
+    }
     server.SendCall(id++, "true");
     const json response = server.ReadResponse();
     if (!Succeeded(response)) {
@@ -193,7 +205,7 @@ void McpSustained(benchmark::State& state) {
 }
 
 BENCHMARK(BareForkExec)->Unit(benchmark::kMicrosecond)->UseRealTime();
-BENCHMARK(McpRoundTrip)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(McpRoundTrip)->Arg(0)->Arg(50)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(McpSustained)->Arg(1)->Arg(4)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 }  // namespace

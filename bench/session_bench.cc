@@ -1,11 +1,15 @@
 // Session::Run for `true` in-process, without the MCP protocol: the one-shot launch (every
 // command builds its namespaces and mount view) next to the zygote (ADR 0010: a long-lived
-// session builds them once; each command joins them) and a bare fork-exec, in one run. The
-// difference zygote - bare is the per-command cost a long-lived server pays for the sandbox.
+// session builds them once; each command joins them), a prepared command (ADR 0023: the
+// session built the command's sandbox before the command came; an untimed 30 ms pause before
+// each run, an agent's think time, lets it) and a bare fork-exec, in one run. The difference
+// prepared - bare is the per-command cost a long-lived server pays for the sandbox.
 #include <benchmark/benchmark.h>
 #include <stdlib.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cordon/session.h"
@@ -25,10 +29,18 @@ const std::string& Workspace() {
   return path;
 }
 
+// Arg: an untimed pause in milliseconds before each run, as the prepared variant takes (an idle
+// machine wakes up more slowly than a busy one: the bare figure must pay that too).
 void BareForkExec(benchmark::State& state) {
   const std::vector<std::string> argv = {"/bin/true"};
   const std::vector<std::string> env = {"PATH=/usr/bin:/bin"};
+  const auto pause = std::chrono::milliseconds(state.range(0));
   for (auto _ : state) {
+    if (pause.count() > 0) {
+      state.PauseTiming();
+      std::this_thread::sleep_for(pause);
+      state.ResumeTiming();
+    }
     if (SpawnAndWait(argv, env).exit_code != 0) {
       state.SkipWithError("/bin/true failed");
       break;
@@ -36,11 +48,12 @@ void BareForkExec(benchmark::State& state) {
   }
 }
 
-void RunTrue(benchmark::State& state, bool zygote) {
+void RunTrue(benchmark::State& state, bool zygote, int prepared) {
 #ifdef CORDON_INIT_PATH
   linux_native::SetInitReaperPath(CORDON_INIT_PATH);  // as `cordon` finds it (decision 0021)
 #endif
   session::SetLongLivedSessions(zygote);
+  session::SetPreparedCommands(prepared);
   Result<Session> session = Session::Create(Config{}, Workspace());
   if (!session) {
     state.SkipWithError(session.error().message.c_str());
@@ -50,7 +63,13 @@ void RunTrue(benchmark::State& state, bool zygote) {
   request.argv = {"/bin/true"};
   (void)session->Run(request);  // a zygote is built by the first command: not measured
   const std::uint64_t joined_before = session::ZygoteLaunches();
+  const std::uint64_t prepared_before = session::PreparedLaunches();
   for (auto _ : state) {
+    if (prepared > 0) {
+      state.PauseTiming();
+      std::this_thread::sleep_for(std::chrono::milliseconds(30));
+      state.ResumeTiming();
+    }
     const RunResult result = session->Run(request);
     if (result.status != RunStatus::kExited || result.exit_code != 0) {
       state.SkipWithError(("run failed: " + result.error).c_str());
@@ -58,7 +77,9 @@ void RunTrue(benchmark::State& state, bool zygote) {
     }
   }
   state.counters["joined"] = static_cast<double>(session::ZygoteLaunches() - joined_before);
+  state.counters["prepared"] = static_cast<double>(session::PreparedLaunches() - prepared_before);
   session::SetLongLivedSessions(false);
+  session::SetPreparedCommands(2);
 }
 
 // ADR 0009: the probe every Session::Create takes, next to the thorough one (cordon doctor).
@@ -69,14 +90,16 @@ void ProbeThorough(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(linux_native::ProbeKernelThoroughly());
 }
 
-void OneShot(benchmark::State& state) { RunTrue(state, false); }
-void Zygote(benchmark::State& state) { RunTrue(state, true); }
+void OneShot(benchmark::State& state) { RunTrue(state, false, 0); }
+void Zygote(benchmark::State& state) { RunTrue(state, true, 0); }
+void Prepared(benchmark::State& state) { RunTrue(state, true, 2); }
 
 BENCHMARK(ProbeQuick)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(ProbeThorough)->Unit(benchmark::kMicrosecond)->UseRealTime();
-BENCHMARK(BareForkExec)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BareForkExec)->Arg(0)->Arg(30)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(OneShot)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(Zygote)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(Prepared)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 }  // namespace
 }  // namespace cordon::bench

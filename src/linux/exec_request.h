@@ -1,45 +1,32 @@
-// The hand-over of a command to a prepared sandbox (docs/decisions/0023-prepared-commands.md):
-// the wire format between the supervisor (zygote/prepared_command.cc, which encodes) and
-// cordon-init's exec mode (linux/exec_stub.cc, which decodes, libc only).
-//
-// Over a SOCK_STREAM socketpair, supervisor → command process:
-//   ExecRequestHeader, sent with SCM_RIGHTS carrying one descriptor per bit of `stdio_mask`
-//   (bit i: the command's descriptor i; a missing bit keeps the prepared /dev/null), then
-//   `body_bytes` of NUL-terminated strings: cwd, argc argv strings, envc "NAME=value"
-//   strings, pathc exec candidates (argv[0] resolved against the sandbox's PATH, in order).
-// Command process → supervisor: nothing when execve succeeded (the socket is close-on-exec:
-// the supervisor reads EOF), or one ExecFailure before it exits 127.
+// The supervisor's half of handing a command to a prepared sandbox (the wire format is
+// linux/exec_wire.h; the other half, cordon-init --exec, is linux/exec_stub.h).
 #pragma once
 
-#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cordon/error.h"
+#include "exec/launched_process.h"
+#include "linux/exec_wire.h"
 
 namespace cordon::linux_native {
 
-inline constexpr std::uint32_t kExecRequestMagic = 0x63647278;  // "cdrx"
-// Bounds the stub checks before it maps anything: the kernel's own limit on argv + envp is
-// far lower (a quarter of the stack limit, 2 MiB by default; 32 pages per string).
-inline constexpr std::uint32_t kExecRequestMaxBody = 64u << 20;
-inline constexpr std::uint32_t kExecRequestMaxStrings = 1u << 20;
-
-struct ExecRequestHeader {
-  std::uint32_t magic = kExecRequestMagic;
-  std::uint32_t body_bytes = 0;
-  std::uint32_t argc = 0;
-  std::uint32_t envc = 0;
-  std::uint32_t pathc = 0;
-  std::uint32_t stdio_mask = 0;
+// The supervisor's half (the stub's is exec_stub.cc).
+struct ExecRequest {
+  std::string cwd;
+  std::vector<std::string> argv;        // not empty
+  std::vector<std::string> env;         // "NAME=value"
+  std::vector<std::string> candidates;  // not empty: ExecCandidates(argv[0], env)
+  exec::StdioFds stdio;                 // -1: the prepared /dev/null stays
 };
 
-enum class ExecFailureStep : std::uint32_t {
-  kRequest = 1,  // malformed or truncated request (err: EPROTO, EMSGSIZE, or the read's)
-  kStdio = 2,    // dup2 of a received descriptor
-  kChdir = 3,
-  kExecve = 4,
-};
+// Sends `request` on `socket`. kUnavailable (errno EPIPE or ECONNRESET) when the other end was
+// gone before it took anything: nothing ran. kInvalidArgument when it exceeds the bounds.
+[[nodiscard]] Result<void> SendExecRequest(int socket, const ExecRequest& request);
 
-struct ExecFailure {
-  std::uint32_t step = 0;  // ExecFailureStep
-  std::int32_t err = 0;
-};
+// After SendExecRequest: nullopt once the command's execve succeeded (EOF: the socket closed
+// on exec), else the stub's report.
+[[nodiscard]] Result<std::optional<ExecFailure>> ReadExecOutcome(int socket);
 
 }  // namespace cordon::linux_native

@@ -8,7 +8,7 @@
 
 #include <cstring>
 
-#include "linux/exec_request.h"
+#include "linux/exec_wire.h"
 
 namespace cordon::linux_native {
 namespace {
@@ -114,8 +114,8 @@ void RunExecStub(int request_fd) {
   }
   // One mapping for the strings, one for the three pointer arrays (each null-terminated).
   const std::size_t body_size = header.body_bytes == 0 ? 1 : header.body_bytes;
-  void* body = ::mmap(nullptr, body_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                      -1, 0);
+  void* body =
+      ::mmap(nullptr, body_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   void* table = ::mmap(nullptr, (strings + 3) * sizeof(char*), PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (body == MAP_FAILED || table == MAP_FAILED) Fail(request_fd, ExecFailureStep::kRequest, errno);

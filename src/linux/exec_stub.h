@@ -4,7 +4,7 @@
 //
 // What a prepared sandbox's command process execs once every layer is in force (capabilities
 // dropped, no_new_privs, Landlock, seccomp): it waits on REQUEST_FD for one command
-// (linux/exec_request.h), puts the received descriptors on 0, 1 and 2, changes to the
+// (linux/exec_wire.h), puts the received descriptors on 0, 1 and 2, changes to the
 // command's directory and execs it. Nothing it does needs a privilege or a system call the
 // sandbox removed; everything it received came from the supervisor. Libc only, no heap.
 #pragma once

@@ -71,6 +71,8 @@ RunResult LaunchAndSupervise(const session::SessionBackends& backends, session::
     cgroup = std::move(*created);
   }
   const limits::CgroupAttach attach = cgroup ? cgroup->attach() : limits::CgroupAttach{};
+  // Until the run is reaped, the session prepares no sandbox behind it (zygote_slot.h).
+  const session::ZygoteSlot::RunScope busy(zygote);
   // The backend the plan's assessment chose (session/backend_choice.h).
   Result<exec::LaunchedProcess> launched =
       plan.sandboxed ? session::LaunchSandboxed(backends, zygote, plan, stdio, attach)

@@ -39,6 +39,20 @@ std::uint64_t PreparedReady() { return prepared_ready.load(); }
 
 ZygoteSlot::ZygoteSlot() = default;
 
+ZygoteSlot::RunScope::RunScope(ZygoteSlot& slot) : slot_(slot) {
+  std::lock_guard lock(slot_.mutex_);
+  ++slot_.active_runs_;
+}
+
+ZygoteSlot::RunScope::~RunScope() {
+  bool idle = false;
+  {
+    std::lock_guard lock(slot_.mutex_);
+    idle = --slot_.active_runs_ == 0;
+  }
+  if (idle) slot_.wake_.notify_all();
+}
+
 #if !defined(__linux__)
 
 ZygoteSlot::~ZygoteSlot() = default;
@@ -57,7 +71,7 @@ std::optional<Result<exec::LaunchedProcess>> ZygoteSlot::Launch(
 #else
 
 ZygoteSlot::~ZygoteSlot() {
-  std::deque<std::unique_ptr<zygote::PreparedCommand>> unused;
+  std::deque<std::shared_ptr<zygote::PreparedCommand>> unused;
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
@@ -87,11 +101,11 @@ std::shared_ptr<const zygote::Zygote> ZygoteSlot::ZygoteFor(const plan::LaunchPl
   return zygote_;
 }
 
-std::unique_ptr<zygote::PreparedCommand> ZygoteSlot::TakePrepared(const plan::LaunchPlan& plan) {
+std::shared_ptr<zygote::PreparedCommand> ZygoteSlot::TakePrepared(const plan::LaunchPlan& plan) {
   if (PreparedCommands() <= 0 || plan.limits.needs_cgroup()) return nullptr;
-  std::unique_ptr<zygote::PreparedCommand> taken;
+  std::shared_ptr<zygote::PreparedCommand> taken;
   while (!ready_.empty() && !taken) {
-    std::unique_ptr<zygote::PreparedCommand> next = std::move(ready_.front());
+    std::shared_ptr<zygote::PreparedCommand> next = std::move(ready_.front());
     ready_.pop_front();
     prepared_ready.fetch_sub(1);
     if (next->Alive() && zygote::SamePreparedShape(next->shape(), plan)) taken = std::move(next);
@@ -112,8 +126,9 @@ void ZygoteSlot::Fill() {
   std::unique_lock lock(mutex_);
   for (;;) {
     wake_.wait(lock, [&] {
-      return stopping_ || (shape_ && !unusable_ && failures_ < kMaxPrepareFailures &&
-                           ready_.size() < static_cast<std::size_t>(PreparedCommands()));
+      return stopping_ ||
+             (shape_ && !unusable_ && active_runs_ == 0 && failures_ < kMaxPrepareFailures &&
+              ready_.size() < static_cast<std::size_t>(PreparedCommands()));
     });
     if (stopping_) return;
     const plan::LaunchPlan shape = *shape_;
@@ -125,7 +140,7 @@ void ZygoteSlot::Fill() {
     lock.unlock();
     // This thread is the prepared sandboxes' parent: they die with it (the parent-death signal
     // follows the thread), and it lives as long as the session.
-    Result<std::unique_ptr<zygote::PreparedCommand>> prepared = current->Prepare(shape);
+    Result<std::shared_ptr<zygote::PreparedCommand>> prepared = current->Prepare(shape);
     lock.lock();
     if (!prepared) {
       ++failures_;
@@ -149,7 +164,7 @@ std::optional<Result<exec::LaunchedProcess>> ZygoteSlot::Launch(
   // concurrent command would share the command's budget. Such a command runs one-shot, in a
   // user namespace of its own.
   if (plan.limits.rlimits.processes != 0) return std::nullopt;
-  std::unique_ptr<zygote::PreparedCommand> prepared;
+  std::shared_ptr<zygote::PreparedCommand> prepared;
   {
     std::lock_guard lock(mutex_);
     if (unusable_) return std::nullopt;

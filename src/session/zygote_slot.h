@@ -7,7 +7,10 @@
 // thread of the session keeps up to PreparedCommands() sandboxes of that shape built ahead
 // (zygote/prepared_command.h); a command that fits one starts in it, and the filler builds
 // the next one behind it. With none ready, or for a plan of another shape, the command joins
-// the zygote itself as before.
+// the zygote itself as before. The filler prepares only while none of the session's commands
+// is being launched or supervised: preparing forks the server (its page tables are copied,
+// and every page it writes afterwards is copied on write until the prepared process execs),
+// which would slow down the command it was meant to speed up.
 #pragma once
 
 #include <condition_variable>
@@ -63,13 +66,26 @@ class ZygoteSlot {
                                                       const exec::StdioFds& stdio,
                                                       const limits::CgroupAttach& cgroup = {});
 
+  // Marks a run of this session in progress (from before its launch until it was reaped): the
+  // filler waits for none to be.
+  class RunScope {
+   public:
+    explicit RunScope(ZygoteSlot& slot);
+    ~RunScope();
+    RunScope(const RunScope&) = delete;
+    RunScope& operator=(const RunScope&) = delete;
+
+   private:
+    ZygoteSlot& slot_;
+  };
+
  private:
   // With mutex_ held: the session's zygote for `plan`, started or rebuilt when needed; null
   // when none can serve it.
   std::shared_ptr<const zygote::Zygote> ZygoteFor(const plan::LaunchPlan& plan);
   // With mutex_ held: a ready prepared command that fits `plan`, if any; and from now on the
   // filler prepares `plan`'s shape.
-  std::unique_ptr<zygote::PreparedCommand> TakePrepared(const plan::LaunchPlan& plan);
+  std::shared_ptr<zygote::PreparedCommand> TakePrepared(const plan::LaunchPlan& plan);
   void Fill();  // the filler thread
 
   std::mutex mutex_;
@@ -80,8 +96,10 @@ class ZygoteSlot {
   std::thread filler_;
   bool stopping_ = false;
   std::optional<plan::LaunchPlan> shape_;  // what the filler prepares
-  std::deque<std::unique_ptr<zygote::PreparedCommand>> ready_;
-  int failures_ = 0;  // preparing failed this often in a row for shape_ (it stops at 3)
+  // shared_ptr, not unique_ptr: the type is complete only where the zygote is built (Linux).
+  std::deque<std::shared_ptr<zygote::PreparedCommand>> ready_;
+  int failures_ = 0;     // preparing failed this often in a row for shape_ (it stops at 3)
+  int active_runs_ = 0;  // RunScopes alive
 };
 
 }  // namespace cordon::session

@@ -29,6 +29,8 @@ class PreparedCommand {
   PreparedCommand& operator=(const PreparedCommand&) = delete;
 
   const plan::LaunchPlan& shape() const { return shape_; }
+  // The prepared sandbox's init (for tests and diagnostics); -1 once started or discarded.
+  pid_t pid() const { return launched_.pid; }
   // False once its init is gone (killed, OOM): it can serve nothing.
   bool Alive() const;
 

@@ -117,6 +117,38 @@ TEST_P(ZygoteTest, TmpIsPrivateToEachCommand) {
   EXPECT_EQ(Joined(*session, "cat kept").stdout_data.data, "w\n");
 }
 
+TEST_P(ZygoteTest, EachCommandRunsInItsOwnDirectoryWithOnlyThePlannedEnvironment) {
+  ::setenv("CORDON_ZYGOTE_CANARY", "leaked", 1);
+  Config config = MakeConfig();
+  auto session = SessionOrSkip(config);
+  if (!session) return;
+  std::filesystem::create_directories(workspace_ / "sub" / "dir");
+  (void)Joined(*session, "true");
+  CommandRequest request;
+  request.shell_text = "pwd; echo \"canary=${CORDON_ZYGOTE_CANARY:-none}\"";
+  request.cwd = "sub/dir";
+  const std::uint64_t before = session::ZygoteLaunches();
+  const RunResult inside = session->Run(request);
+  EXPECT_EQ(session::ZygoteLaunches(), before + 1) << Describe(inside);
+  EXPECT_EQ(inside.stdout_data.data,
+            (std::filesystem::canonical(workspace_) / "sub" / "dir").string() + "\ncanary=none\n")
+      << Describe(inside);
+  // Twin: a session whose config passes the variable sees it, in the workspace itself. (The
+  // first session ends first: its prepared sandboxes would count as the second's.)
+  session.reset();
+  config.environment.pass.push_back("CORDON_ZYGOTE_CANARY");
+  auto passing = SessionOrSkip(config);
+  ::unsetenv("CORDON_ZYGOTE_CANARY");
+  ::setenv("CORDON_ZYGOTE_CANARY", "passed", 1);
+  if (!passing) return;
+  (void)Joined(*passing, "true");
+  const RunResult passed = Joined(*passing, "pwd; echo \"canary=${CORDON_ZYGOTE_CANARY:-none}\"");
+  ::unsetenv("CORDON_ZYGOTE_CANARY");
+  EXPECT_EQ(passed.stdout_data.data,
+            std::filesystem::canonical(workspace_).string() + "\ncanary=passed\n")
+      << Describe(passed);
+}
+
 TEST_P(ZygoteTest, NoMountOfOneCommandIsSeenByTheNext) {
   auto session = SessionOrSkip(MakeConfig());
   if (!session) return;

@@ -1,0 +1,164 @@
+// Prepared commands (ADR 0023) through the zygote's API: the life of one prepared sandbox,
+// checked from outside. The guarantees of the commands that run in them are the zygote suite's
+// Prepared variant (zygote_test.cc); these are the cases a session only meets by accident: a
+// prepared sandbox nobody takes, one that died before its command came, a command that cannot
+// start in one.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include "kernel_support.h"
+#include "linux/kernel_features.h"
+#include "plan/launch_plan.h"
+#include "session/request.h"
+#include "zygote/prepared_command.h"
+#include "zygote/zygote.h"
+
+namespace cordon::kernel_test {
+namespace {
+
+using namespace std::chrono_literals;
+
+class PreparedTest : public KernelTest {
+ protected:
+  void SetUp() override {
+    KernelTest::SetUp();
+    CORDON_SKIP_UNDER_BWRAP("prepared commands serve only the native backend");
+    if (!features_.namespaces_usable()) {
+      if (MustWork()) FAIL() << "user namespaces are not usable here";
+      GTEST_SKIP() << "user namespaces are not usable here";
+    }
+  }
+
+  // The plan of shell `text` in the workspace, as a session would make it.
+  std::optional<plan::LaunchPlan> PlanShell(const std::string& text) {
+    plan::PlanRequest request;
+    request.argv = {"/bin/sh", "-c", text};
+    request.workspace = workspace_;
+    request.cwd = workspace_;
+    request.caller_env = session::CallerEnvironment();
+    request.caller_home = home_;
+    Result<plan::LaunchPlan> planned = plan::Plan(MakeConfig(), features_, request);
+    EXPECT_TRUE(planned) << planned.error().message;
+    if (!planned) return std::nullopt;
+    return *planned;
+  }
+
+  std::unique_ptr<zygote::Zygote> StartZygote(const plan::LaunchPlan& plan) {
+    Result<std::unique_ptr<zygote::Zygote>> started = zygote::Zygote::Start(plan);
+    EXPECT_TRUE(started) << started.error().message;
+    return started ? std::move(*started) : nullptr;
+  }
+
+  std::unique_ptr<zygote::PreparedCommand> Prepare(const zygote::Zygote& z,
+                                                   const plan::LaunchPlan& plan) {
+    Result<std::unique_ptr<zygote::PreparedCommand>> prepared = z.Prepare(plan);
+    EXPECT_TRUE(prepared) << prepared.error().message;
+    return prepared ? std::move(*prepared) : nullptr;
+  }
+
+  // Runs a started prepared command to its end; the init's status pipe gives its wait status.
+  static int WaitStatus(exec::LaunchedProcess& launched) {
+    int status = -1;
+    while (::read(launched.status_fd.get(), &status, sizeof status) < 0 && errno == EINTR) {
+    }
+    while (::waitpid(launched.pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    return status;
+  }
+
+  // True once no process has `pid` (reaped, or never our child any more).
+  static bool Gone(pid_t pid) { return ::kill(pid, 0) != 0 && errno == ESRCH; }
+
+  linux_native::KernelFeatures features_ = linux_native::ProbeKernel();
+};
+
+TEST_F(PreparedTest, AnUnusedPreparedSandboxIsKilledWhenItIsDropped) {
+  auto plan = PlanShell("true");
+  if (!plan) return;
+  auto z = StartZygote(*plan);
+  ASSERT_TRUE(z);
+  auto prepared = Prepare(*z, *plan);
+  ASSERT_TRUE(prepared);
+  const pid_t pid = prepared->pid();
+  ASSERT_GT(pid, 0);
+  // Twin: while held, it is there and waiting.
+  EXPECT_TRUE(prepared->Alive());
+  EXPECT_EQ(::kill(pid, 0), 0);
+  prepared.reset();
+  EXPECT_TRUE(Gone(pid)) << "the prepared sandbox's init " << pid << " outlived its owner";
+}
+
+TEST_F(PreparedTest, ACommandStartsInItAndWritesOnlyWhereAllowed) {
+  auto plan = PlanShell("echo hi > prepared-inside");
+  if (!plan) return;
+  auto z = StartZygote(*plan);
+  ASSERT_TRUE(z);
+  auto prepared = Prepare(*z, *plan);
+  ASSERT_TRUE(prepared);
+  Result<exec::LaunchedProcess> started = prepared->Start(*plan, exec::StdioFds{});
+  ASSERT_TRUE(started) << started.error().message;
+  const int status = WaitStatus(*started);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_EQ(ReadFile(workspace_ / "prepared-inside"), "hi\n");
+  // Denied twin in a second prepared sandbox of the same zygote: /etc is read-only.
+  const std::filesystem::path etc = "/etc/cordon-prepared-" + unique_;
+  cleanup_.push_back(etc);
+  auto outside = PlanShell("echo x > " + etc.string());
+  ASSERT_TRUE(outside);
+  auto second = Prepare(*z, *outside);
+  ASSERT_TRUE(second);
+  started = second->Start(*outside, exec::StdioFds{});
+  ASSERT_TRUE(started) << started.error().message;
+  const int denied = WaitStatus(*started);
+  EXPECT_TRUE(WIFEXITED(denied) && WEXITSTATUS(denied) != 0) << denied;
+  EXPECT_FALSE(Exists(etc));
+}
+
+TEST_F(PreparedTest, ASandboxThatDiedBeforeItsCommandCameRunsNothing) {
+  auto plan = PlanShell("echo hi > prepared-mark");
+  if (!plan) return;
+  auto z = StartZygote(*plan);
+  ASSERT_TRUE(z);
+  auto prepared = Prepare(*z, *plan);
+  ASSERT_TRUE(prepared);
+  ASSERT_EQ(::kill(prepared->pid(), SIGKILL), 0);
+  for (int i = 0; i < 500 && prepared->Alive(); ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_FALSE(prepared->Alive());
+  Result<exec::LaunchedProcess> started = prepared->Start(*plan, exec::StdioFds{});
+  ASSERT_FALSE(started) << "a dead prepared sandbox took a command";
+  EXPECT_EQ(started.error().code, ErrorCode::kUnavailable) << started.error().message;
+  EXPECT_FALSE(Exists(workspace_ / "prepared-mark"));
+}
+
+TEST_F(PreparedTest, ACommandThatCannotStartFailsLikeAOneShotLaunchAndLeavesNothing) {
+  auto plan = PlanShell("true");
+  if (!plan) return;
+  auto z = StartZygote(*plan);
+  ASSERT_TRUE(z);
+  auto prepared = Prepare(*z, *plan);
+  ASSERT_TRUE(prepared);
+  const pid_t pid = prepared->pid();
+  plan::LaunchPlan missing = *plan;
+  missing.argv = {"cordon-no-such-command-" + unique_};
+  Result<exec::LaunchedProcess> started = prepared->Start(missing, exec::StdioFds{});
+  ASSERT_FALSE(started);
+  EXPECT_EQ(started.error().code, ErrorCode::kNotFound) << started.error().message;
+  EXPECT_NE(started.error().message.find("execve"), std::string::npos) << started.error().message;
+  EXPECT_TRUE(Gone(pid)) << "the sandbox of a command that never started is still there";
+  // Its working directory gone: reported as chdir, nothing left either.
+  auto again = Prepare(*z, *plan);
+  ASSERT_TRUE(again);
+  const pid_t second = again->pid();
+  plan::LaunchPlan elsewhere = *plan;
+  elsewhere.cwd = workspace_ / "gone";
+  started = again->Start(elsewhere, exec::StdioFds{});
+  ASSERT_FALSE(started);
+  EXPECT_NE(started.error().message.find("chdir"), std::string::npos) << started.error().message;
+  EXPECT_TRUE(Gone(second));
+}
+
+}  // namespace
+}  // namespace cordon::kernel_test
