@@ -17,6 +17,7 @@ std::atomic<int> prepared_count{2};
 std::atomic<std::uint64_t> launches{0};
 std::atomic<std::uint64_t> prepared_launches{0};
 std::atomic<std::uint64_t> prepared_ready{0};
+std::atomic<std::uint64_t> shape_changes{0};
 
 // Preparing failed this often in a row for one shape: stop until the shape changes (the
 // commands still run, joining the zygote themselves).
@@ -36,6 +37,7 @@ int PreparedCommands() { return prepared_count.load(); }
 std::uint64_t ZygoteLaunches() { return launches.load(); }
 std::uint64_t PreparedLaunches() { return prepared_launches.load(); }
 std::uint64_t PreparedReady() { return prepared_ready.load(); }
+std::uint64_t PreparedShapeChanges() { return shape_changes.load(); }
 
 ZygoteSlot::ZygoteSlot() = default;
 
@@ -112,6 +114,7 @@ std::shared_ptr<zygote::PreparedCommand> ZygoteSlot::TakePrepared(const plan::La
   }
   if (!shape_ || !zygote::SamePreparedShape(*shape_, plan)) {
     // The session's commands now look like this one: prepare that shape from here on.
+    if (shape_) shape_changes.fetch_add(1);
     prepared_ready.fetch_sub(ready_.size());
     ready_.clear();
     shape_ = plan;

@@ -48,8 +48,11 @@ int PreparedCommands();
 // and how many of those started in a prepared command.
 std::uint64_t ZygoteLaunches();
 std::uint64_t PreparedLaunches();
-// Prepared commands ready right now, over all sessions of the process (for tests).
+// Prepared commands ready right now, over all sessions of the process (for tests), and how
+// often a session's commands changed shape, which discards the ready ones (a credential file
+// created, an entry added to a directory whose listing the plan's Landlock rules hold).
 std::uint64_t PreparedReady();
+std::uint64_t PreparedShapeChanges();
 
 class ZygoteSlot {
  public:
