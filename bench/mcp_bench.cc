@@ -142,9 +142,16 @@ bool Succeeded(const json& response) {
   return response.contains("result") && !response["result"].value("isError", true);
 }
 
+// Arg: the same untimed pause as McpRoundTrip's (an idle machine wakes up more slowly).
 void BareForkExec(benchmark::State& state) {
   const std::vector<std::string> argv = {"/bin/true"};
+  const auto pause = std::chrono::milliseconds(state.range(0));
   for (auto _ : state) {
+    if (pause.count() > 0) {
+      state.PauseTiming();
+      std::this_thread::sleep_for(pause);
+      state.ResumeTiming();
+    }
     if (SpawnAndWait(argv, kEnv).exit_code != 0) {
       state.SkipWithError("/bin/true failed");
       break;
@@ -204,7 +211,7 @@ void McpSustained(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
-BENCHMARK(BareForkExec)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BareForkExec)->Arg(0)->Arg(50)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(McpRoundTrip)->Arg(0)->Arg(50)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(McpSustained)->Arg(1)->Arg(4)->Unit(benchmark::kMicrosecond)->UseRealTime();
 

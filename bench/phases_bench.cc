@@ -38,7 +38,9 @@ void SessionCreate(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(Session::Create(Config{}, Workspace()));
 }
 
+// Arg 1: with the root-only scan watched, as a long-lived session plans (decision 0022).
 void PlanTrue(benchmark::State& state) {
+  plan::SetRootOnlyWatch(state.range(0) != 0);
   const Config config;
   const linux_native::KernelFeatures features = linux_native::ProbeKernel();
   plan::PlanRequest request;
@@ -54,6 +56,7 @@ void PlanTrue(benchmark::State& state) {
     }
     benchmark::DoNotOptimize(plan);
   }
+  plan::SetRootOnlyWatch(false);
 }
 
 // Root callers only: the walk of /etc for files "others" cannot read (decision 0006).
@@ -84,7 +87,7 @@ void HiddenTargets(benchmark::State& state) {
 
 BENCHMARK(PolicyCreateDefault)->Unit(benchmark::kMicrosecond);
 BENCHMARK(SessionCreate)->Unit(benchmark::kMicrosecond)->UseRealTime();
-BENCHMARK(PlanTrue)->Unit(benchmark::kMicrosecond);
+BENCHMARK(PlanTrue)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(RootOnlyMasks)->Unit(benchmark::kMicrosecond);
 BENCHMARK(RootOnlyMasksWatched)->Unit(benchmark::kMicrosecond);
 BENCHMARK(HiddenTargets)->Unit(benchmark::kMicrosecond);

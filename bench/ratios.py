@@ -45,6 +45,30 @@ def main():
     co = get("true_cordon")
     if co:
         print(f"  cordon supervisor peak RSS: {co['peak_rss_kib'] / 1024:.1f} MiB (target < 4)")
+    if len(sys.argv) > 4:
+        long_lived(load(sys.argv[3]), load(sys.argv[4]))
+
+
+def long_lived(session, mcp):
+    """Session::Run and the MCP round trip over a bare fork-exec (target < 2 ms)."""
+    pick = lambda d, n: d.get(n) or d.get(n + "/real_time")
+    print("long-lived session (wall time per command):")
+    for name, b in list(session.items()) + list(mcp.items()):
+        if b.get("time_unit") and not name.startswith("Probe"):
+            extra = "".join(f"  {k}={b[k]:.0f}" for k in ("joined", "prepared") if k in b)
+            print(f"  {name:34s} {ms(b):8.2f} ms{extra}")
+    bare, bare_idle = pick(session, "BareForkExec/0"), pick(session, "BareForkExec/30")
+    for label, b, base in (("one-shot", pick(session, "OneShot"), bare),
+                           ("zygote", pick(session, "Zygote"), bare),
+                           ("prepared (30 ms pause)", pick(session, "Prepared"), bare_idle)):
+        if b and base:
+            print(f"  Session::Run {label} - bare fork-exec: {ms(b) - ms(base):.2f} ms")
+    for label, name, base in (("back to back", "McpRoundTrip/0", "BareForkExec/0"),
+                              ("50 ms apart", "McpRoundTrip/50", "BareForkExec/50")):
+        b, mcp_bare = pick(mcp, name), pick(mcp, base)
+        if b and mcp_bare:
+            print(f"  MCP round trip {label} - bare fork-exec: {ms(b) - ms(mcp_bare):.2f} ms "
+                  f"(run_ms {b.get('run_ms', 0):.2f}; target < 2)")
 
 
 if __name__ == "__main__":
