@@ -1,6 +1,7 @@
 #include "session/zygote_slot.h"
 
 #include <atomic>
+#include <chrono>
 #include <utility>
 
 #include "plan/root_only_watch.h"
@@ -22,6 +23,12 @@ std::atomic<std::uint64_t> shape_changes{0};
 // Preparing failed this often in a row for one shape: stop until the shape changes (the
 // commands still run, joining the zygote themselves).
 constexpr int kMaxPrepareFailures = 3;
+
+// How long the session must have been idle before the filler prepares: commands that follow
+// each other closely (a script of calls, several clients) would otherwise each meet a
+// preparation in progress, which slows them down (the server's pages are shared copy-on-write
+// with the sandbox being prepared) and which they cannot use yet anyway.
+constexpr std::chrono::milliseconds kIdleBeforePreparing{20};
 
 }  // namespace
 
@@ -51,6 +58,7 @@ ZygoteSlot::RunScope::~RunScope() {
   {
     std::lock_guard lock(slot_.mutex_);
     idle = --slot_.active_runs_ == 0;
+    slot_.last_run_end_ = std::chrono::steady_clock::now();
   }
   if (idle) slot_.wake_.notify_all();
 }
@@ -134,6 +142,13 @@ void ZygoteSlot::Fill() {
               ready_.size() < static_cast<std::size_t>(PreparedCommands()));
     });
     if (stopping_) return;
+    // Idle long enough? Otherwise wait out the rest (a run that starts meanwhile, or the
+    // session's end, wakes us and the loop starts over).
+    const auto idle_from = last_run_end_ + kIdleBeforePreparing;
+    if (std::chrono::steady_clock::now() < idle_from) {
+      wake_.wait_until(lock, idle_from);
+      continue;
+    }
     const plan::LaunchPlan shape = *shape_;
     std::shared_ptr<const zygote::Zygote> current = ZygoteFor(shape);
     if (!current) {

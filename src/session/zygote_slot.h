@@ -7,12 +7,13 @@
 // thread of the session keeps up to PreparedCommands() sandboxes of that shape built ahead
 // (zygote/prepared_command.h); a command that fits one starts in it, and the filler builds
 // the next one behind it. With none ready, or for a plan of another shape, the command joins
-// the zygote itself as before. The filler prepares only while none of the session's commands
-// is being launched or supervised: preparing forks the server (its page tables are copied,
-// and every page it writes afterwards is copied on write until the prepared process execs),
-// which would slow down the command it was meant to speed up.
+// the zygote itself as before. The filler prepares only once none of the session's commands
+// has been launched or supervised for 20 ms: preparing forks the server (its page tables are
+// copied, and every page it writes afterwards is copied on write until the prepared process
+// execs), which would slow down the commands it was meant to speed up.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -103,6 +104,7 @@ class ZygoteSlot {
   std::deque<std::shared_ptr<zygote::PreparedCommand>> ready_;
   int failures_ = 0;     // preparing failed this often in a row for shape_ (it stops at 3)
   int active_runs_ = 0;  // RunScopes alive
+  std::chrono::steady_clock::time_point last_run_end_;  // when the last RunScope ended
 };
 
 }  // namespace cordon::session
