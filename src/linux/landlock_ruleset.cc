@@ -61,6 +61,18 @@ StepResult ApplyLandlock(const ChildContext& c) {
   if (!result.failed() && c.landlock_list_root) {
     result = AddPathRule(fd, "/", sys::kAccessFsReadDir & c.landlock_handled_fs, -1);
   }
+  // A prepared command (decision 0023) execs cordon-init through the descriptor the parent
+  // opened on the host. The file may lie outside every path above (a build tree below the
+  // host's /tmp, which the sandbox replaces with its own), and exec needs read access where
+  // reads are handled: this one file, no other.
+  if (!result.failed() && c.request_fd >= 0 && c.init_reaper_fd >= 0) {
+    const std::uint64_t rights =
+        (sys::kAccessFsReadFile | sys::kAccessFsExecute) & c.landlock_handled_fs;
+    sys::LandlockPathBeneathAttr rule{rights, c.init_reaper_fd};
+    if (rights != 0 && sys::LandlockAddRule(fd, sys::kLandlockRulePathBeneath, &rule, 0) != 0) {
+      result = StepFailed(Step::kLandlockRule, -1);
+    }
+  }
   // No TCP port rule: with handled_access_net set, every bind and connect is refused.
   if (!result.failed() && sys::LandlockRestrictSelf(fd, 0) != 0) {
     result = StepFailed(Step::kLandlockRestrict);

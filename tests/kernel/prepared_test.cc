@@ -4,12 +4,14 @@
 // prepared sandbox nobody takes, one that died before its command came, a command that cannot
 // start in one.
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <thread>
 
 #include "kernel_support.h"
+#include "linux/init_reaper.h"
 #include "linux/kernel_features.h"
 #include "plan/launch_plan.h"
 #include "session/request.h"
@@ -158,6 +160,41 @@ TEST_F(PreparedTest, ACommandThatCannotStartFailsLikeAOneShotLaunchAndLeavesNoth
   ASSERT_FALSE(started);
   EXPECT_NE(started.error().message.find("chdir"), std::string::npos) << started.error().message;
   EXPECT_TRUE(Gone(second));
+}
+
+// Where cordon-init lies outside the sandbox's view (a build tree below the host's /tmp, which
+// the sandbox replaces), the prepared process still execs it: through the descriptor opened on
+// the host, with a Landlock rule for that one file (reads are handled for the credential
+// allow-list). Regression: without the rule, exec failed with EACCES and no command was ever
+// prepared.
+TEST_F(PreparedTest, ACordonInitOutsideTheSandboxsViewStillTakesTheCommand) {
+  auto plan = PlanShell("echo hi > prepared-hidden-init");
+  if (!plan) return;
+  ASSERT_NE(plan->landlock.abi, 0) << "this case needs Landlock";
+  char pattern[] = "/tmp/cordon-init-stage.XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern), nullptr);
+  const std::filesystem::path stage = pattern;
+  struct RemoveStage {
+    std::filesystem::path path;
+    ~RemoveStage() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  } remove_stage{stage};
+  ASSERT_EQ(::chmod(stage.c_str(), 0755), 0);
+  std::filesystem::copy_file(SuiteInitReaper(), stage / "cordon-init");
+  linux_native::SetInitReaperPath(stage / "cordon-init");
+  ASSERT_EQ(linux_native::InitReaperFdFor(*plan) >= 0, true) << linux_native::InitReaperProblem();
+  auto z = StartZygote(*plan);
+  std::unique_ptr<zygote::PreparedCommand> prepared = z ? Prepare(*z, *plan) : nullptr;
+  Result<exec::LaunchedProcess> started =
+      prepared ? prepared->Start(*plan, exec::StdioFds{})
+               : Result<exec::LaunchedProcess>(std::unexpected(Error{}));
+  linux_native::SetInitReaperPath(SuiteInitReaper());
+  ASSERT_TRUE(started) << started.error().message;
+  const int status = WaitStatus(*started);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_EQ(ReadFile(workspace_ / "prepared-hidden-init"), "hi\n");
 }
 
 }  // namespace
