@@ -65,6 +65,10 @@ Result<void> SendExecRequest(int socket, const ExecRequest& request) {
     return core::FailSyscall("sendmsg", "the prepared command's request socket", err);
   }
   if (const int err = SendAll(socket, body.data(), body.size()); err != 0) {
+    // Gone before it read the whole request: it cannot have run anything.
+    if (err == EPIPE || err == ECONNRESET) {
+      return Fail(ErrorCode::kUnavailable, "prepared command: its process is gone", err);
+    }
     return core::FailSyscall("send", "the prepared command's request socket", err);
   }
   return {};
@@ -78,6 +82,10 @@ Result<std::optional<ExecFailure>> ReadExecOutcome(int socket) {
     if (n == 0) break;
     if (n < 0) {
       if (errno == EINTR) continue;
+      // Closed with part of the request unread: it died before it could exec anything.
+      if (errno == ECONNRESET) {
+        return Fail(ErrorCode::kUnavailable, "prepared command: its process is gone", errno);
+      }
       return core::FailSyscall("read", "the prepared command's request socket");
     }
     got += static_cast<std::size_t>(n);

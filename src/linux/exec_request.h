@@ -26,7 +26,8 @@ struct ExecRequest {
 [[nodiscard]] Result<void> SendExecRequest(int socket, const ExecRequest& request);
 
 // After SendExecRequest: nullopt once the command's execve succeeded (EOF: the socket closed
-// on exec), else the stub's report.
+// on exec), else the stub's report. kUnavailable when the process died with part of the
+// request unread (nothing ran).
 [[nodiscard]] Result<std::optional<ExecFailure>> ReadExecOutcome(int socket);
 
 }  // namespace cordon::linux_native

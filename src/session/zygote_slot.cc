@@ -82,15 +82,19 @@ std::optional<Result<exec::LaunchedProcess>> ZygoteSlot::Launch(
 
 ZygoteSlot::~ZygoteSlot() {
   std::deque<std::shared_ptr<zygote::PreparedCommand>> unused;
+  std::vector<std::shared_ptr<zygote::PreparedCommand>> dead;
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
     unused.swap(ready_);
+    dead.swap(graveyard_);
     prepared_ready.fetch_sub(unused.size());
   }
   wake_.notify_all();
   unused.clear();  // killed and reaped
+  dead.clear();
   if (filler_.joinable()) filler_.join();
+  graveyard_.clear();  // what the filler buried after we looked
 }
 
 std::shared_ptr<const zygote::Zygote> ZygoteSlot::ZygoteFor(const plan::LaunchPlan& plan) {
@@ -111,19 +115,30 @@ std::shared_ptr<const zygote::Zygote> ZygoteSlot::ZygoteFor(const plan::LaunchPl
   return zygote_;
 }
 
+void ZygoteSlot::Bury(std::shared_ptr<zygote::PreparedCommand> unused) {
+  // Killed now (a signal); reaped by the filler, off the command's path and outside the lock.
+  unused->Kill();
+  graveyard_.push_back(std::move(unused));
+}
+
 std::shared_ptr<zygote::PreparedCommand> ZygoteSlot::TakePrepared(const plan::LaunchPlan& plan) {
-  if (PreparedCommands() <= 0 || plan.limits.needs_cgroup()) return nullptr;
+  if (PreparedCommands() <= 0 || !zygote::Preparable(plan)) return nullptr;
   std::shared_ptr<zygote::PreparedCommand> taken;
   while (!ready_.empty() && !taken) {
     std::shared_ptr<zygote::PreparedCommand> next = std::move(ready_.front());
     ready_.pop_front();
     prepared_ready.fetch_sub(1);
-    if (next->Alive() && zygote::SamePreparedShape(next->shape(), plan)) taken = std::move(next);
+    if (next->Alive() && zygote::SamePreparedShape(next->shape(), plan)) {
+      taken = std::move(next);
+    } else {
+      Bury(std::move(next));
+    }
   }
   if (!shape_ || !zygote::SamePreparedShape(*shape_, plan)) {
     // The session's commands now look like this one: prepare that shape from here on.
     if (shape_) shape_changes.fetch_add(1);
     prepared_ready.fetch_sub(ready_.size());
+    for (auto& stale : ready_) Bury(std::move(stale));
     ready_.clear();
     shape_ = plan;
     failures_ = 0;
@@ -137,11 +152,19 @@ void ZygoteSlot::Fill() {
   std::unique_lock lock(mutex_);
   for (;;) {
     wake_.wait(lock, [&] {
-      return stopping_ ||
+      return stopping_ || !graveyard_.empty() ||
              (shape_ && !unusable_ && active_runs_ == 0 && failures_ < kMaxPrepareFailures &&
               ready_.size() < static_cast<std::size_t>(PreparedCommands()));
     });
     if (stopping_) return;
+    if (!graveyard_.empty()) {
+      std::vector<std::shared_ptr<zygote::PreparedCommand>> dead;
+      dead.swap(graveyard_);
+      lock.unlock();
+      dead.clear();  // reaped
+      lock.lock();
+      continue;
+    }
     // Idle long enough? Otherwise wait out the rest (a run that starts meanwhile, or the
     // session's end, wakes us and the loop starts over).
     const auto idle_from = last_run_end_ + kIdleBeforePreparing;
@@ -168,6 +191,8 @@ void ZygoteSlot::Fill() {
     if (!stopping_ && shape_ && zygote::SamePreparedShape(*shape_, shape)) {
       ready_.push_back(std::move(*prepared));
       prepared_ready.fetch_add(1);
+    } else {
+      Bury(std::move(*prepared));  // the shape changed while it was being built
     }
   }
 }

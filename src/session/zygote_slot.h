@@ -21,6 +21,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "cordon/error.h"
 #include "exec/launched_process.h"
@@ -61,6 +62,8 @@ class ZygoteSlot {
   ~ZygoteSlot();  // stops the filler and kills the prepared commands nobody took
   ZygoteSlot(const ZygoteSlot&) = delete;
   ZygoteSlot& operator=(const ZygoteSlot&) = delete;
+  // Not fork-safe: a child process must not use or destroy a long-lived session its parent
+  // ran commands in (the filler thread and the sandboxes are the parent's).
 
   // Launches `plan` through the session's zygote (in a prepared command when one fits),
   // starting or rebuilding it when needed. nullopt when the zygote cannot serve this plan:
@@ -90,6 +93,8 @@ class ZygoteSlot {
   // With mutex_ held: a ready prepared command that fits `plan`, if any; and from now on the
   // filler prepares `plan`'s shape.
   std::shared_ptr<zygote::PreparedCommand> TakePrepared(const plan::LaunchPlan& plan);
+  // With mutex_ held: kills `unused` now and leaves reaping it to the filler.
+  void Bury(std::shared_ptr<zygote::PreparedCommand> unused);
   void Fill();  // the filler thread
 
   std::mutex mutex_;
@@ -102,6 +107,7 @@ class ZygoteSlot {
   std::optional<plan::LaunchPlan> shape_;  // what the filler prepares
   // shared_ptr, not unique_ptr: the type is complete only where the zygote is built (Linux).
   std::deque<std::shared_ptr<zygote::PreparedCommand>> ready_;
+  std::vector<std::shared_ptr<zygote::PreparedCommand>> graveyard_;  // killed, not yet reaped
   int failures_ = 0;     // preparing failed this often in a row for shape_ (it stops at 3)
   int active_runs_ = 0;  // RunScopes alive
   std::chrono::steady_clock::time_point last_run_end_;  // when the last RunScope ended

@@ -44,11 +44,14 @@ linux_native::Step ToStep(std::uint32_t step) {
 
 }  // namespace
 
+bool Preparable(const plan::LaunchPlan& plan) {
+  return !plan.limits.needs_cgroup() && plan.limits.rlimits.open_files == 0;
+}
+
 bool SamePreparedShape(const plan::LaunchPlan& a, const plan::LaunchPlan& b) {
   return SameShape(a, b) && SameLandlock(a.landlock, b.landlock) &&
          SameRlimits(a.limits.rlimits, b.limits.rlimits) &&
-         a.unix_connect_beneath == b.unix_connect_beneath && !a.limits.needs_cgroup() &&
-         !b.limits.needs_cgroup();
+         a.unix_connect_beneath == b.unix_connect_beneath && Preparable(a) && Preparable(b);
 }
 
 PreparedCommand::PreparedCommand(exec::LaunchedProcess launched, core::UniqueFd request,
@@ -62,6 +65,10 @@ void PreparedCommand::Discard() {
   exec::KillTree(launched_);
   (void)exec::Reap(launched_);
   launched_.pid = -1;
+}
+
+void PreparedCommand::Kill() const {
+  if (launched_.pid > 0) exec::KillTree(launched_);
 }
 
 bool PreparedCommand::Alive() const {

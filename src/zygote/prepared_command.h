@@ -33,6 +33,8 @@ class PreparedCommand {
   pid_t pid() const { return launched_.pid; }
   // False once its init is gone (killed, OOM): it can serve nothing.
   bool Alive() const;
+  // SIGKILL to its init (the whole sandbox) without reaping it; the destructor reaps.
+  void Kill() const;
 
   // Starts `plan`'s command (argv, environment, cwd) with `stdio` (-1: /dev/null) and returns
   // what linux_native::Launch would: the init to wait for and kill, its status pipe, the
@@ -50,6 +52,12 @@ class PreparedCommand {
   core::UniqueFd request_;  // the supervisor's end of the request socket
   plan::LaunchPlan shape_;
 };
+
+// Whether commands of `plan` may be prepared at all: not with a per-run cgroup (the command
+// process joins it before anything else) nor with an open-files limit (the prepared process
+// lowers RLIMIT_NOFILE before it receives the command's descriptors, which a small limit
+// would then not let in).
+bool Preparable(const plan::LaunchPlan& plan);
 
 // The two plans build the same prepared command: same namespaces, hostname, mounts, seccomp,
 // Landlock, rlimits and connect rules, and neither needs a per-run cgroup. Per command:

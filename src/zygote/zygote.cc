@@ -1,5 +1,6 @@
 #include "zygote/zygote.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -97,8 +98,9 @@ Result<exec::LaunchedProcess> Zygote::Launch(const plan::LaunchPlan& plan,
 }
 
 Result<std::unique_ptr<PreparedCommand>> Zygote::Prepare(const plan::LaunchPlan& plan) const {
-  if (plan.limits.needs_cgroup()) {
-    return Fail(ErrorCode::kUnavailable, "zygote: a run with its own cgroup is not prepared");
+  if (!Preparable(plan)) {
+    return Fail(ErrorCode::kUnavailable,
+                "zygote: a run with its own cgroup or an open-files limit is not prepared");
   }
   if (linux_native::InitReaperFdFor(plan) < 0) {
     return Fail(ErrorCode::kUnavailable, "zygote: no usable cordon-init to prepare commands with");
@@ -109,6 +111,14 @@ Result<std::unique_ptr<PreparedCommand>> Zygote::Prepare(const plan::LaunchPlan&
   }
   core::UniqueFd ours(fds[0]);
   core::UniqueFd theirs(fds[1]);
+  // Above 2, like the launcher's pipes: the child's stdio dup2 onto 0..2 must not hit them (a
+  // server started with a standard descriptor closed gets them there).
+  for (core::UniqueFd* end : {&ours, &theirs}) {
+    if (end->get() >= 3) continue;
+    const int moved = ::fcntl(end->get(), F_DUPFD_CLOEXEC, 3);
+    if (moved < 0) return core::FailSyscall("fcntl", "prepared command socket, F_DUPFD_CLOEXEC");
+    end->Reset(moved);
+  }
   // Prepared in the workspace, which exists as long as the session does; each command then
   // changes to its own directory.
   plan::LaunchPlan shape = plan;

@@ -3,6 +3,7 @@
 // Prepared variant (zygote_test.cc); these are the cases a session only meets by accident: a
 // prepared sandbox nobody takes, one that died before its command came, a command that cannot
 // start in one.
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -71,8 +72,14 @@ class PreparedTest : public KernelTest {
     return status;
   }
 
-  // True once no process has `pid` (reaped, or never our child any more).
+  // True once no process has `pid`: not running, and not a zombie waiting to be reaped.
   static bool Gone(pid_t pid) { return ::kill(pid, 0) != 0 && errno == ESRCH; }
+
+  // The prepared process (cordon-init --exec), the only child of the prepared init.
+  static pid_t StubOf(pid_t init) {
+    const std::string children = ReadFile(fmt::format("/proc/{0}/task/{0}/children", init));
+    return children.empty() ? -1 : static_cast<pid_t>(std::stol(children));
+  }
 
   linux_native::KernelFeatures features_ = linux_native::ProbeKernel();
 };
@@ -86,11 +93,17 @@ TEST_F(PreparedTest, AnUnusedPreparedSandboxIsKilledWhenItIsDropped) {
   ASSERT_TRUE(prepared);
   const pid_t pid = prepared->pid();
   ASSERT_GT(pid, 0);
-  // Twin: while held, it is there and waiting.
+  const pid_t stub = StubOf(pid);
+  ASSERT_GT(stub, 0);
+  // Twin: while held, both are there and waiting.
   EXPECT_TRUE(prepared->Alive());
   EXPECT_EQ(::kill(pid, 0), 0);
+  EXPECT_EQ(::kill(stub, 0), 0);
+  EXPECT_NE(ReadFile(fmt::format("/proc/{}/cmdline", stub)).find("--exec"), std::string::npos);
   prepared.reset();
   EXPECT_TRUE(Gone(pid)) << "the prepared sandbox's init " << pid << " outlived its owner";
+  for (int i = 0; i < 300 && !Gone(stub); ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(Gone(stub)) << "the prepared process " << stub << " outlived its sandbox";
 }
 
 TEST_F(PreparedTest, ACommandStartsInItAndWritesOnlyWhereAllowed) {
@@ -183,6 +196,9 @@ TEST_F(PreparedTest, ACordonInitOutsideTheSandboxsViewStillTakesTheCommand) {
   } remove_stage{stage};
   ASSERT_EQ(::chmod(stage.c_str(), 0755), 0);
   std::filesystem::copy_file(SuiteInitReaper(), stage / "cordon-init");
+  struct RestoreReaper {
+    ~RestoreReaper() { linux_native::SetInitReaperPath(SuiteInitReaper()); }
+  } restore_reaper;
   linux_native::SetInitReaperPath(stage / "cordon-init");
   ASSERT_EQ(linux_native::InitReaperFdFor(*plan) >= 0, true) << linux_native::InitReaperProblem();
   auto z = StartZygote(*plan);
@@ -190,7 +206,6 @@ TEST_F(PreparedTest, ACordonInitOutsideTheSandboxsViewStillTakesTheCommand) {
   Result<exec::LaunchedProcess> started =
       prepared ? prepared->Start(*plan, exec::StdioFds{})
                : Result<exec::LaunchedProcess>(std::unexpected(Error{}));
-  linux_native::SetInitReaperPath(SuiteInitReaper());
   ASSERT_TRUE(started) << started.error().message;
   const int status = WaitStatus(*started);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;

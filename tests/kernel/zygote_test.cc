@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <set>
 #include <thread>
 
@@ -81,6 +82,16 @@ class ZygoteTest : public KernelTest, public ::testing::WithParamInterface<bool>
     return result;
   }
 
+  // Prepared variant: waits until the session has a prepared sandbox ready (after its first
+  // command), so that the next command can start in it.
+  void WaitForPrepared() {
+    if (!prepared()) return;
+    for (int i = 0; i < 500 && session::PreparedReady() == 0; ++i) {
+      std::this_thread::sleep_for(10ms);
+    }
+    ASSERT_GT(session::PreparedReady(), 0u) << "no sandbox was prepared";
+  }
+
   void ExpectSomePreparedStarts() {
     if (expected_starts_ > 0) {
       EXPECT_GT(prepared_starts_, 0)
@@ -147,12 +158,16 @@ TEST_P(ZygoteTest, EachCommandRunsInItsOwnDirectoryWithOnlyThePlannedEnvironment
   if (!session) return;
   std::filesystem::create_directories(workspace_ / "sub" / "dir");
   (void)Joined(*session, "true");
+  WaitForPrepared();  // the prepared process waits in the workspace: this one must chdir
   CommandRequest request;
   request.shell_text = "pwd; echo \"canary=${CORDON_ZYGOTE_CANARY:-none}\"";
   request.cwd = "sub/dir";
   const std::uint64_t before = session::ZygoteLaunches();
+  const std::uint64_t before_prepared = session::PreparedLaunches();
   const RunResult inside = session->Run(request);
   EXPECT_EQ(session::ZygoteLaunches(), before + 1) << Describe(inside);
+  EXPECT_EQ(session::PreparedLaunches(), before_prepared + (prepared() ? 1 : 0))
+      << Describe(inside);
   EXPECT_EQ(inside.stdout_data.data,
             (std::filesystem::canonical(workspace_) / "sub" / "dir").string() + "\ncanary=none\n")
       << Describe(inside);
@@ -268,6 +283,9 @@ TEST_P(ZygoteTest, DaemonIsDeadAfterTheServerIsKilled) {
   ASSERT_GE(server, 0);
   if (server == 0) {
     (void)Shell(*session, "true");
+    // Prepared variant: time for the session to prepare the second command's sandbox, whose
+    // init is a child of the session's filler thread.
+    if (prepared()) std::this_thread::sleep_for(500ms);
     (void)Shell(*session, StartDaemonShell(heartbeat) + "; sleep 60");
     ::_exit(0);
   }
@@ -322,6 +340,51 @@ TEST_P(ZygoteTest, AGitDirectoryCreatedLaterIsStillProtected) {
   EXPECT_FALSE(Exists(workspace_ / ".git" / "config"));
   // Twin: the workspace itself stays writable.
   EXPECT_EQ(Shell(*session, "echo x > file").exit_code, 0);
+}
+
+TEST_P(ZygoteTest, ASecretCreatedAfterTheSandboxWasPreparedIsStillHidden) {
+  // The plan changes shape (a mask for the new file): the command must not run in a sandbox
+  // prepared (or a zygote built) before the file existed.
+  Config config = MakeConfig();
+  const std::filesystem::path secret = std::filesystem::canonical(workspace_) / "late.env";
+  config.sandbox.hidden_paths.push_back(secret);
+  auto session = SessionOrSkip(config);
+  if (!session) return;
+  (void)Joined(*session, "true");
+  WaitForPrepared();
+  const std::uint64_t changes = session::PreparedShapeChanges();
+  const std::uint64_t before = session::PreparedLaunches();
+  {
+    std::ofstream(secret) << "TOKEN=hunter2\n";
+    std::ofstream(workspace_ / "plain.txt") << "visible\n";
+  }
+  const RunResult read = Shell(*session, "cat late.env; cat plain.txt");
+  EXPECT_EQ(read.stdout_data.data.find("hunter2"), std::string::npos) << Describe(read);
+  // Twin: a file created at the same moment, not hidden, is read.
+  EXPECT_NE(read.stdout_data.data.find("visible"), std::string::npos) << Describe(read);
+  EXPECT_EQ(session::PreparedLaunches(), before) << "ran in a sandbox prepared without the mask";
+  if (prepared()) {
+    EXPECT_GT(session::PreparedShapeChanges(), changes);
+  }
+}
+
+TEST_P(ZygoteTest, ASmallOpenFilesLimitHoldsAndItsCommandsAreNotPrepared) {
+  // A prepared process would lower RLIMIT_NOFILE before it receives the command's three
+  // descriptors, which a limit this small would keep out: such a session prepares nothing.
+  Config config = MakeConfig();
+  config.limits.open_files = 5;
+  auto session = SessionOrSkip(config);
+  if (!session) return;
+  const std::uint64_t before = session::PreparedLaunches();
+  const std::uint64_t joined = session::ZygoteLaunches();
+  for (int i = 0; i < 3; ++i) {
+    const RunResult limit = Shell(*session, "ulimit -n");
+    EXPECT_EQ(limit.stdout_data.data, "5\n") << Describe(limit);
+    std::this_thread::sleep_for(100ms);  // time the filler would have had
+  }
+  EXPECT_EQ(session::ZygoteLaunches(), joined + 3);  // through the zygote all the same
+  EXPECT_EQ(session::PreparedLaunches(), before);
+  EXPECT_EQ(session::PreparedReady(), 0u);
 }
 
 TEST_P(ZygoteTest, ALongLivedSessionOnBwrapLaunchesEveryCommandThroughBwrap) {
