@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "pause.h"
 #include "spawn.h"
 
 namespace cordon::bench {
@@ -147,11 +148,7 @@ void BareForkExec(benchmark::State& state) {
   const std::vector<std::string> argv = {"/bin/true"};
   const auto pause = std::chrono::milliseconds(state.range(0));
   for (auto _ : state) {
-    if (pause.count() > 0) {
-      state.PauseTiming();
-      std::this_thread::sleep_for(pause);
-      state.ResumeTiming();
-    }
+    PauseUntimed(state, pause);
     if (SpawnAndWait(argv, kEnv).exit_code != 0) {
       state.SkipWithError("/bin/true failed");
       break;
@@ -174,11 +171,7 @@ void McpRoundTrip(benchmark::State& state) {
   const auto pause = std::chrono::milliseconds(state.range(0));
   double run_ms = 0;
   for (auto _ : state) {
-    if (pause.count() > 0) {
-      state.PauseTiming();
-      std::this_thread::sleep_for(pause);
-      state.ResumeTiming();
-    }
+    PauseUntimed(state, pause);
     server.SendCall(id++, "true");
     const json response = server.ReadResponse();
     if (!Succeeded(response)) {

@@ -15,6 +15,7 @@
 #include "cordon/session.h"
 #include "linux/init_reaper.h"
 #include "linux/kernel_features.h"
+#include "pause.h"
 #include "session/zygote_slot.h"
 #include "spawn.h"
 
@@ -36,11 +37,7 @@ void BareForkExec(benchmark::State& state) {
   const std::vector<std::string> env = {"PATH=/usr/bin:/bin"};
   const auto pause = std::chrono::milliseconds(state.range(0));
   for (auto _ : state) {
-    if (pause.count() > 0) {
-      state.PauseTiming();
-      std::this_thread::sleep_for(pause);
-      state.ResumeTiming();
-    }
+    PauseUntimed(state, pause);
     if (SpawnAndWait(argv, env).exit_code != 0) {
       state.SkipWithError("/bin/true failed");
       break;
@@ -65,11 +62,7 @@ void RunTrue(benchmark::State& state, bool zygote, int prepared) {
   const std::uint64_t joined_before = session::ZygoteLaunches();
   const std::uint64_t prepared_before = session::PreparedLaunches();
   for (auto _ : state) {
-    if (prepared > 0) {
-      state.PauseTiming();
-      std::this_thread::sleep_for(std::chrono::milliseconds(30));
-      state.ResumeTiming();
-    }
+    PauseUntimed(state, std::chrono::milliseconds(prepared > 0 ? 30 : 0));
     const RunResult result = session->Run(request);
     if (result.status != RunStatus::kExited || result.exit_code != 0) {
       state.SkipWithError(("run failed: " + result.error).c_str());

@@ -299,19 +299,23 @@ Error StepError(const plan::LaunchPlan& plan, const StepReport& report) {
   return ReportError(plan, none, report);
 }
 
-Result<BrokerChannel> MakeBrokerChannel() {
+Result<BrokerChannel> MakeSocketPair(int type, const char* what) {
   int fds[2];
-  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) {
-    return core::FailSyscall("socketpair", "AF_UNIX, SOCK_SEQPACKET (connect broker)");
+  if (::socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, fds) != 0) {
+    return core::FailSyscall("socketpair", fmt::format("AF_UNIX ({})", what));
   }
   BrokerChannel channel{UniqueFd(fds[0]), UniqueFd(fds[1])};
   for (UniqueFd* end : {&channel.ours, &channel.child}) {
     if (end->get() >= 3) continue;  // above 2, like the pipes
     int moved = ::fcntl(end->get(), F_DUPFD_CLOEXEC, 3);
-    if (moved < 0) return core::FailSyscall("fcntl", "connect broker, F_DUPFD_CLOEXEC");
+    if (moved < 0) return core::FailSyscall("fcntl", fmt::format("{}, F_DUPFD_CLOEXEC", what));
     end->Reset(moved);
   }
   return channel;
+}
+
+Result<BrokerChannel> MakeBrokerChannel() {
+  return MakeSocketPair(SOCK_SEQPACKET, "connect broker");
 }
 
 UniqueFd ReceiveListener(int fd) {

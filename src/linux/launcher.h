@@ -69,6 +69,10 @@ struct BrokerChannel {
   core::UniqueFd child;
 };
 [[nodiscard]] Result<BrokerChannel> MakeBrokerChannel();
+// The same shape for any AF_UNIX socket `type`: close-on-exec, both ends above 2 (like the
+// launcher's pipes: the child's dup2 onto 0..2 never hits them, even in a process started with
+// a standard descriptor closed). `what` names it in errors.
+[[nodiscard]] Result<BrokerChannel> MakeSocketPair(int type, const char* what);
 // The listener, once the command's execve succeeded (it was sent before): queued on `fd` now or
 // never (a zygote holder runs no command). Invalid when none came: the command's connects
 // then fail with ENOSYS (closed, not open).

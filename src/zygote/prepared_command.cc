@@ -1,7 +1,5 @@
 #include "zygote/prepared_command.h"
 
-#include <poll.h>
-
 #include <utility>
 
 #include "exec/process_control.h"
@@ -72,9 +70,9 @@ void PreparedCommand::Kill() const {
 }
 
 bool PreparedCommand::Alive() const {
-  if (launched_.pid <= 0 || !launched_.pidfd.valid()) return false;
-  pollfd p{launched_.pidfd.get(), POLLIN, 0};
-  return ::poll(&p, 1, 0) == 0;  // a pidfd polls readable once the process has exited
+  if (launched_.pid <= 0) return false;
+  const Result<bool> exited = exec::HasExited(launched_);
+  return exited && !*exited;
 }
 
 Result<exec::LaunchedProcess> PreparedCommand::Start(const plan::LaunchPlan& plan,

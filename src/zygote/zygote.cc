@@ -1,6 +1,5 @@
 #include "zygote/zygote.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -9,7 +8,6 @@
 
 #include <cerrno>
 
-#include "core/syscall_error.h"
 #include "exec/process_control.h"
 #include "linux/init_reaper.h"
 #include "linux/launcher.h"
@@ -105,27 +103,16 @@ Result<std::unique_ptr<PreparedCommand>> Zygote::Prepare(const plan::LaunchPlan&
   if (linux_native::InitReaperFdFor(plan) < 0) {
     return Fail(ErrorCode::kUnavailable, "zygote: no usable cordon-init to prepare commands with");
   }
-  int fds[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
-    return core::FailSyscall("socketpair", "AF_UNIX, SOCK_STREAM (prepared command)");
-  }
-  core::UniqueFd ours(fds[0]);
-  core::UniqueFd theirs(fds[1]);
-  // Above 2, like the launcher's pipes: the child's stdio dup2 onto 0..2 must not hit them (a
-  // server started with a standard descriptor closed gets them there).
-  for (core::UniqueFd* end : {&ours, &theirs}) {
-    if (end->get() >= 3) continue;
-    const int moved = ::fcntl(end->get(), F_DUPFD_CLOEXEC, 3);
-    if (moved < 0) return core::FailSyscall("fcntl", "prepared command socket, F_DUPFD_CLOEXEC");
-    end->Reset(moved);
-  }
+  CORDON_TRY(linux_native::BrokerChannel request,
+             linux_native::MakeSocketPair(SOCK_STREAM, "prepared command"));
   // Prepared in the workspace, which exists as long as the session does; each command then
   // changes to its own directory.
   plan::LaunchPlan shape = plan;
   shape.cwd = plan.workspace;
   CORDON_TRY(exec::LaunchedProcess launched,
-             Join(shape, exec::StdioFds{}, limits::CgroupAttach{}, theirs.get()));
-  return std::make_unique<PreparedCommand>(std::move(launched), std::move(ours), std::move(shape));
+             Join(shape, exec::StdioFds{}, limits::CgroupAttach{}, request.child.get()));
+  return std::make_unique<PreparedCommand>(std::move(launched), std::move(request.ours),
+                                           std::move(shape));
 }
 
 Result<exec::LaunchedProcess> Zygote::Join(const plan::LaunchPlan& plan,

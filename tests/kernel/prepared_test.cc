@@ -62,6 +62,19 @@ class PreparedTest : public KernelTest {
     return prepared ? std::move(*prepared) : nullptr;
   }
 
+  // A zygote for `plan` and one prepared command of it (the zygote must outlive the command).
+  struct ZygoteAndPrepared {
+    std::unique_ptr<zygote::Zygote> zygote;
+    std::unique_ptr<zygote::PreparedCommand> prepared;
+    explicit operator bool() const { return zygote && prepared; }
+  };
+  ZygoteAndPrepared StartAndPrepare(const plan::LaunchPlan& plan) {
+    ZygoteAndPrepared both;
+    both.zygote = StartZygote(plan);
+    if (both.zygote) both.prepared = Prepare(*both.zygote, plan);
+    return both;
+  }
+
   // Runs a started prepared command to its end; the init's status pipe gives its wait status.
   static int WaitStatus(exec::LaunchedProcess& launched) {
     int status = -1;
@@ -87,10 +100,8 @@ class PreparedTest : public KernelTest {
 TEST_F(PreparedTest, AnUnusedPreparedSandboxIsKilledWhenItIsDropped) {
   auto plan = PlanShell("true");
   if (!plan) return;
-  auto z = StartZygote(*plan);
-  ASSERT_TRUE(z);
-  auto prepared = Prepare(*z, *plan);
-  ASSERT_TRUE(prepared);
+  auto [z, prepared] = StartAndPrepare(*plan);
+  ASSERT_TRUE(z && prepared);
   const pid_t pid = prepared->pid();
   ASSERT_GT(pid, 0);
   const pid_t stub = StubOf(pid);
@@ -109,10 +120,8 @@ TEST_F(PreparedTest, AnUnusedPreparedSandboxIsKilledWhenItIsDropped) {
 TEST_F(PreparedTest, ACommandStartsInItAndWritesOnlyWhereAllowed) {
   auto plan = PlanShell("echo hi > prepared-inside");
   if (!plan) return;
-  auto z = StartZygote(*plan);
-  ASSERT_TRUE(z);
-  auto prepared = Prepare(*z, *plan);
-  ASSERT_TRUE(prepared);
+  auto [z, prepared] = StartAndPrepare(*plan);
+  ASSERT_TRUE(z && prepared);
   Result<exec::LaunchedProcess> started = prepared->Start(*plan, exec::StdioFds{});
   ASSERT_TRUE(started) << started.error().message;
   const int status = WaitStatus(*started);
@@ -135,10 +144,8 @@ TEST_F(PreparedTest, ACommandStartsInItAndWritesOnlyWhereAllowed) {
 TEST_F(PreparedTest, ASandboxThatDiedBeforeItsCommandCameRunsNothing) {
   auto plan = PlanShell("echo hi > prepared-mark");
   if (!plan) return;
-  auto z = StartZygote(*plan);
-  ASSERT_TRUE(z);
-  auto prepared = Prepare(*z, *plan);
-  ASSERT_TRUE(prepared);
+  auto [z, prepared] = StartAndPrepare(*plan);
+  ASSERT_TRUE(z && prepared);
   ASSERT_EQ(::kill(prepared->pid(), SIGKILL), 0);
   for (int i = 0; i < 500 && prepared->Alive(); ++i) std::this_thread::sleep_for(10ms);
   ASSERT_FALSE(prepared->Alive());
@@ -151,10 +158,8 @@ TEST_F(PreparedTest, ASandboxThatDiedBeforeItsCommandCameRunsNothing) {
 TEST_F(PreparedTest, ACommandThatCannotStartFailsLikeAOneShotLaunchAndLeavesNothing) {
   auto plan = PlanShell("true");
   if (!plan) return;
-  auto z = StartZygote(*plan);
-  ASSERT_TRUE(z);
-  auto prepared = Prepare(*z, *plan);
-  ASSERT_TRUE(prepared);
+  auto [z, prepared] = StartAndPrepare(*plan);
+  ASSERT_TRUE(z && prepared);
   const pid_t pid = prepared->pid();
   plan::LaunchPlan missing = *plan;
   missing.argv = {"cordon-no-such-command-" + unique_};
@@ -201,8 +206,7 @@ TEST_F(PreparedTest, ACordonInitOutsideTheSandboxsViewStillTakesTheCommand) {
   } restore_reaper;
   linux_native::SetInitReaperPath(stage / "cordon-init");
   ASSERT_EQ(linux_native::InitReaperFdFor(*plan) >= 0, true) << linux_native::InitReaperProblem();
-  auto z = StartZygote(*plan);
-  std::unique_ptr<zygote::PreparedCommand> prepared = z ? Prepare(*z, *plan) : nullptr;
+  auto [z, prepared] = StartAndPrepare(*plan);
   Result<exec::LaunchedProcess> started =
       prepared ? prepared->Start(*plan, exec::StdioFds{})
                : Result<exec::LaunchedProcess>(std::unexpected(Error{}));

@@ -198,14 +198,27 @@ struct RawCase {
   int expected_err = EPROTO;
 };
 
+// The body of a raw request: cwd `dir`, argv {"touch", mark}, candidate /usr/bin/touch.
+std::string TouchBody(const std::filesystem::path& dir, const std::filesystem::path& mark) {
+  return dir.string() + '\0' + "touch" + '\0' + mark.string() + '\0' + "/usr/bin/touch" + '\0';
+}
+
+// Sends `header`, `body` and `trailing` as raw bytes, no descriptors.
+void SendRaw(int socket, const ExecRequestHeader& header, const std::string& body,
+             const std::string& trailing = "") {
+  std::string message(reinterpret_cast<const char*>(&header), sizeof header);
+  message += body + trailing;
+  ASSERT_EQ(::send(socket, message.data(), message.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(message.size()));
+}
+
 class ExecStubMalformed : public ::testing::TestWithParam<RawCase> {};
 
 TEST_P(ExecStubMalformed, IsRefusedAndRunsNothing) {
   testing::TempDir dir;
   const RawCase& c = GetParam();
   const std::filesystem::path mark = dir.path() / "ran";
-  std::string body =
-      dir.path().string() + '\0' + "touch" + '\0' + mark.string() + '\0' + "/usr/bin/touch" + '\0';
+  const std::string body = TouchBody(dir.path(), mark);
   ExecRequestHeader header;
   header.magic = c.magic;
   header.argc = c.argc;
@@ -216,10 +229,7 @@ TEST_P(ExecStubMalformed, IsRefusedAndRunsNothing) {
       c.body_bytes != 0 ? c.body_bytes
                         : static_cast<std::uint32_t>(static_cast<long>(body.size()) + c.body_delta);
   Stub stub = StartStub();
-  std::string message(reinterpret_cast<const char*>(&header), sizeof header);
-  message += body + c.trailing;
-  ASSERT_EQ(::send(stub.ours.get(), message.data(), message.size(), MSG_NOSIGNAL),
-            static_cast<ssize_t>(message.size()));
+  SendRaw(stub.ours.get(), header, body, c.trailing);
   if (c.close_early) ::shutdown(stub.ours.get(), SHUT_WR);
   Result<std::optional<ExecFailure>> outcome = ReadExecOutcome(stub.ours.get());
   ASSERT_TRUE(outcome) << outcome.error().message;
@@ -235,17 +245,13 @@ TEST_P(ExecStubMalformed, IsRefusedAndRunsNothing) {
 TEST(ExecStub, AWellFormedRawRequestRuns) {
   testing::TempDir dir;
   const std::filesystem::path mark = dir.path() / "ran";
-  const std::string body =
-      dir.path().string() + '\0' + "touch" + '\0' + mark.string() + '\0' + "/usr/bin/touch" + '\0';
+  const std::string body = TouchBody(dir.path(), mark);
   ExecRequestHeader header;
   header.argc = 2;
   header.pathc = 1;
   header.body_bytes = static_cast<std::uint32_t>(body.size());
   Stub stub = StartStub();
-  std::string message(reinterpret_cast<const char*>(&header), sizeof header);
-  message += body;
-  ASSERT_EQ(::send(stub.ours.get(), message.data(), message.size(), MSG_NOSIGNAL),
-            static_cast<ssize_t>(message.size()));
+  SendRaw(stub.ours.get(), header, body);
   Result<std::optional<ExecFailure>> outcome = ReadExecOutcome(stub.ours.get());
   ASSERT_TRUE(outcome);
   EXPECT_FALSE(outcome->has_value());
