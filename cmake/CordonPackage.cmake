@@ -98,7 +98,9 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # cordon_<version>_<arch>.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 # Runtime dependencies from the ELF files themselves (dpkg-shlibdeps): libre2-9, libseccomp2,
-# libfmt9, libstdc++6 and libc6 on Debian 12, with the right minimum versions.
+# libfmt9, libstdc++6 and libc6 on Debian 12, with the right minimum versions. They come from
+# libcordon.so: the cordon executables are static PIEs (decision 0024), so this package must be
+# rebuilt when glibc, libstdc++, RE2 or libseccomp get a security fix.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 include(CPack)

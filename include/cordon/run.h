@@ -31,6 +31,11 @@ struct CommandRequest {
   // Run kills the command's whole process tree at once and returns kSignaled with SIGKILL and
   // error "cancelled". Already readable at the start: nothing is launched. -1: not cancellable.
   int cancel_fd = -1;
+  // false: the output is only streamed to the OutputCallback given to Session::Run, and the
+  // result's stdout_data and stderr_data carry byte counts but no text (nothing is truncated).
+  // For a caller that shows the output as it comes and never looks at it again (`cordon run`
+  // without --json): the supervisor then keeps no copy of up to limits.output_bytes per stream.
+  bool capture_output = true;
 };
 
 enum class RunStatus { kExited, kSignaled, kTimedOut, kDenied, kSetupFailed };

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <string>
 
 #include "cli/subcommands.h"
 #include "cli/tty_approval.h"
@@ -160,11 +161,17 @@ int RunRun(const GlobalOptions& global, const RunOptions& options) {
     stream = [](OutputStream which, std::string_view data) {
       WriteAll(which == OutputStream::kStdout ? STDOUT_FILENO : STDERR_FILENO, data);
     };
+    request.capture_output = false;  // streamed through, never printed again
   }
   const RunResult result = session->Run(request, stream);
 
   if (options.json) {
-    fmt::print("{}\n", report::Dump(report::RunResultToJson(result), 2));
+    // Written as it is: the report can hold up to limits.output_bytes per stream, escaped (a
+    // NUL byte becomes six), and formatting it through fmt would copy all of that once more.
+    std::string report = report::Dump(report::RunResultToJson(result), 2);
+    report.push_back('\n');
+    std::fflush(stdout);
+    WriteAll(STDOUT_FILENO, report);
     return result.CliExitCode();
   }
   switch (result.status) {

@@ -39,7 +39,8 @@ class ConnectBroker {
 using Clock = std::chrono::steady_clock;
 
 // One read per ready stream per poll round. 128 KiB keeps the syscall count low when a command
-// floods its output, while bounding the time between deadline checks.
+// floods its output, while bounding the time between deadline checks. Not zero-filled: its
+// pages cost nothing until a read fills them (a quiet command never touches them).
 constexpr std::size_t kReadChunk = 128 * 1024;
 // Without a pidfd the supervisor cannot poll for the exit and checks this often instead.
 constexpr int kExitPollMs = 20;
@@ -48,6 +49,7 @@ struct Stream {
   OutputStream which;
   core::UniqueFd fd;
   HeadTailBuffer capture;
+  std::uint64_t uncaptured_bytes = 0;  // counted, not kept (SuperviseOptions::capture_output)
 };
 
 // The sandbox init's report of the command's wait status: one int, or EOF without it.
@@ -94,7 +96,7 @@ class Supervisor {
                  Stream{OutputStream::kStderr, std::move(output.stderr_read),
                         HeadTailBuffer(options.output_cap)}},
         callback_enabled_(static_cast<bool>(options.on_output)),
-        buffer_(kReadChunk) {
+        buffer_(new char[kReadChunk]) {
     status_.fd = std::move(process_.status_fd);
     sandboxed_init_ = status_.fd.valid();
     if (status_.fd.valid()) {
@@ -130,7 +132,7 @@ class Supervisor {
   StatusChannel status_;
   bool sandboxed_init_ = false;
   bool callback_enabled_ = false;
-  std::vector<char> buffer_;
+  std::unique_ptr<char[]> buffer_;
   std::unique_ptr<ConnectBroker> broker_;
 
   bool exited_ = false;
@@ -153,10 +155,14 @@ void Supervisor::Deliver(OutputStream which, std::string_view data) {
 }
 
 void Supervisor::ReadStream(Stream& stream) {
-  const ssize_t n = ::read(stream.fd.get(), buffer_.data(), buffer_.size());
+  const ssize_t n = ::read(stream.fd.get(), buffer_.get(), kReadChunk);
   if (n > 0) {
-    const std::string_view chunk(buffer_.data(), static_cast<std::size_t>(n));
-    stream.capture.Append(chunk);
+    const std::string_view chunk(buffer_.get(), static_cast<std::size_t>(n));
+    if (options_.capture_output) {
+      stream.capture.Append(chunk);
+    } else {
+      stream.uncaptured_bytes += chunk.size();
+    }
     Deliver(stream.which, chunk);
     return;
   }
@@ -339,6 +345,10 @@ RunResult Supervisor::FinishStatus() {
   RunResult result;
   result.stdout_data = streams_[0].capture.Finish();
   result.stderr_data = streams_[1].capture.Finish();
+  if (!options_.capture_output) {
+    result.stdout_data.total_bytes = streams_[0].uncaptured_bytes;
+    result.stderr_data.total_bytes = streams_[1].uncaptured_bytes;
+  }
   result.error = error_;
   if (timed_out_) {
     result.status = RunStatus::kTimedOut;

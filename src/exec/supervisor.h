@@ -31,6 +31,8 @@ struct SuperviseOptions {
   std::chrono::milliseconds timeout{0};
   // Bytes kept per stream (head + tail); the rest is counted and dropped.
   std::uint64_t output_cap = 1024 * 1024;
+  // false: nothing is kept (on_output gets every byte; the result has only the byte counts).
+  bool capture_output = true;
   // Receives every chunk as it arrives, including bytes beyond the cap. Runs on the calling
   // thread; an exception it throws disables it for the rest of the run (the run continues).
   OutputCallback on_output;

@@ -85,6 +85,7 @@ RunResult LaunchAndSupervise(const session::SessionBackends& backends, session::
   exec::SuperviseOptions options;
   options.timeout = timeout;
   options.output_cap = output_cap;
+  options.capture_output = request.capture_output;
   options.on_output = on_output;
   options.cancel_fd = request.cancel_fd;
   options.cgroup = cgroup.get();

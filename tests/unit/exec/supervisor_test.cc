@@ -202,6 +202,43 @@ TEST(Supervise, StreamsEveryChunkToTheCallbackEvenBeyondTheCap) {
   EXPECT_GT(result.stdout_data.truncated_bytes, 0u);
 }
 
+// capture_output = false (`cordon run` in a terminal): every byte still reaches the callback,
+// the result counts them but keeps none, and nothing counts as cut (the caller saw it all).
+TEST(Supervise, WithoutCaptureStreamsEverythingAndKeepsOnlyTheCounts) {
+  SuperviseOptions options;
+  options.output_cap = 16;
+  options.capture_output = false;
+  std::string out;
+  std::string err;
+  options.on_output = [&](OutputStream stream, std::string_view data) {
+    (stream == OutputStream::kStdout ? out : err).append(data);
+  };
+  RunResult result = MustRunShell("seq 1 1000; echo oops >&2", options);
+  EXPECT_EQ(result.status, RunStatus::kExited);
+  EXPECT_TRUE(out.starts_with("1\n2\n3\n"));
+  EXPECT_TRUE(out.ends_with("999\n1000\n"));
+  EXPECT_EQ(err, "oops\n");
+  EXPECT_EQ(result.stdout_data.total_bytes, out.size());
+  EXPECT_EQ(result.stderr_data.total_bytes, err.size());
+  EXPECT_EQ(result.stdout_data.data, "");
+  EXPECT_EQ(result.stderr_data.data, "");
+  EXPECT_EQ(result.stdout_data.truncated_bytes, 0u);
+  EXPECT_TRUE(result.limits_reached.empty());
+}
+
+// The twin: the same command with capture on (the default) keeps the text, cut to the cap.
+TEST(Supervise, WithCaptureTheSameOutputIsKeptAndCut) {
+  SuperviseOptions options;
+  options.output_cap = 16;
+  options.on_output = [](OutputStream, std::string_view) {};
+  RunResult result = MustRunShell("seq 1 1000; echo oops >&2", options);
+  EXPECT_TRUE(result.stdout_data.data.starts_with("1\n2\n3\n"));
+  EXPECT_TRUE(result.stdout_data.data.ends_with("1000\n"));
+  EXPECT_EQ(result.stderr_data.data, "oops\n");
+  EXPECT_GT(result.stdout_data.truncated_bytes, 0u);
+  EXPECT_EQ(result.limits_reached, std::vector<RunLimit>{RunLimit::kOutput});
+}
+
 TEST(Supervise, ThrowingCallbackIsDisabledAndTheRunCompletes) {
   SuperviseOptions options;
   int calls = 0;
