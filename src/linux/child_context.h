@@ -58,6 +58,14 @@ struct ChildContext {
   // instead of the command, which the supervisor sends later. -1: exec the command.
   int request_fd = -1;
 
+  // The command's stack (ChildStacks::command_top, mapped by the parent): init creates the
+  // command with CLONE_VM|CLONE_VFORK on it, so the command never copies init's page tables
+  // (a copy of the supervisor's until init execs). nullptr: a fork-like clone.
+  char* command_stack_top = nullptr;
+  // init itself runs in the supervisor's address space (CLONE_VM|CLONE_VFORK; the supervisor
+  // waits until init execs cordon-init). Then init may not fall back to reaping in place.
+  bool init_shares_parent_memory = false;
+
   const char* uid_map = nullptr;  // "U U 1\n": the caller's ids map to themselves
   const char* gid_map = nullptr;
   const char* hostname = nullptr;

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -157,6 +158,9 @@ StepResult ExecStub(const ChildContext& c) {
   return StepFailed(Step::kExecStub);
 }
 
+// The command's body as a CLONE_VM child (glibc's clone calls it on the new stack).
+int CommandMain(void* context) { RunCommand(*static_cast<const ChildContext*>(context)); }
+
 }  // namespace
 
 void EnterInit(const ChildContext& c, bool parent_death_signal) {
@@ -195,21 +199,39 @@ void SetUpNamespaces(const ChildContext& c) {
 
 void ForkCommandAndWait(const ChildContext& c) {
   // 6. init still holds the caller's full environment (in /proc/1/environ and memory) and
-  //    capabilities: make it non-dumpable so the command cannot read or ptrace it.
-  Require(c, ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0, Step::kNotDumpable);
+  //    capabilities: make it non-dumpable so the command cannot read or ptrace it. Not when
+  //    init runs in the supervisor's memory (decision 0025): the flag belongs to the memory,
+  //    so it would make the supervisor non-dumpable, and another thread's init starting in
+  //    that memory could no longer write its own id maps (/proc/self of a non-dumpable process
+  //    belongs to root). There init holds the memory only until its execve below, and the
+  //    command, holding no capabilities, cannot read or trace a process that holds all of
+  //    them in its user namespace (the kernel's capability check for ptrace access).
+  if (!c.init_shares_parent_memory) {
+    Require(c, ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0, Step::kNotDumpable);
+  }
   // 7. The command runs as init's child: init must stay to reap orphans (it is PID 1) and to
   //    report the command's status. Raw clone, not fork(): no atfork handlers or libc locks.
-  pid_t command = sys::CloneForkLike(0);
+  //    In init's address space on a stack of its own when the parent mapped one: no copy of
+  //    the page tables (the supervisor's, until init execs), no copy-on-write faults, and an
+  //    execve that tears nothing down. CLONE_VFORK keeps init still until that execve (or the
+  //    failed step's _exit), so nothing else touches the shared memory meanwhile.
+  pid_t command = -1;
+  if (c.command_stack_top != nullptr) {
+    command = ::clone(&CommandMain, c.command_stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD,
+                      const_cast<ChildContext*>(&c));
+  } else {
+    command = sys::CloneForkLike(0);
+    if (command == 0) RunCommand(c);
+  }
   Require(c, command >= 0, Step::kForkCommand);
-  if (command == 0) RunCommand(c);
   // Keep only the status pipe: the command holds the error pipe until its execve (the parent
   // sees EOF only then), and init must not keep the caller's stdio pipes (or any other
   // descriptor of the supervisor) open behind the command's back.
   if (!CloseOtherFds(c.status_fd, c.init_reaper_fd)) ::_exit(126);
-  // 8. init's remaining job needs none of the supervisor's memory it still shares copy-on-write
-  //    (and holds a copy of): exec the small reaper, which does the loop below (decision 0021;
-  //    the parent passes it only for plans with nothing to clean up on the host). If that
-  //    fails, the loop.
+  // 8. init's remaining job needs none of the supervisor's memory it still shares (outright,
+  //    or copy-on-write holding a copy of it): exec the small reaper, which does the loop below
+  //    (decision 0021; the parent passes it only for plans with nothing to clean up on the
+  //    host). If that fails, the loop, unless init shares the supervisor's memory.
   if (c.init_reaper_fd >= 0) {
     char status_arg[16];
     char command_arg[16];
@@ -225,6 +247,10 @@ void ForkCommandAndWait(const ChildContext& c) {
     }
     ::close(c.init_reaper_fd);
   }
+  // Reaping in place would keep the supervisor, which waits for this init's execve, stopped
+  // for as long as the command runs (and its output pipes full): end the sandbox instead. The
+  // supervisor sees init exit without a status and reports that.
+  if (c.init_shares_parent_memory) ::_exit(126);
   for (;;) {
     int status = 0;
     pid_t pid = ::waitpid(-1, &status, 0);

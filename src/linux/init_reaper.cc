@@ -1,10 +1,13 @@
 #include "linux/init_reaper.h"
 
+#include <elf.h>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -37,6 +40,41 @@ std::vector<std::unique_ptr<Reaper>>& AllReapers() {
   return *all;
 }
 
+// The ELF machine cordon-init must be built for; 0: not checked on this architecture.
+#if defined(__x86_64__)
+constexpr std::uint16_t kElfMachine = EM_X86_64;
+#elif defined(__aarch64__)
+constexpr std::uint16_t kElfMachine = EM_AARCH64;
+#else
+constexpr std::uint16_t kElfMachine = 0;
+#endif
+
+// init may share the supervisor's memory until it execs the reaper, and then must not survive
+// a failed exec (decision 0025): a file the kernel would refuse to run (a script, a truncated
+// copy, another architecture's binary) is not used at all.
+Result<void> CheckRunnableElf(const fs::path& path, const struct stat& held) {
+  core::UniqueFd file(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (!file.valid()) return core::FailSyscall("open", path.string());
+  struct stat opened {};
+  if (::fstat(file.get(), &opened) != 0 || opened.st_dev != held.st_dev ||
+      opened.st_ino != held.st_ino) {
+    return Fail(ErrorCode::kUnavailable,
+                fmt::format("{} changed while it was checked", path.string()));
+  }
+  Elf64_Ehdr header{};
+  const ssize_t n = ::pread(file.get(), &header, sizeof header, 0);
+  const bool elf = n == static_cast<ssize_t>(sizeof header) &&
+                   std::memcmp(header.e_ident, ELFMAG, SELFMAG) == 0 &&
+                   header.e_ident[EI_CLASS] == ELFCLASS64 &&
+                   (header.e_type == ET_EXEC || header.e_type == ET_DYN) &&
+                   (kElfMachine == 0 || header.e_machine == kElfMachine);
+  if (!elf) {
+    return Fail(ErrorCode::kUnavailable,
+                fmt::format("{} is not an ELF executable for this machine", path.string()));
+  }
+  return {};
+}
+
 // Opens `candidate` if it is a trusted, executable regular file with a single link (a second
 // name elsewhere, say in a workspace, would let a sandboxed command rewrite it).
 Result<Reaper> Open(const fs::path& candidate) {
@@ -56,6 +94,7 @@ Result<Reaper> Open(const fs::path& candidate) {
     return Fail(ErrorCode::kUnavailable,
                 fmt::format("{} is not a single-link executable file", canonical.string()));
   }
+  CORDON_TRY_VOID(CheckRunnableElf(canonical, held));
   r.path = std::move(canonical);
   return r;
 }

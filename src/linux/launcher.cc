@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -17,6 +18,7 @@
 #include "core/fd_passing.h"
 #include "core/syscall_error.h"
 #include "linux/child_context.h"
+#include "linux/child_stacks.h"
 #include "linux/child_steps.h"
 #include "linux/error_pipe.h"
 #include "linux/mount_view.h"
@@ -186,6 +188,35 @@ Result<pid_t> RunRelay(const ChildContext& context, const InitEntry& entry) {
   return *entry.relay_pid;
 }
 
+int InitMain(void* context) { RunInit(*static_cast<const ChildContext*>(context)); }
+
+// The sandbox's init as a CLONE_VM|CLONE_VFORK child on a stack of its own: no copy of the
+// supervisor's page tables, no copy-on-write faults on either side, and the execve of
+// cordon-init tears nothing down. The calling thread waits until that execve (or init's exit
+// on a failed step), so nothing of it touches the shared memory meanwhile; its other threads
+// run on, which is why init, like every child here, makes raw system calls only. Every signal
+// is blocked across the clone: until init has reset its dispositions (step 0), a handler of
+// the supervisor's would run in init on the shared memory.
+Result<pid_t> CloneInitSharingMemory(ChildContext& context, char* stack_top,
+                                     unsigned long clone_flags) {
+  context.init_shares_parent_memory = true;
+  sigset_t all;
+  sigset_t previous;
+  ::sigfillset(&all);
+  if (const int err = ::pthread_sigmask(SIG_SETMASK, &all, &previous); err != 0) {
+    return core::FailSyscall("pthread_sigmask", "SIG_SETMASK, every signal", err);
+  }
+  const pid_t pid =
+      ::clone(&InitMain, stack_top, clone_flags | CLONE_VM | CLONE_VFORK | SIGCHLD, &context);
+  const int clone_errno = errno;
+  (void)::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  if (pid < 0) {
+    return core::FailSyscall("clone", CloneFlagNames(clone_flags) + "|CLONE_VM|CLONE_VFORK",
+                             clone_errno);
+  }
+  return pid;
+}
+
 void KillAndReap(pid_t pid) {
   if (pid <= 0) return;
   ::kill(pid, SIGKILL);
@@ -241,10 +272,16 @@ Result<exec::LaunchedProcess> LaunchWithEntry(const plan::LaunchPlan& plan,
     context->connect_broker_fd = broker.child.get();
   }
 
+  CORDON_TRY(ChildStacks stacks, ChildStacks::Map());
+  context->command_stack_top = stacks.command_top();
+
   const unsigned long clone_flags = entry.run != nullptr ? entry.clone_flags : context->clone_flags;
   pid_t pid = -1;
   if (entry.relay) {
     CORDON_TRY(pid, RunRelay(*context, entry));
+  } else if (entry.run == nullptr && context->init_reaper_fd >= 0) {
+    // init execs cordon-init once the command runs: it may share our memory until then.
+    CORDON_TRY(pid, CloneInitSharingMemory(*context, stacks.init_top(), clone_flags));
   } else {
     pid = sys::CloneForkLike(clone_flags);
     if (pid < 0) return core::FailSyscall("clone", CloneFlagNames(clone_flags));

@@ -6,12 +6,16 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "kernel_support.h"
 
@@ -140,6 +144,65 @@ TEST_F(InitReaperTest, AReaperWritableByOthersIsNotUsed) {
   ASSERT_EQ(::chmod((dir / "cordon-init").c_str(), 0755), 0);
   linux_native::SetInitReaperPath(dir / "cordon-init");
   EXPECT_EQ(InitComm(*session), "cordon-init\n") << linux_native::InitReaperProblem();
+}
+
+TEST_F(InitReaperTest, AReaperTheKernelWouldNotRunIsNotUsed) {
+  CORDON_SKIP_UNDER_BWRAP("bubblewrap has its own init");
+  // init may share the supervisor's memory until that exec, and then cannot survive a failed
+  // one (decision 0025): a trusted file that is no executable for this machine is refused
+  // up front, and the run works with init's own loop.
+  const std::filesystem::path dir = root_ / "libexec";
+  std::filesystem::create_directory(dir);
+  ASSERT_EQ(::chmod(root_.c_str(), 0755), 0);
+  ASSERT_EQ(::chmod(dir.c_str(), 0755), 0);
+  const std::filesystem::path reaper = dir / "cordon-init";
+  {
+    std::ofstream out(reaper);
+    out << "not an executable at all\n";
+  }
+  ASSERT_EQ(::chmod(reaper.c_str(), 0755), 0);
+  linux_native::SetInitReaperPath(reaper);
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const RunResult r = Shell(*session, "echo ran; exit 3");
+  EXPECT_EQ(r.status, RunStatus::kExited) << Describe(r);
+  EXPECT_EQ(r.exit_code, 3) << Describe(r);
+  EXPECT_EQ(r.stdout_data.data, "ran\n");
+  EXPECT_NE(InitComm(*session), "cordon-init\n");
+  EXPECT_NE(linux_native::InitReaperProblem().find("not an ELF executable"), std::string::npos)
+      << linux_native::InitReaperProblem();
+  // The twin: the real cordon-init in the same place is used.
+  UseCopyOfReaper(reaper, 0755);
+  EXPECT_EQ(InitComm(*session), "cordon-init\n") << linux_native::InitReaperProblem();
+}
+
+// Until it execs cordon-init, init runs in the supervisor's address space (CLONE_VM, decision
+// 0025). Several threads' inits may share it at once: one init's setup must not stop another's
+// (a non-dumpable memory would refuse an unprivileged init its id maps), and the supervisor
+// keeps its own settings.
+TEST_F(InitReaperTest, ConcurrentRunsOfOneSupervisorAllStartAndLeaveItDumpable) {
+  CORDON_SKIP_UNDER_BWRAP("bubblewrap's init is not a clone of the supervisor");
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  ASSERT_EQ(::prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 1);
+  std::atomic<int> exited{0};
+  std::vector<std::string> failures(3);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 4; ++i) {
+        const RunResult r = Shell(*session, "exit 0");
+        if (r.status == RunStatus::kExited && r.exit_code == 0) {
+          ++exited;
+        } else {
+          failures[t] = Describe(r);
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(exited.load(), 12) << failures[0] << failures[1] << failures[2];
+  EXPECT_EQ(::prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 1);
 }
 
 }  // namespace

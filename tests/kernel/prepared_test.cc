@@ -110,7 +110,14 @@ TEST_F(PreparedTest, AnUnusedPreparedSandboxIsKilledWhenItIsDropped) {
   EXPECT_TRUE(prepared->Alive());
   EXPECT_EQ(::kill(pid, 0), 0);
   EXPECT_EQ(::kill(stub, 0), 0);
-  EXPECT_NE(ReadFile(fmt::format("/proc/{}/cmdline", stub)).find("--exec"), std::string::npos);
+  // The execve that closed the error pipe (so Prepare returned) may not have set up the new
+  // argument area yet: its close-on-exec step comes before the program is loaded.
+  std::string cmdline;
+  for (int i = 0; i < 100 && cmdline.find("--exec") == std::string::npos; ++i) {
+    if (i > 0) std::this_thread::sleep_for(10ms);
+    cmdline = ReadFile(fmt::format("/proc/{}/cmdline", stub));
+  }
+  EXPECT_NE(cmdline.find("--exec"), std::string::npos) << cmdline;
   prepared.reset();
   EXPECT_TRUE(Gone(pid)) << "the prepared sandbox's init " << pid << " outlived its owner";
   for (int i = 0; i < 300 && !Gone(stub); ++i) std::this_thread::sleep_for(10ms);

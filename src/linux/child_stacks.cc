@@ -1,0 +1,61 @@
+#include "linux/child_stacks.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <utility>
+
+#include "core/syscall_error.h"
+
+namespace cordon::linux_native {
+namespace {
+
+std::size_t PageSize() {
+  const long size = ::sysconf(_SC_PAGESIZE);
+  return size > 0 ? static_cast<std::size_t>(size) : 4096;
+}
+
+}  // namespace
+
+ChildStacks::ChildStacks(ChildStacks&& other) noexcept
+    : base_(std::exchange(other.base_, nullptr)), length_(std::exchange(other.length_, 0)) {}
+
+ChildStacks& ChildStacks::operator=(ChildStacks&& other) noexcept {
+  if (this != &other) {
+    if (base_ != nullptr) ::munmap(base_, length_);
+    base_ = std::exchange(other.base_, nullptr);
+    length_ = std::exchange(other.length_, 0);
+  }
+  return *this;
+}
+
+ChildStacks::~ChildStacks() {
+  if (base_ != nullptr) ::munmap(base_, length_);
+}
+
+Result<ChildStacks> ChildStacks::Map() {
+  const std::size_t page = PageSize();
+  const std::size_t slot = page + kStackBytes;  // guard page, then the stack above it
+  ChildStacks stacks;
+  // Reserved without access, then each stack opened: the guard pages stay PROT_NONE.
+  void* base =
+      ::mmap(nullptr, 2 * slot, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (base == MAP_FAILED) return core::FailSyscall("mmap", "sandbox child stacks");
+  stacks.base_ = static_cast<char*>(base);
+  stacks.length_ = 2 * slot;
+  for (int i = 0; i < 2; ++i) {
+    char* stack = stacks.base_ + static_cast<std::size_t>(i) * slot + page;
+    if (::mprotect(stack, kStackBytes, PROT_READ | PROT_WRITE) != 0) {
+      return core::FailSyscall("mprotect", "sandbox child stack");
+    }
+  }
+  return stacks;
+}
+
+char* ChildStacks::top(int index) const {
+  if (base_ == nullptr) return nullptr;
+  const std::size_t slot = length_ / 2;
+  return base_ + static_cast<std::size_t>(index) * slot + slot;  // slot sizes are page multiples
+}
+
+}  // namespace cordon::linux_native
