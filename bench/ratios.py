@@ -24,7 +24,14 @@ def main():
     get = lambda n: startup.get("Run/" + n) or startup.get("Run/" + n + "/real_time")
     print("start-up (wall time per command):")
     for name, b in startup.items():
-        print(f"  {name:30s} {ms(b):8.2f} ms  peak RSS {b.get('peak_rss_kib', 0):8.0f} KiB")
+        if name.startswith("Run/"):
+            print(f"  {name:30s} {ms(b):8.2f} ms")
+    # PeakRss/<case>/iterations:N, measured through bench/peak_rss.cc.
+    peak = {n.split("/")[1]: b["peak_rss_kib"] for n, b in startup.items()
+            if n.startswith("PeakRss/") and "peak_rss_kib" in b}
+    print("peak resident set (floor of the measurement: PeakRss true_bare):")
+    for name, kib in peak.items():
+        print(f"  {name:30s} {kib:8.0f} KiB")
     for cmd in ("true", "short"):
         bare, bw, co = get(cmd + "_bare"), get(cmd + "_bwrap"), get(cmd + "_cordon")
         if bare and bw and co:
@@ -42,9 +49,10 @@ def main():
         print(f"  200 MB through cordon: {co['bytes_per_second'] / 1e6:.0f} MB/s vs bare "
               f"{bare['bytes_per_second'] / 1e6:.0f} MB/s, ratio "
               f"{co['bytes_per_second'] / bare['bytes_per_second']:.2f} (target >= 0.90)")
-    co = get("true_cordon")
-    if co:
-        print(f"  cordon supervisor peak RSS: {co['peak_rss_kib'] / 1024:.1f} MiB (target < 4)")
+    cordon_peaks = [peak[n] for n in ("true_cordon", "flood200mb_cordon") if n in peak]
+    if cordon_peaks:
+        print(f"  cordon supervisor peak RSS: {max(cordon_peaks) / 1024:.2f} MiB (largest of"
+              f" true and the 200 MB flood; target < 4)")
     if len(sys.argv) > 4:
         long_lived(load(sys.argv[3]), load(sys.argv[4]))
 
