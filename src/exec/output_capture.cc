@@ -14,8 +14,15 @@ constexpr std::size_t kMarkerRoom = 48;
 
 HeadTailBuffer::HeadTailBuffer(std::uint64_t cap) : head_cap_(cap - cap / 2), tail_cap_(cap / 2) {}
 
+HeadTailBuffer HeadTailBuffer::CountOnly() {
+  HeadTailBuffer buffer(0);
+  buffer.keep_ = false;
+  return buffer;
+}
+
 void HeadTailBuffer::Append(std::string_view data) {
   total_ += data.size();
+  if (!keep_) return;
 
   if (head_.size() < head_cap_) {
     const std::size_t take =
@@ -62,6 +69,7 @@ void HeadTailBuffer::Append(std::string_view data) {
 }
 
 std::uint64_t HeadTailBuffer::truncated_bytes() const {
+  if (!keep_) return 0;  // not kept by choice, not cut
   return total_ - head_.size() - tail_.size();
 }
 

@@ -19,6 +19,10 @@ class HeadTailBuffer {
   // `cap` is the most bytes kept; the head gets cap/2 (rounded up), the tail the rest.
   explicit HeadTailBuffer(std::uint64_t cap);
 
+  // Keeps nothing and counts every byte: Finish gives empty data, nothing truncated and the
+  // total (for output that is only streamed, SuperviseOptions::capture_output = false).
+  static HeadTailBuffer CountOnly();
+
   void Append(std::string_view data);
 
   std::uint64_t total_bytes() const { return total_; }
@@ -39,6 +43,7 @@ class HeadTailBuffer {
   std::string tail_;
   std::size_t tail_start_ = 0;
   std::uint64_t total_ = 0;
+  bool keep_ = true;
 };
 
 // The marker placed between head and tail: "\n[cordon: N bytes omitted]\n".

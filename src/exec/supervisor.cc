@@ -45,11 +45,14 @@ constexpr std::size_t kReadChunk = 128 * 1024;
 // Without a pidfd the supervisor cannot poll for the exit and checks this often instead.
 constexpr int kExitPollMs = 20;
 
+HeadTailBuffer Capture(const SuperviseOptions& options) {
+  return options.capture_output ? HeadTailBuffer(options.output_cap) : HeadTailBuffer::CountOnly();
+}
+
 struct Stream {
   OutputStream which;
   core::UniqueFd fd;
-  HeadTailBuffer capture;
-  std::uint64_t uncaptured_bytes = 0;  // counted, not kept (SuperviseOptions::capture_output)
+  HeadTailBuffer capture;  // count-only without SuperviseOptions::capture_output
 };
 
 // The sandbox init's report of the command's wait status: one int, or EOF without it.
@@ -91,10 +94,8 @@ class Supervisor {
   Supervisor(LaunchedProcess process, OutputReaders output, const SuperviseOptions& options)
       : process_(std::move(process)),
         options_(options),
-        streams_{Stream{OutputStream::kStdout, std::move(output.stdout_read),
-                        HeadTailBuffer(options.output_cap)},
-                 Stream{OutputStream::kStderr, std::move(output.stderr_read),
-                        HeadTailBuffer(options.output_cap)}},
+        streams_{Stream{OutputStream::kStdout, std::move(output.stdout_read), Capture(options)},
+                 Stream{OutputStream::kStderr, std::move(output.stderr_read), Capture(options)}},
         callback_enabled_(static_cast<bool>(options.on_output)),
         buffer_(new char[kReadChunk]) {
     status_.fd = std::move(process_.status_fd);
@@ -158,11 +159,7 @@ void Supervisor::ReadStream(Stream& stream) {
   const ssize_t n = ::read(stream.fd.get(), buffer_.get(), kReadChunk);
   if (n > 0) {
     const std::string_view chunk(buffer_.get(), static_cast<std::size_t>(n));
-    if (options_.capture_output) {
-      stream.capture.Append(chunk);
-    } else {
-      stream.uncaptured_bytes += chunk.size();
-    }
+    stream.capture.Append(chunk);
     Deliver(stream.which, chunk);
     return;
   }
@@ -345,10 +342,6 @@ RunResult Supervisor::FinishStatus() {
   RunResult result;
   result.stdout_data = streams_[0].capture.Finish();
   result.stderr_data = streams_[1].capture.Finish();
-  if (!options_.capture_output) {
-    result.stdout_data.total_bytes = streams_[0].uncaptured_bytes;
-    result.stderr_data.total_bytes = streams_[1].uncaptured_bytes;
-  }
   result.error = error_;
   if (timed_out_) {
     result.status = RunStatus::kTimedOut;

@@ -59,6 +59,18 @@ TEST(HeadTailBuffer, ZeroCapKeepsNothingButCountsEverything) {
   EXPECT_EQ(out.truncated_bytes, 3u);
 }
 
+TEST(HeadTailBuffer, CountOnlyKeepsNothingAndCutsNothing) {
+  HeadTailBuffer buffer = HeadTailBuffer::CountOnly();
+  buffer.Append("abc");
+  buffer.Append(std::string(1000, 'x'));
+  EXPECT_EQ(buffer.total_bytes(), 1003u);
+  EXPECT_EQ(buffer.truncated_bytes(), 0u);
+  CapturedOutput out = buffer.Finish();
+  EXPECT_EQ(out.data, "");
+  EXPECT_EQ(out.total_bytes, 1003u);
+  EXPECT_EQ(out.truncated_bytes, 0u);
+}
+
 TEST(HeadTailBuffer, EmptyStreamCapturesNothing) {
   HeadTailBuffer buffer(16);
   CapturedOutput out = buffer.Finish();
