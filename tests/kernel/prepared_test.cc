@@ -223,5 +223,33 @@ TEST_F(PreparedTest, ACordonInitOutsideTheSandboxsViewStillTakesTheCommand) {
   EXPECT_EQ(ReadFile(workspace_ / "prepared-hidden-init"), "hi\n");
 }
 
+// The prepared command's one extra Landlock right (read and execute on cordon-init, which its
+// stub execs) is not a right to change that file: the denied twin of the case above.
+TEST_F(PreparedTest, TheCordonInitAPreparedCommandMayExecCannotBeRewritten) {
+  const std::filesystem::path reaper = SuiteInitReaper();
+  ASSERT_FALSE(reaper.empty()) << "no cordon-init configured for the suite";
+  struct stat before {};
+  ASSERT_EQ(::stat(reaper.c_str(), &before), 0);
+  auto plan = PlanShell(fmt::format(
+      "if printf x >> '{0}' || true > '{0}' || rm -f '{0}'; then echo changed; else echo refused; "
+      "fi > prepared-reaper",
+      reaper.string()));
+  if (!plan) return;
+  ASSERT_NE(plan->landlock.abi, 0) << "this case needs Landlock";
+  auto [z, prepared] = StartAndPrepare(*plan);
+  ASSERT_TRUE(z && prepared);
+  Result<exec::LaunchedProcess> started = prepared->Start(*plan, exec::StdioFds{});
+  ASSERT_TRUE(started) << started.error().message;
+  const int status = WaitStatus(*started);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_EQ(ReadFile(workspace_ / "prepared-reaper"), "refused\n");
+  struct stat after {};
+  ASSERT_EQ(::stat(reaper.c_str(), &after), 0) << "cordon-init was removed";
+  EXPECT_EQ(after.st_ino, before.st_ino);
+  EXPECT_EQ(after.st_size, before.st_size);
+  EXPECT_EQ(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
+  EXPECT_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+}
+
 }  // namespace
 }  // namespace cordon::kernel_test
