@@ -224,25 +224,50 @@ TEST_F(PreparedTest, ACordonInitOutsideTheSandboxsViewStillTakesTheCommand) {
 }
 
 // The prepared command's one extra Landlock right (read and execute on cordon-init, which its
-// stub execs) is not a right to change that file: the denied twin of the case above.
+// stub execs) is not a right to change that file: the denied twin of the case above. As root
+// the file is a copy in /var/lib, which the sandbox sees read-only; otherwise the suite's,
+// which may lie below the host's /tmp, out of the sandbox's view (then only the check from
+// outside applies).
 TEST_F(PreparedTest, TheCordonInitAPreparedCommandMayExecCannotBeRewritten) {
-  const std::filesystem::path reaper = SuiteInitReaper();
+  std::filesystem::path reaper = SuiteInitReaper();
   ASSERT_FALSE(reaper.empty()) << "no cordon-init configured for the suite";
+  struct RestoreReaper {
+    ~RestoreReaper() { linux_native::SetInitReaperPath(SuiteInitReaper()); }
+  } restore_reaper;
+  const bool visible = ::geteuid() == 0;
+  if (visible) {
+    const std::filesystem::path dir = "/var/lib/cordon-prepared-" + unique_;
+    ASSERT_TRUE(std::filesystem::create_directory(dir));
+    cleanup_.push_back(dir / "cordon-init");  // the file first: cleanup_ removes, not recurses
+    cleanup_.push_back(dir);
+    ASSERT_EQ(::chmod(dir.c_str(), 0755), 0);
+    std::filesystem::copy_file(reaper, dir / "cordon-init");
+    reaper = dir / "cordon-init";
+    ASSERT_EQ(::chmod(reaper.c_str(), 0755), 0);
+    linux_native::SetInitReaperPath(reaper);
+  }
   struct stat before {};
   ASSERT_EQ(::stat(reaper.c_str(), &before), 0);
-  auto plan = PlanShell(fmt::format(
-      "if printf x >> '{0}' || true > '{0}' || rm -f '{0}'; then echo changed; else echo refused; "
-      "fi > prepared-reaper",
-      reaper.string()));
+  auto plan = PlanShell(
+      fmt::format("if [ ! -e '{0}' ]; then echo absent; "
+                  "elif printf x >> '{0}' || true > '{0}' || rm -f '{0}'; then echo changed; "
+                  "else echo refused; fi > prepared-reaper",
+                  reaper.string()));
   if (!plan) return;
   ASSERT_NE(plan->landlock.abi, 0) << "this case needs Landlock";
+  ASSERT_GE(linux_native::InitReaperFdFor(*plan), 0) << linux_native::InitReaperProblem();
   auto [z, prepared] = StartAndPrepare(*plan);
   ASSERT_TRUE(z && prepared);
   Result<exec::LaunchedProcess> started = prepared->Start(*plan, exec::StdioFds{});
   ASSERT_TRUE(started) << started.error().message;
   const int status = WaitStatus(*started);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
-  EXPECT_EQ(ReadFile(workspace_ / "prepared-reaper"), "refused\n");
+  const std::string seen = ReadFile(workspace_ / "prepared-reaper");
+  if (visible) {
+    EXPECT_EQ(seen, "refused\n");
+  } else {
+    EXPECT_TRUE(seen == "refused\n" || seen == "absent\n") << seen;
+  }
   struct stat after {};
   ASSERT_EQ(::stat(reaper.c_str(), &after), 0) << "cordon-init was removed";
   EXPECT_EQ(after.st_ino, before.st_ino);
