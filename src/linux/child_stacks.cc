@@ -38,21 +38,21 @@ ChildStacks::ChildStacks(ChildStacks&& other) noexcept
 
 ChildStacks& ChildStacks::operator=(ChildStacks&& other) noexcept {
   if (this != &other) {
-    if (base_ != nullptr) {
-      Unpoison(base_, length_);
-      ::munmap(base_, length_);
-    }
+    Unmap();
     base_ = std::exchange(other.base_, nullptr);
     length_ = std::exchange(other.length_, 0);
   }
   return *this;
 }
 
-ChildStacks::~ChildStacks() {
-  if (base_ != nullptr) {
-    Unpoison(base_, length_);
-    ::munmap(base_, length_);
-  }
+ChildStacks::~ChildStacks() { Unmap(); }
+
+void ChildStacks::Unmap() {
+  if (base_ == nullptr) return;
+  Unpoison(base_, length_);
+  ::munmap(base_, length_);
+  base_ = nullptr;
+  length_ = 0;
 }
 
 Result<ChildStacks> ChildStacks::Map() {

@@ -33,6 +33,7 @@ class ChildStacks {
 
  private:
   char* top(int index) const;
+  void Unmap();
 
   char* base_ = nullptr;
   std::size_t length_ = 0;

@@ -48,6 +48,15 @@ class InitReaperTest : public KernelTest {
     linux_native::SetInitReaperPath(to);
   }
 
+  // root_/libexec, as a trusted place for a reaper: it and root_ only owner-writable.
+  std::filesystem::path TrustedLibexec() {
+    const std::filesystem::path dir = root_ / "libexec";
+    std::filesystem::create_directory(dir);
+    EXPECT_EQ(::chmod(root_.c_str(), 0755), 0);
+    EXPECT_EQ(::chmod(dir.c_str(), 0755), 0);
+    return dir;
+  }
+
   std::string InitComm(const Session& session) {
     const RunResult r = Shell(session, "cat /proc/1/comm");
     EXPECT_EQ(r.status, RunStatus::kExited) << Describe(r);
@@ -129,10 +138,7 @@ TEST_F(InitReaperTest, OnlyAPlanWithItsOwnNamespacesGetsTheReaper) {
 
 TEST_F(InitReaperTest, AReaperWritableByOthersIsNotUsed) {
   CORDON_SKIP_UNDER_BWRAP("bubblewrap has its own init");
-  const std::filesystem::path dir = root_ / "libexec";
-  std::filesystem::create_directory(dir);
-  ASSERT_EQ(::chmod(root_.c_str(), 0755), 0);
-  ASSERT_EQ(::chmod(dir.c_str(), 0755), 0);
+  const std::filesystem::path dir = TrustedLibexec();
   UseCopyOfReaper(dir / "cordon-init", 0777);
   auto session = SessionOrSkip(MakeConfig());
   if (!session) return;
@@ -151,11 +157,7 @@ TEST_F(InitReaperTest, AReaperTheKernelWouldNotRunIsNotUsed) {
   // init may share the supervisor's memory until that exec, and then cannot survive a failed
   // one (decision 0025): a trusted file that is no executable for this machine is refused
   // up front, and the run works with init's own loop.
-  const std::filesystem::path dir = root_ / "libexec";
-  std::filesystem::create_directory(dir);
-  ASSERT_EQ(::chmod(root_.c_str(), 0755), 0);
-  ASSERT_EQ(::chmod(dir.c_str(), 0755), 0);
-  const std::filesystem::path reaper = dir / "cordon-init";
+  const std::filesystem::path reaper = TrustedLibexec() / "cordon-init";
   {
     std::ofstream out(reaper);
     out << "not an executable at all\n";

@@ -85,6 +85,16 @@ class PreparedTest : public KernelTest {
     return status;
   }
 
+  // Prepares `plan` in a zygote of its own, starts it and returns the command's wait status
+  // (-1 when it could not be prepared or started; the failure is recorded).
+  int RunPrepared(const plan::LaunchPlan& plan) {
+    auto [z, prepared] = StartAndPrepare(plan);
+    if (!prepared) return -1;
+    Result<exec::LaunchedProcess> started = prepared->Start(plan, exec::StdioFds{});
+    EXPECT_TRUE(started) << started.error().message;
+    return started ? WaitStatus(*started) : -1;
+  }
+
   // True once no process has `pid`: not running, and not a zombie waiting to be reaped.
   static bool Gone(pid_t pid) { return ::kill(pid, 0) != 0 && errno == ESRCH; }
 
@@ -213,12 +223,7 @@ TEST_F(PreparedTest, ACordonInitOutsideTheSandboxsViewStillTakesTheCommand) {
   } restore_reaper;
   linux_native::SetInitReaperPath(stage / "cordon-init");
   ASSERT_EQ(linux_native::InitReaperFdFor(*plan) >= 0, true) << linux_native::InitReaperProblem();
-  auto [z, prepared] = StartAndPrepare(*plan);
-  Result<exec::LaunchedProcess> started =
-      prepared ? prepared->Start(*plan, exec::StdioFds{})
-               : Result<exec::LaunchedProcess>(std::unexpected(Error{}));
-  ASSERT_TRUE(started) << started.error().message;
-  const int status = WaitStatus(*started);
+  const int status = RunPrepared(*plan);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   EXPECT_EQ(ReadFile(workspace_ / "prepared-hidden-init"), "hi\n");
 }
@@ -256,11 +261,7 @@ TEST_F(PreparedTest, TheCordonInitAPreparedCommandMayExecCannotBeRewritten) {
   if (!plan) return;
   ASSERT_NE(plan->landlock.abi, 0) << "this case needs Landlock";
   ASSERT_GE(linux_native::InitReaperFdFor(*plan), 0) << linux_native::InitReaperProblem();
-  auto [z, prepared] = StartAndPrepare(*plan);
-  ASSERT_TRUE(z && prepared);
-  Result<exec::LaunchedProcess> started = prepared->Start(*plan, exec::StdioFds{});
-  ASSERT_TRUE(started) << started.error().message;
-  const int status = WaitStatus(*started);
+  const int status = RunPrepared(*plan);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   const std::string seen = ReadFile(workspace_ / "prepared-reaper");
   if (visible) {
