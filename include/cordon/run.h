@@ -36,6 +36,14 @@ struct CommandRequest {
   // For a caller that shows the output as it comes and never looks at it again (`cordon run`
   // without --json): the supervisor then keeps no copy of up to limits.output_bytes per stream.
   bool capture_output = true;
+  // Where stdout and stderr go as they arrive, instead of the OutputCallback: descriptors the
+  // caller keeps owning (`cordon run` passes its own stdout and stderr). -1: that stream goes
+  // to the callback. With capture_output false the bytes move from the command's pipe with
+  // splice(2) wherever the descriptor takes it (a pipe, a file, a socket), never copied
+  // through cordon's memory; a terminal gets them read and written. A descriptor whose
+  // reader is gone is dropped; the command's output is still read to its end.
+  int stdout_fd = -1;
+  int stderr_fd = -1;
 };
 
 enum class RunStatus { kExited, kSignaled, kTimedOut, kDenied, kSetupFailed };

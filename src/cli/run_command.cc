@@ -156,14 +156,13 @@ int RunRun(const GlobalOptions& global, const RunOptions& options) {
   request.cwd = ChooseCwd(session->workspace());
   if (!options.json && ::isatty(STDIN_FILENO)) request.stdin_fd = STDIN_FILENO;
 
-  OutputCallback stream;
   if (!options.json) {
-    stream = [](OutputStream which, std::string_view data) {
-      WriteAll(which == OutputStream::kStdout ? STDOUT_FILENO : STDERR_FILENO, data);
-    };
-    request.capture_output = false;  // streamed through, never printed again
+    // Streamed through (spliced where our stdout is a pipe or a file), never printed again.
+    request.stdout_fd = STDOUT_FILENO;
+    request.stderr_fd = STDERR_FILENO;
+    request.capture_output = false;
   }
-  const RunResult result = session->Run(request, stream);
+  const RunResult result = session->Run(request);
 
   if (options.json) {
     // Written as it is: the report can hold up to limits.output_bytes per stream, escaped (a

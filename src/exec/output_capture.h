@@ -24,6 +24,11 @@ class HeadTailBuffer {
   static HeadTailBuffer CountOnly();
 
   void Append(std::string_view data);
+  // Bytes that went past without being seen (spliced to a pass-through sink): counted, never
+  // kept. Only for a CountOnly() buffer; a keeping buffer ignores it.
+  void Count(std::uint64_t bytes) {
+    if (!keep_) total_ += bytes;
+  }
 
   std::uint64_t total_bytes() const { return total_; }
   // Bytes dropped from the middle so far.

@@ -11,10 +11,12 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "exec/output_capture.h"
+#include "exec/pass_through.h"
 #include "exec/process_control.h"
 #if defined(__linux__)
 #include "exec/connect_broker.h"
@@ -53,7 +55,20 @@ struct Stream {
   OutputStream which;
   core::UniqueFd fd;
   HeadTailBuffer capture;  // count-only without SuperviseOptions::capture_output
+  std::optional<PassThrough> sink;
+  bool splice = false;  // the bytes go to the sink without passing through `buffer_`
 };
+
+Stream MakeStream(OutputStream which, core::UniqueFd fd, const SuperviseOptions& options) {
+  Stream stream{which, std::move(fd), Capture(options), std::nullopt, false};
+  const int sink = options.sinks[which == OutputStream::kStdout ? 0 : 1];
+  if (sink >= 0) {
+    stream.sink.emplace(sink);
+    // A captured stream has to be read to be kept: only an uncaptured one is spliced.
+    stream.splice = !options.capture_output;
+  }
+  return stream;
+}
 
 // The sandbox init's report of the command's wait status: one int, or EOF without it.
 struct StatusChannel {
@@ -94,8 +109,8 @@ class Supervisor {
   Supervisor(LaunchedProcess process, OutputReaders output, const SuperviseOptions& options)
       : process_(std::move(process)),
         options_(options),
-        streams_{Stream{OutputStream::kStdout, std::move(output.stdout_read), Capture(options)},
-                 Stream{OutputStream::kStderr, std::move(output.stderr_read), Capture(options)}},
+        streams_{MakeStream(OutputStream::kStdout, std::move(output.stdout_read), options),
+                 MakeStream(OutputStream::kStderr, std::move(output.stderr_read), options)},
         callback_enabled_(static_cast<bool>(options.on_output)),
         buffer_(new char[kReadChunk]) {
     status_.fd = std::move(process_.status_fd);
@@ -118,6 +133,8 @@ class Supervisor {
  private:
   bool StreamsOpen() const { return streams_[0].fd.valid() || streams_[1].fd.valid(); }
   void ReadStream(Stream& stream);
+  // The splice path of ReadStream. false: the stream falls back to reading, starting now.
+  bool SpliceStream(Stream& stream);
   void Deliver(OutputStream which, std::string_view data);
   bool PollOnce(Clock::time_point now);
   void OnExit();
@@ -155,12 +172,39 @@ void Supervisor::Deliver(OutputStream which, std::string_view data) {
   }
 }
 
+bool Supervisor::SpliceStream(Stream& stream) {
+  const PassThrough::Outcome moved = stream.sink->Splice(stream.fd.get());
+  switch (moved.status) {
+    case PassThrough::Status::kMoved:
+      stream.capture.Count(moved.bytes);
+      return true;
+    case PassThrough::Status::kEmpty:
+      return true;
+    case PassThrough::Status::kEof:
+      stream.fd.Reset();
+      return true;
+    case PassThrough::Status::kUnsupported:
+      stream.splice = false;  // read and write from now on
+      return false;
+    case PassThrough::Status::kSinkBroken:
+      stream.sink.reset();  // nobody reads any more; drain the command's pipe regardless
+      stream.splice = false;
+      return false;
+  }
+  return false;
+}
+
 void Supervisor::ReadStream(Stream& stream) {
+  if (stream.splice && SpliceStream(stream)) return;
   const ssize_t n = ::read(stream.fd.get(), buffer_.get(), kReadChunk);
   if (n > 0) {
     const std::string_view chunk(buffer_.get(), static_cast<std::size_t>(n));
     stream.capture.Append(chunk);
-    Deliver(stream.which, chunk);
+    if (!stream.sink) {
+      Deliver(stream.which, chunk);
+    } else if (!stream.sink->Write(chunk)) {
+      stream.sink.reset();  // its reader is gone: the rest is read and dropped
+    }
     return;
   }
   if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;

@@ -15,6 +15,7 @@
 // supervisor can read its status).
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 
@@ -36,6 +37,11 @@ struct SuperviseOptions {
   // Receives every chunk as it arrives, including bytes beyond the cap. Runs on the calling
   // thread; an exception it throws disables it for the rest of the run (the run continues).
   OutputCallback on_output;
+  // Descriptors (owned by the caller) that receive stdout and stderr as they arrive, instead of
+  // on_output; -1: that stream goes to on_output. Without capture_output the bytes move with
+  // splice(2) where the sink takes it (exec/pass_through.h), never copied through this process.
+  // A sink that fails (its reader is gone) is dropped; the stream is still read to its end.
+  std::array<int, 2> sinks{-1, -1};
   // After the launched process is gone, how long to keep reading output still in flight from
   // processes that escaped (possible only unsandboxed). The sandboxed case reaches EOF at once.
   std::chrono::milliseconds drain_grace{250};

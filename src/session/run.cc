@@ -87,6 +87,7 @@ RunResult LaunchAndSupervise(const session::SessionBackends& backends, session::
   options.output_cap = output_cap;
   options.capture_output = request.capture_output;
   options.on_output = on_output;
+  options.sinks = {request.stdout_fd, request.stderr_fd};
   options.cancel_fd = request.cancel_fd;
   options.cgroup = cgroup.get();
   options.cpu_limited = plan.limits.rlimits.cpu_seconds != 0;
