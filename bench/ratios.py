@@ -21,10 +21,11 @@ def main():
     for name, b in policy.items():
         print(f"  {name:60s} {b['real_time']:10.2f} {b['time_unit']}")
     # UseRealTime() names them "Run/<case>/real_time".
-    get = lambda n: startup.get("Run/" + n) or startup.get("Run/" + n + "/real_time")
+    get = lambda n: (startup.get("Run/" + n) or startup.get("Run/" + n + "/real_time")
+                     or startup.get("RunThroughServer/" + n + "/real_time"))
     print("start-up (wall time per command):")
     for name, b in startup.items():
-        if name.startswith("Run/"):
+        if name.startswith("Run"):
             print(f"  {name:30s} {ms(b):8.2f} ms")
     # PeakRss/<case>/iterations:N, measured through bench/peak_rss.cc.
     peak = {n.split("/")[1]: b["peak_rss_kib"] for n, b in startup.items()
@@ -38,6 +39,11 @@ def main():
             cordon_cost, bwrap_cost = ms(co) - ms(bare), ms(bw) - ms(bare)
             print(f"  {cmd}: cordon start-up cost {cordon_cost:.2f} ms, bubblewrap {bwrap_cost:.2f} ms,"
                   f" ratio {cordon_cost / bwrap_cost:.2f} (target <= 0.40)")
+        cs = get(cmd + "_cordon_server")
+        if bare and bw and cs:
+            cs_cost = ms(cs) - ms(bare)
+            print(f"  {cmd}: through a run server (cordon serve) start-up cost {cs_cost:.2f} ms,"
+                  f" ratio {cs_cost / bwrap_cost:.2f} (target <= 0.40)")
         cb = get(cmd + "_cordon_bwrap")
         if bare and bw and cb:
             cb_cost = ms(cb) - ms(bare)

@@ -3,7 +3,10 @@
 // /tmp, new namespaces incl. network, no capabilities, clean environment), in one run.
 // bench/run_benchmarks.sh turns the JSON output into the ratios recorded in docs/performance.md.
 #include <benchmark/benchmark.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -121,15 +124,61 @@ void PeakRss(benchmark::State& state, Wrap wrap, const std::vector<std::string>&
   state.counters["peak_rss_kib"] = static_cast<double>(peak_rss);
 }
 
+// `cordon run` handing its command to a run server (`cordon serve`, decision 0026) started for
+// this benchmark, its socket in a private runtime directory.
+void RunThroughServer(benchmark::State& state, const std::vector<std::string>& cmd) {
+  const std::string runtime = Workspace() + "/rt";
+  std::filesystem::create_directories(runtime);
+  std::filesystem::permissions(runtime, std::filesystem::perms::owner_all);
+  std::vector<std::string> env = kEnv;
+  env.push_back("XDG_RUNTIME_DIR=" + runtime);
+  const pid_t server = ::fork();
+  if (server == 0) {
+    const int null = ::open("/dev/null", O_RDWR);
+    ::dup2(null, 0);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    std::vector<char*> argv = {const_cast<char*>(CORDON_BINARY), const_cast<char*>("serve"),
+                               nullptr};
+    std::vector<char*> envp;
+    for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
+    ::execve(CORDON_BINARY, argv.data(), envp.data());
+    _exit(127);
+  }
+  for (int i = 0; i < 500 && !std::filesystem::exists(runtime + "/cordon/run.sock"); ++i) {
+    ::usleep(10000);
+  }
+  const std::vector<std::string> argv = Cordon(cmd);
+  std::uint64_t bytes = 0;
+  for (auto _ : state) {
+    SpawnStats s = SpawnAndWait(argv, env);
+    if (s.exit_code != 0) {
+      state.SkipWithError(("exit code " + std::to_string(s.exit_code)).c_str());
+      break;
+    }
+    bytes += s.stdout_bytes;
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(bytes));
+  ::kill(server, SIGTERM);
+  ::waitpid(server, nullptr, 0);
+}
+
 BENCHMARK_CAPTURE(Run, true_bare, Bare, kTrue)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(Run, true_bwrap, Bwrap, kTrue)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(Run, true_cordon, Cordon, kTrue)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(RunThroughServer, true_cordon_server, kTrue)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(Run, true_cordon_bwrap, CordonBwrap, kTrue)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK_CAPTURE(Run, short_bare, Bare, kShort)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(Run, short_bwrap, Bwrap, kShort)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(Run, short_cordon, Cordon, kShort)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(RunThroughServer, short_cordon_server, kShort)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(Run, short_cordon_bwrap, CordonBwrap, kShort)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();

@@ -44,6 +44,12 @@ struct CommandRequest {
   // reader is gone is dropped; the command's output is still read to its end.
   int stdout_fd = -1;
   int stderr_fd = -1;
+  // The environment ("NAME=value") and home directory of the process the command is run for,
+  // when that is not this one (cordon's run server runs commands for `cordon run` clients):
+  // the environment's pass list and the hidden paths under the home come from these. Unset:
+  // this process's environ and $HOME.
+  std::optional<std::vector<std::string>> caller_env;
+  std::optional<std::filesystem::path> caller_home;
 };
 
 enum class RunStatus { kExited, kSignaled, kTimedOut, kDenied, kSetupFailed };

@@ -30,6 +30,9 @@ std::unique_ptr<CommandLine> MakeCommandLine() {
       AddMcpCommand(app, cl->global),    AddDoctorCommand(app, cl->global),
       AddGenerateCommand(app),
   };
+#if defined(CORDON_RUN_SERVER)
+  cl->subcommands.push_back(AddServeCommand(app, cl->global));
+#endif
   for (Subcommand& s : cl->subcommands) s.app->fallthrough();
 
   // After the subcommands: CLI11 copies a parent's footer into subcommands created later.

@@ -14,7 +14,19 @@
 #include "cordon/session.h"
 #include "core/paths.h"
 #include "policy/shell_quote.h"
-#include "report/json_report.h"
+#include "report/run_outcome.h"
+#if defined(CORDON_RUN_SERVER)
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <optional>
+
+#include "config/to_json.h"
+#include "server/client.h"
+#include "session/request.h"
+
+extern char** environ;
+#endif
 
 namespace cordon::cli {
 namespace {
@@ -27,6 +39,7 @@ struct RunOptions {
   bool json = false;
   bool worktree = false;
   bool outside_sandbox = false;
+  bool no_server = false;
   std::string justification;
 };
 
@@ -92,37 +105,50 @@ int CheckEscapeAllowed(const Config& config, const RunOptions& options) {
   return kExitDenied;
 }
 
-const char* RunLimitConfigKey(RunLimit limit) {
-  switch (limit) {
-    case RunLimit::kMemory:
-      return "memory_bytes";
-    case RunLimit::kProcesses:
-      return "processes";
-    case RunLimit::kCpu:
-      return "cpu_seconds";
-    case RunLimit::kOutput:
-      return "output_bytes";
-    case RunLimit::kTimeout:
-      return "timeout_seconds";
-    case RunLimit::kNone:
-      break;
+#if defined(CORDON_RUN_SERVER)
+// Hands the command to this user's run server when one is listening and can be trusted
+// (decision 0026): its sessions have the sandbox prepared. nullopt: not served, nothing ran.
+std::optional<int> TryRunServer(const Config& config, const std::filesystem::path& workspace,
+                                const RunOptions& options) {
+  Result<std::string> config_json = config::ToJsonChecked(config);
+  struct stat st {};
+  if (!config_json || ::stat(workspace.c_str(), &st) != 0) return std::nullopt;
+  server::RunRequest request;
+  request.config_json = std::move(*config_json);
+  request.workspace = workspace.string();
+  request.workspace_dev = static_cast<std::uint64_t>(st.st_dev);
+  request.workspace_ino = static_cast<std::uint64_t>(st.st_ino);
+  if (!options.shell_text.empty()) {
+    request.shell_text = options.shell_text;
+  } else {
+    request.argv = options.argv;
   }
-  return "?";
+  request.cwd = ChooseCwd(workspace).string();
+  request.json = options.json;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    request.env.emplace_back(*entry);
+  }
+  request.home = session::CallerHome().string();
+  std::vector<int> fds;
+  if (!options.json) {
+    fds = {STDOUT_FILENO, STDERR_FILENO};
+    if (::isatty(STDIN_FILENO)) {
+      request.has_stdin = true;
+      fds.push_back(STDIN_FILENO);
+    }
+  }
+  const char* runtime_dir = std::getenv("XDG_RUNTIME_DIR");
+  const server::ClientResult result = server::RunThroughServer(
+      server::DefaultServerPaths(runtime_dir != nullptr ? std::optional<std::string>(runtime_dir)
+                                                        : std::nullopt),
+      request, fds);
+  if (!result.warning.empty()) {
+    fmt::print(stderr, "cordon: {}; running the command without it\n", result.warning);
+  }
+  if (!result.served) return std::nullopt;
+  return result.exit_code;
 }
-
-// Names the resource limit that ended the command or that it ran into (the exit code alone
-// cannot say: 137 is any SIGKILL), on stderr after the command's own output.
-void ReportLimits(const RunResult& result) {
-  if (result.limit != RunLimit::kNone) {
-    fmt::print(stderr, "cordon: the command was ended by the {} limit (limits.{})\n",
-               RunLimitName(result.limit), RunLimitConfigKey(result.limit));
-  }
-  for (RunLimit limit : result.limits_reached) {
-    if (limit == result.limit || limit == RunLimit::kOutput) continue;
-    fmt::print(stderr, "cordon: the command reached the {} limit (limits.{})\n",
-               RunLimitName(limit), RunLimitConfigKey(limit));
-  }
-}
+#endif
 
 int RunRun(const GlobalOptions& global, const RunOptions& options) {
   if (options.shell_text.empty() == options.argv.empty()) {
@@ -144,6 +170,13 @@ int RunRun(const GlobalOptions& global, const RunOptions& options) {
     config->sandbox.mode = SandboxMode::kOff;
     fmt::print(stderr, "cordon: WARNING: approved: running this one command outside the sandbox\n");
   }
+#if defined(CORDON_RUN_SERVER)
+  if (!options.no_server && !options.worktree) {
+    if (std::optional<int> served = TryRunServer(*config, workspace->path, options)) {
+      return *served;
+    }
+  }
+#endif
   auto session = Session::Create(*std::move(config), workspace->path);
   if (!session) return ReportSetupError(session.error());
 
@@ -163,34 +196,12 @@ int RunRun(const GlobalOptions& global, const RunOptions& options) {
     request.capture_output = false;
   }
   const RunResult result = session->Run(request);
-
-  if (options.json) {
-    // Written as it is: the report can hold up to limits.output_bytes per stream, escaped (a
-    // NUL byte becomes six), and formatting it through fmt would copy all of that once more.
-    std::string report = report::Dump(report::RunResultToJson(result), 2);
-    report.push_back('\n');
-    std::fflush(stdout);
-    WriteAll(STDOUT_FILENO, report);
-    return result.CliExitCode();
-  }
-  switch (result.status) {
-    case RunStatus::kDenied:
-      fmt::print(stderr, "cordon: denied by policy [{}]: {}\n", result.decision.rule_id,
-                 result.decision.reason);
-      break;
-    case RunStatus::kSetupFailed:
-      fmt::print(stderr, "cordon: could not run the command: {}\n", result.error);
-      break;
-    case RunStatus::kTimedOut:
-      fmt::print(stderr, "cordon: timed out after {} s; every process of the command was killed\n",
-                 static_cast<double>(session->config().limits.timeout.count()) / 1000.0);
-      break;
-    case RunStatus::kExited:
-    case RunStatus::kSignaled:
-      ReportLimits(result);
-      break;
-  }
-  return result.CliExitCode();
+  const report::RunOutcome outcome =
+      report::RenderRunOutcome(result, options.json, session->config().limits.timeout);
+  std::fflush(stdout);
+  WriteAll(STDOUT_FILENO, outcome.stdout_text);
+  WriteAll(STDERR_FILENO, outcome.stderr_text);
+  return outcome.exit_code;
 }
 
 }  // namespace
@@ -247,6 +258,8 @@ Subcommand AddRunCommand(CLI::App& root, const GlobalOptions& global) {
       ->type_name("TEXT");
   app->add_option("command", options->argv, "The command and its arguments, after --")
       ->type_name("COMMAND");
+  app->add_flag("--no-server", options->no_server,
+                "Run in this process even when a run server (`cordon serve`) is listening");
   app->add_flag("--worktree", options->worktree,
                 "Worktree mode: the workspace must be a linked git worktree, the only writable "
                 "root (docs/mcp.md)");

@@ -25,6 +25,8 @@ Subcommand AddStatusCommand(CLI::App& root, const GlobalOptions& global);
 Subcommand AddSandboxCommand(CLI::App& root, const GlobalOptions& global);
 Subcommand AddMcpCommand(CLI::App& root, const GlobalOptions& global);
 Subcommand AddDoctorCommand(CLI::App& root, const GlobalOptions& global);
+// Linux only (CORDON_RUN_SERVER): the run server.
+Subcommand AddServeCommand(CLI::App& root, const GlobalOptions& global);
 // Hidden: `cordon __generate man|bash|zsh [--output FILE]` walks `root` (docs/cli.md).
 Subcommand AddGenerateCommand(CLI::App& root);
 

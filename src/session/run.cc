@@ -143,8 +143,10 @@ RunResult Session::Run(const CommandRequest& request, const OutputCallback& on_o
     plan_request.argv = session::CommandArgv(request);
     plan_request.workspace = state.workspace;
     plan_request.cwd = *cwd;
-    plan_request.caller_env = session::CallerEnvironment();
-    plan_request.caller_home = session::CallerHome();
+    plan_request.caller_env =
+        request.caller_env ? *request.caller_env : session::CallerEnvironment();
+    plan_request.caller_home =
+        request.caller_home ? *request.caller_home : session::CallerHome();
     if (Result<void> held = HoldGitPlaceholders(state); !held) {
       return SetupFailed(std::move(r), held.error().message);
     }

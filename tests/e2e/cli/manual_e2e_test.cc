@@ -60,7 +60,7 @@ TEST_F(Manual, TheBuildInstalledWhatTheBinaryPrints) {
 TEST_F(Manual, BashCompletesSubcommands) {
   EXPECT_EQ(Complete({"cordon", "ru"}), Words{"run"});
   EXPECT_EQ(Complete({"cordon", "d"}), Words{"doctor"});
-  EXPECT_EQ(Complete({"cordon", "s"}), (Words{"sandbox", "status"}));
+  EXPECT_EQ(Complete({"cordon", "s"}), (Words{"sandbox", "serve", "status"}));
   EXPECT_EQ(Complete({"cordon", "_"}), Words{});  // the hidden __generate is not offered
   EXPECT_EQ(Complete({"cordon", "sandbox", "n"}), Words{"network"});
 }

@@ -1,0 +1,55 @@
+// `cordon serve [--idle-timeout SECONDS]`: the run server of this user (src/server, decision
+// 0026). `cordon run` hands its commands to it while it runs, so that each finds its sandbox
+// already prepared. Runs in the foreground until idle; exit 0 then, 125 when it cannot start
+// (another server is running, the socket directory is not safe, the kernel lacks SO_PEERPIDFD).
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+#include "cli/subcommands.h"
+#include "server/server.h"
+
+namespace cordon::cli {
+namespace {
+
+struct ServeOptions {
+  double idle_timeout_seconds = 900;
+};
+
+int RunServe(const ServeOptions& options) {
+  if (!(options.idle_timeout_seconds > 0)) {
+    fmt::print(stderr, "cordon: --idle-timeout: expected seconds > 0\n");
+    return kExitSetupFailed;
+  }
+  server::ServerOptions server_options;
+  const char* runtime_dir = std::getenv("XDG_RUNTIME_DIR");
+  server_options.paths = server::DefaultServerPaths(
+      runtime_dir != nullptr ? std::optional<std::string>(runtime_dir) : std::nullopt);
+  server_options.idle_timeout =
+      std::chrono::seconds(static_cast<std::int64_t>(options.idle_timeout_seconds));
+  // Pin no directory of the caller's for as long as the server lives.
+  if (::chdir("/") != 0) return ReportSetupError(Error{ErrorCode::kSystem, errno, "chdir(/)"});
+  fmt::print(stderr, "cordon serve: listening on {} (exits after {} s idle)\n",
+             server_options.paths.socket.string(), options.idle_timeout_seconds);
+  if (Result<void> served = server::Serve(server_options); !served) {
+    return ReportSetupError(served.error());
+  }
+  return 0;
+}
+
+}  // namespace
+
+Subcommand AddServeCommand(CLI::App& root, const GlobalOptions&) {
+  CLI::App* app = root.add_subcommand(
+      "serve", "Serve `cordon run` from a long-lived process (faster start-up; docs/server.md)");
+  auto options = std::make_shared<ServeOptions>();
+  app->add_option("--idle-timeout", options->idle_timeout_seconds,
+                  "Exit after this many seconds without a command (default 900)")
+      ->type_name("SECONDS");
+  return {app, [options] { return RunServe(*options); }};
+}
+
+}  // namespace cordon::cli

@@ -1,0 +1,76 @@
+#include "report/run_outcome.h"
+
+#include <fmt/format.h>
+
+#include "report/json_report.h"
+
+namespace cordon::report {
+namespace {
+
+const char* RunLimitConfigKey(RunLimit limit) {
+  switch (limit) {
+    case RunLimit::kMemory:
+      return "memory_bytes";
+    case RunLimit::kProcesses:
+      return "processes";
+    case RunLimit::kCpu:
+      return "cpu_seconds";
+    case RunLimit::kOutput:
+      return "output_bytes";
+    case RunLimit::kTimeout:
+      return "timeout_seconds";
+    case RunLimit::kNone:
+      break;
+  }
+  return "?";
+}
+
+// Names the resource limit that ended the command or that it ran into (the exit code alone
+// cannot say: 137 is any SIGKILL), after the command's own output.
+void DescribeLimits(const RunResult& result, std::string& out) {
+  if (result.limit != RunLimit::kNone) {
+    out += fmt::format("cordon: the command was ended by the {} limit (limits.{})\n",
+                       RunLimitName(result.limit), RunLimitConfigKey(result.limit));
+  }
+  for (RunLimit limit : result.limits_reached) {
+    if (limit == result.limit || limit == RunLimit::kOutput) continue;
+    out += fmt::format("cordon: the command reached the {} limit (limits.{})\n",
+                       RunLimitName(limit), RunLimitConfigKey(limit));
+  }
+}
+
+}  // namespace
+
+RunOutcome RenderRunOutcome(const RunResult& result, bool json, std::chrono::milliseconds timeout) {
+  RunOutcome outcome;
+  outcome.exit_code = result.CliExitCode();
+  outcome.duration = result.duration;
+  if (json) {
+    // The report can hold up to limits.output_bytes per stream, escaped (a NUL byte becomes
+    // six): dumped once, never formatted again.
+    outcome.stdout_text = Dump(RunResultToJson(result), 2);
+    outcome.stdout_text.push_back('\n');
+    return outcome;
+  }
+  switch (result.status) {
+    case RunStatus::kDenied:
+      outcome.stderr_text = fmt::format("cordon: denied by policy [{}]: {}\n",
+                                        result.decision.rule_id, result.decision.reason);
+      break;
+    case RunStatus::kSetupFailed:
+      outcome.stderr_text = fmt::format("cordon: could not run the command: {}\n", result.error);
+      break;
+    case RunStatus::kTimedOut:
+      outcome.stderr_text =
+          fmt::format("cordon: timed out after {} s; every process of the command was killed\n",
+                      static_cast<double>(timeout.count()) / 1000.0);
+      break;
+    case RunStatus::kExited:
+    case RunStatus::kSignaled:
+      DescribeLimits(result, outcome.stderr_text);
+      break;
+  }
+  return outcome;
+}
+
+}  // namespace cordon::report

@@ -1,0 +1,179 @@
+#include "server/peer.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <csignal>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/syscall_error.h"
+#include "core/unique_fd.h"
+
+namespace cordon::server {
+namespace {
+
+// <asm-generic/socket.h> of Linux 6.5; Debian 12's headers predate it.
+constexpr int kSoPeerPidfd = 77;
+// Largest /proc/PID/status read; the real one is about 1.5 KiB.
+constexpr std::size_t kStatusMax = 16384;
+
+std::string_view Field(std::string_view status, std::string_view name) {
+  std::size_t at = 0;
+  while (at < status.size()) {
+    std::size_t end = status.find('\n', at);
+    if (end == std::string_view::npos) end = status.size();
+    std::string_view line = status.substr(at, end - at);
+    if (line.size() > name.size() && line.starts_with(name) && line[name.size()] == ':') {
+      line.remove_prefix(name.size() + 1);
+      return line;
+    }
+    at = end + 1;
+  }
+  return {};
+}
+
+// The numbers of a field, separated by tabs or spaces.
+std::vector<long> Numbers(std::string_view text) {
+  std::vector<long> numbers;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    while (at < text.size() && (text[at] == '\t' || text[at] == ' ')) ++at;
+    if (at == text.size()) break;
+    long value = 0;
+    auto [end, ec] = std::from_chars(text.data() + at, text.data() + text.size(), value);
+    if (ec != std::errc() || end == text.data() + at) return {};
+    numbers.push_back(value);
+    at = static_cast<std::size_t>(end - text.data());
+  }
+  return numbers;
+}
+
+Result<std::string> ReadStatus(int proc_dir, const std::string& what) {
+  core::UniqueFd fd(::openat(proc_dir, "status", O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return core::FailSyscall("openat", what + "/status");
+  std::string text(kStatusMax, '\0');
+  std::size_t got = 0;
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), text.data() + got, text.size() - got);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return core::FailSyscall("read", what + "/status");
+    }
+    if (n == 0 || got + static_cast<std::size_t>(n) == text.size()) {
+      got += static_cast<std::size_t>(n);
+      break;
+    }
+    got += static_cast<std::size_t>(n);
+  }
+  text.resize(got);
+  return text;
+}
+
+}  // namespace
+
+Result<Confinement> ParseStatus(std::string_view status) {
+  Confinement c;
+  auto need = [&](std::string_view name, std::size_t at_least) -> Result<std::vector<long>> {
+    std::vector<long> numbers = Numbers(Field(status, name));
+    if (numbers.size() < at_least) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("/proc/PID/status: no readable \"{}:\" line", name));
+    }
+    return numbers;
+  };
+  CORDON_TRY(std::vector<long> uid, need("Uid", 2));
+  CORDON_TRY(std::vector<long> nnp, need("NoNewPrivs", 1));
+  CORDON_TRY(std::vector<long> filters, need("Seccomp_filters", 1));
+  CORDON_TRY(std::vector<long> nspid, need("NSpid", 1));
+  c.uid = static_cast<uid_t>(uid[1]);
+  c.no_new_privs = nnp[0] != 0;
+  c.seccomp_filters = static_cast<int>(filters[0]);
+  c.pid_namespace_depth = static_cast<int>(nspid.size());
+  return c;
+}
+
+Result<Confinement> OwnConfinement() {
+  core::UniqueFd self(::open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!self.valid()) return core::FailSyscall("open", "/proc/self");
+  CORDON_TRY(std::string status, ReadStatus(self.get(), "/proc/self"));
+  return ParseStatus(status);
+}
+
+std::string Mismatch(const Confinement& own, const Confinement& peer) {
+  if (peer.uid != own.uid) return fmt::format("it runs as uid {}, not {}", peer.uid, own.uid);
+  if (peer.no_new_privs && !own.no_new_privs) return "it runs with no_new_privs (sandboxed)";
+  if (peer.seccomp_filters > own.seccomp_filters) {
+    return fmt::format("it runs under {} seccomp filters, more than this process's {} (sandboxed)",
+                       peer.seccomp_filters, own.seccomp_filters);
+  }
+  if (peer.pid_namespace_depth != own.pid_namespace_depth) {
+    return fmt::format("it runs in another PID namespace (depth {}, not {})",
+                       peer.pid_namespace_depth, own.pid_namespace_depth);
+  }
+  return {};
+}
+
+Result<Confinement> ConfinementOf(int pidfd) {
+  // The pid behind the pidfd, in our PID namespace ("Pid:\t-1" once it has exited).
+  const std::string info = fmt::format("/proc/self/fdinfo/{}", pidfd);
+  core::UniqueFd info_fd(::open(info.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!info_fd.valid()) return core::FailSyscall("open", info);
+  char text[1024];
+  const ssize_t n = ::read(info_fd.get(), text, sizeof text - 1);
+  if (n <= 0) return core::FailSyscall("read", info);
+  std::vector<long> pid =
+      Numbers(Field(std::string_view(text, static_cast<std::size_t>(n)), "Pid"));
+  if (pid.size() != 1 || pid[0] <= 0) {
+    return Fail(ErrorCode::kUnavailable,
+                "the other process has exited or lies outside this "
+                "process's PID namespace");
+  }
+  const std::string what = fmt::format("/proc/{}", pid[0]);
+  core::UniqueFd dir(::open(what.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dir.valid()) return core::FailSyscall("open", what);
+  // The directory was opened while the pidfd's process was alive: it is that process's, not a
+  // later one's with a recycled PID.
+  if (::syscall(SYS_pidfd_send_signal, pidfd, 0, nullptr, 0) != 0) {
+    return core::FailSyscall("pidfd_send_signal", fmt::format("pid {}, signal 0", pid[0]));
+  }
+  CORDON_TRY(std::string status, ReadStatus(dir.get(), what));
+  return ParseStatus(status);
+}
+
+Result<Confinement> PeerConfinement(int socket) {
+  int raw_pidfd = -1;
+  socklen_t len = sizeof raw_pidfd;
+  if (::getsockopt(socket, SOL_SOCKET, kSoPeerPidfd, &raw_pidfd, &len) != 0) {
+    return Fail(ErrorCode::kUnavailable,
+                fmt::format("getsockopt(SO_PEERPIDFD): {} (needs Linux 6.5 or later)",
+                            std::strerror(errno)));
+  }
+  core::UniqueFd pidfd(raw_pidfd);
+  return ConfinementOf(pidfd.get());
+}
+
+Result<void> CheckProcess(int pidfd) {
+  CORDON_TRY(Confinement own, OwnConfinement());
+  CORDON_TRY(Confinement other, ConfinementOf(pidfd));
+  if (std::string why = Mismatch(own, other); !why.empty()) {
+    return Fail(ErrorCode::kUnavailable, "the other end is not trusted: " + why);
+  }
+  return {};
+}
+
+Result<void> CheckPeer(int socket) {
+  CORDON_TRY(Confinement own, OwnConfinement());
+  CORDON_TRY(Confinement peer, PeerConfinement(socket));
+  if (std::string why = Mismatch(own, peer); !why.empty()) {
+    return Fail(ErrorCode::kUnavailable, "the other end is not trusted: " + why);
+  }
+  return {};
+}
+
+}  // namespace cordon::server

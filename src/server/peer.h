@@ -1,0 +1,59 @@
+// Who is at the other end of the run server's socket, and whether to trust it.
+//
+// The run server runs commands in sandboxes on behalf of `cordon run`; a process that is itself
+// inside a cordon sandbox must never reach it (it would ask for a command outside its own
+// sandbox, or, posing as the server, receive a client's environment). Both ends therefore check
+// each other: the same user, and no more confined than the checking side itself — every cordon
+// sandbox sets no_new_privs and adds a seccomp filter on top of whatever its creator had, and
+// the native one adds a PID namespace, so a sandboxed process always has more of one of these
+// than an unconfined process of the same context. Everything is read from /proc/PID/status
+// (readable without ptrace rights), through a pidfd taken from the socket (SO_PEERPIDFD) so
+// that a recycled PID cannot stand in for the peer (docs/decisions/0026-run-server.md).
+//
+// The process that connected is not always the one that speaks: a sandboxed command's
+// connect() is performed by its supervisor (decision 0019), which is unconfined. The server
+// therefore also checks the process that sent the request (SCM_PIDFD, wire.h).
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <string_view>
+
+#include "cordon/error.h"
+
+namespace cordon::server {
+
+struct Confinement {
+  uid_t uid = 0;                // effective uid (the second field of "Uid:")
+  bool no_new_privs = false;    // "NoNewPrivs:"
+  int seccomp_filters = 0;      // "Seccomp_filters:" (0 without a filter)
+  int pid_namespace_depth = 0;  // fields of "NSpid:" (1 in the namespace /proc belongs to)
+};
+
+// Parses the text of /proc/PID/status. kInvalidArgument naming the missing field when a line
+// this needs is absent (a kernel older than 5.9 has no Seccomp_filters).
+[[nodiscard]] Result<Confinement> ParseStatus(std::string_view status);
+
+// This process's confinement.
+[[nodiscard]] Result<Confinement> OwnConfinement();
+
+// Empty when `peer` is the same user and no more confined than `own`; else why not.
+std::string Mismatch(const Confinement& own, const Confinement& peer);
+
+// The confinement of the process behind `pidfd` (its /proc entry, confirmed through the pidfd
+// to still be that process).
+[[nodiscard]] Result<Confinement> ConfinementOf(int pidfd);
+
+// The confinement of the process that connected `socket` (client side: that called listen()),
+// through SO_PEERPIDFD.
+[[nodiscard]] Result<Confinement> PeerConfinement(int socket);
+
+// ConfinementOf + Mismatch against OwnConfinement.
+[[nodiscard]] Result<void> CheckProcess(int pidfd);
+
+// PeerConfinement + Mismatch against OwnConfinement: kUnavailable with the reason when the
+// peer must not be trusted or when the kernel cannot say (no SO_PEERPIDFD).
+[[nodiscard]] Result<void> CheckPeer(int socket);
+
+}  // namespace cordon::server

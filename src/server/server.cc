@@ -1,0 +1,266 @@
+#include "server/server.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "config/load.h"
+#include "cordon/session.h"
+#include "core/syscall_error.h"
+#include "core/unique_fd.h"
+#include "report/run_outcome.h"
+#include "server/peer.h"
+#include "server/wire.h"
+#include "session/zygote_slot.h"
+
+namespace cordon::server {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A client has this long to send its request once connected.
+constexpr int kRequestTimeoutSeconds = 10;
+
+// The sessions of the configurations and workspaces served so far, most recently used first.
+class SessionCache {
+ public:
+  Result<Session> Get(const RunRequest& request) {
+    const std::string key = request.config_json + '\0' + request.workspace;
+    {
+      std::lock_guard lock(mutex_);
+      for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+        if (it->key == key) {
+          entries_.splice(entries_.begin(), entries_, it);
+          return it->session;
+        }
+      }
+    }
+    // Created outside the lock (it probes the kernel); two clients racing for a new key make
+    // two sessions, and the second simply replaces the first in the cache.
+    config::Env env;
+    if (!request.home.empty()) env.home = request.home;
+    CORDON_TRY(Config config, config::ParseConfigText(request.config_json, "run request", env));
+    CORDON_TRY(Session session, Session::Create(std::move(config), request.workspace));
+    std::lock_guard lock(mutex_);
+    entries_.push_front(Entry{key, session});
+    while (entries_.size() > kMaxSessions) entries_.pop_back();
+    return session;
+  }
+
+ private:
+  struct Entry {
+    std::string key;
+    Session session;
+  };
+  std::mutex mutex_;
+  std::list<Entry> entries_;
+};
+
+class Server {
+ public:
+  Server(const ServerOptions& options, core::UniqueFd listener)
+      : options_(options), listener_(std::move(listener)) {}
+
+  void Run();
+
+ private:
+  void Handle(core::UniqueFd connection);
+  Result<report::RunOutcome> Execute(int connection, ReceivedRequest& received);
+  void Log(const std::string& line);
+
+  const ServerOptions& options_;
+  core::UniqueFd listener_;
+  SessionCache sessions_;
+  std::mutex log_mutex_;
+  std::atomic<int> active_{0};
+};
+
+void Server::Log(const std::string& line) {
+  if (options_.log == nullptr) return;
+  std::lock_guard lock(log_mutex_);
+  fmt::print(options_.log, "cordon serve: {}\n", line);
+  std::fflush(options_.log);
+}
+
+Result<report::RunOutcome> Server::Execute(int connection, ReceivedRequest& received) {
+  RunRequest& r = received.request;
+  // The same workspace as the client's, not just the same name: refuse another view.
+  struct stat st {};
+  if (::stat(r.workspace.c_str(), &st) != 0) return core::FailSyscall("stat", r.workspace);
+  if (static_cast<std::uint64_t>(st.st_dev) != r.workspace_dev ||
+      static_cast<std::uint64_t>(st.st_ino) != r.workspace_ino) {
+    return Fail(ErrorCode::kUnavailable,
+                fmt::format("the workspace {} is another directory here than for the client "
+                            "(another mount namespace?)",
+                            r.workspace));
+  }
+  CORDON_TRY(Session session, sessions_.Get(r));
+  CommandRequest request;
+  request.argv = std::move(r.argv);
+  request.shell_text = std::move(r.shell_text);
+  request.cwd = r.cwd;
+  request.caller_env = std::move(r.env);
+  request.caller_home = r.home;
+  // A client that dies (or is killed) closes its end: that is this run's cancellation.
+  request.cancel_fd = connection;
+  if (!r.json) {
+    request.capture_output = false;
+    request.stdout_fd = received.fds[0].get();
+    request.stderr_fd = received.fds[1].get();
+    if (r.has_stdin) request.stdin_fd = received.fds[2].get();
+  }
+  const RunResult result = session.Run(request);
+  return report::RenderRunOutcome(result, r.json, session.config().limits.timeout);
+}
+
+void Server::Handle(core::UniqueFd connection) {
+  const int fd = connection.get();
+  // A request sent without either socket asking for its sender arrives unnamed and is refused
+  // (ReceiveRequest); the client asks, and so does this end as early as it can.
+  if (Result<void> named = PassSenderPidfd(fd); !named) {
+    Log("refused a client: " + named.error().message);
+    (void)SendReply(fd, ReplyKind::kRefused, 125, {},
+                    "cordon: the run server refused this client: " + named.error().message + "\n");
+    return;
+  }
+  if (Result<void> trusted = CheckPeer(fd); !trusted) {
+    Log("refused a client: " + trusted.error().message);
+    (void)SendReply(
+        fd, ReplyKind::kRefused, 125, {},
+        "cordon: the run server refused this client: " + trusted.error().message + "\n");
+    return;
+  }
+  timeval timeout{kRequestTimeoutSeconds, 0};
+  (void)::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  Result<ReceivedRequest> received = ReceiveRequest(fd);
+  if (!received) {
+    Log("bad request: " + received.error().message);
+    (void)SendReply(
+        fd, ReplyKind::kRefused, 125, {},
+        "cordon: the run server could not read the request: " + received.error().message + "\n");
+    return;
+  }
+  // The sender, not only the connecting process: a sandboxed command's connect() is made by
+  // its unconfined supervisor (decision 0019), but it sends its request itself.
+  if (Result<void> trusted = CheckProcess(received->sender.get()); !trusted) {
+    Log("refused a client: " + trusted.error().message);
+    (void)SendReply(
+        fd, ReplyKind::kRefused, 125, {},
+        "cordon: the run server refused this client: " + trusted.error().message + "\n");
+    return;
+  }
+  Result<report::RunOutcome> outcome = Execute(fd, *received);
+  if (!outcome) {
+    // The client runs the command itself: nothing ran here.
+    Log("could not serve: " + outcome.error().message);
+    (void)SendReply(
+        fd, ReplyKind::kRefused, 125, {},
+        "cordon: the run server could not run the command: " + outcome.error().message + "\n");
+    return;
+  }
+  Log(fmt::format("ran a command (exit code {}, {:.2f} ms)", outcome->exit_code,
+                  static_cast<double>(outcome->duration.count()) / 1000.0));
+  (void)SendReply(fd, ReplyKind::kRan, outcome->exit_code, outcome->stdout_text,
+                  outcome->stderr_text);
+}
+
+void Server::Run() {
+  Clock::time_point last_activity = Clock::now();
+  for (;;) {
+    const auto idle = Clock::now() - last_activity;
+    if (active_.load() == 0 && idle >= options_.idle_timeout) {
+      Log("idle, exiting");
+      return;
+    }
+    pollfd p{listener_.get(), POLLIN, 0};
+    const int ready = ::poll(&p, 1, 1000);
+    if (ready < 0 && errno != EINTR) {
+      Log(fmt::format("poll: {}", std::strerror(errno)));
+      return;
+    }
+    if (active_.load() > 0) last_activity = Clock::now();
+    if (ready <= 0) continue;
+    const int raw = ::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC);
+    if (raw < 0) continue;  // EINTR, ECONNABORTED, EMFILE: the next round tries again
+    core::UniqueFd connection(raw);
+    last_activity = Clock::now();
+    if (active_.load() >= kMaxConnections) {
+      (void)SendReply(raw, ReplyKind::kRefused, 125, {},
+                      "cordon: the run server is at its limit of concurrent runs\n");
+      continue;
+    }
+    ++active_;
+    std::thread([this, c = std::move(connection)]() mutable {
+      Handle(std::move(c));
+      --active_;
+    }).detach();
+  }
+}
+
+Result<core::UniqueFd> Listen(const ServerPaths& paths) {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  const std::string path = paths.socket.string();
+  if (path.size() >= sizeof address.sun_path) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("run server socket path {} is too long for a unix socket", path));
+  }
+  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+  core::UniqueFd listener(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!listener.valid()) return core::FailSyscall("socket", "AF_UNIX, SOCK_STREAM");
+  // We hold the lock: a socket file left here is a dead server's.
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) return core::FailSyscall("unlink", path);
+  if (::bind(listener.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
+    return core::FailSyscall("bind", path);
+  }
+  if (::chmod(path.c_str(), 0600) != 0) return core::FailSyscall("chmod", path + ", 0600");
+  if (::listen(listener.get(), 64) != 0) return core::FailSyscall("listen", path);
+  return listener;
+}
+
+}  // namespace
+
+Result<void> Serve(const ServerOptions& options) {
+  CORDON_TRY_VOID(CheckDirectory(options.paths.directory, true));
+  // Fail early where the peer check cannot work: every client would be refused.
+  CORDON_TRY(Confinement own, OwnConfinement());
+  (void)own;
+  core::UniqueFd lock(
+      ::open(options.paths.lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!lock.valid()) return core::FailSyscall("open", options.paths.lock.string());
+  if (::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) {
+      return Fail(ErrorCode::kUnavailable, fmt::format("another run server is already serving {}",
+                                                       options.paths.socket.string()));
+    }
+    return core::FailSyscall("flock", options.paths.lock.string());
+  }
+  CORDON_TRY(core::UniqueFd listener, Listen(options.paths));
+  // A client that vanishes mid-reply must not kill the server.
+  ::signal(SIGPIPE, SIG_IGN);
+  // The point of the server: each session gets its zygote and keeps the next command's
+  // sandbox prepared (decisions 0010, 0023).
+  session::SetLongLivedSessions(true);
+  Server server(options, std::move(listener));
+  server.Run();
+  // Still holding the lock: the socket file is ours to remove.
+  (void)::unlink(options.paths.socket.c_str());
+  return {};
+}
+
+}  // namespace cordon::server

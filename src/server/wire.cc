@@ -1,0 +1,268 @@
+#include "server/wire.h"
+
+#include <fmt/format.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "core/fd_passing.h"
+#include "core/syscall_error.h"
+
+namespace cordon::server {
+namespace {
+
+using nlohmann::json;
+
+// <asm-generic/socket.h> of Linux 6.5; Debian 12's headers predate them.
+constexpr int kSoPassPidfd = 76;
+constexpr int kScmPidfd = 0x04;
+
+// Replies beyond this are refused by the client: two streams of the largest output cap
+// (limits.output_bytes) escaped into a JSON report stay far below it.
+constexpr std::uint64_t kMaxReplyText = 1ull << 30;
+
+Result<void> WriteAll(int socket, const void* data, std::size_t size, const char* what) {
+  const char* at = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::send(socket, at, size, MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return core::FailSyscall("send", what);
+    }
+    at += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return {};
+}
+
+// kInvalidArgument when the peer closed before `size` bytes came.
+Result<void> ReadAll(int socket, void* data, std::size_t size, const char* what) {
+  char* at = static_cast<char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::recv(socket, at, size, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return core::FailSyscall("recv", what);
+    }
+    if (n == 0) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("run server protocol: the connection closed inside the {}", what));
+    }
+    at += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return {};
+}
+
+Result<std::string> Text(const json& body, const char* key, bool required) {
+  auto it = body.find(key);
+  if (it == body.end()) {
+    if (!required) return std::string();
+    return Fail(ErrorCode::kInvalidArgument, fmt::format("run request: \"{}\" is missing", key));
+  }
+  if (!it->is_string()) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("run request: \"{}\" must be a string", key));
+  }
+  return it->get<std::string>();
+}
+
+Result<std::vector<std::string>> Texts(const json& body, const char* key) {
+  std::vector<std::string> texts;
+  auto it = body.find(key);
+  if (it == body.end()) return texts;
+  if (!it->is_array()) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("run request: \"{}\" must be an array of strings", key));
+  }
+  for (const json& item : *it) {
+    if (!item.is_string()) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("run request: \"{}\" must be an array of strings", key));
+    }
+    texts.push_back(item.get<std::string>());
+  }
+  return texts;
+}
+
+Result<std::uint64_t> Number(const json& body, const char* key) {
+  auto it = body.find(key);
+  if (it == body.end() || !it->is_number_unsigned()) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("run request: \"{}\" must be an unsigned number", key));
+  }
+  return it->get<std::uint64_t>();
+}
+
+bool Flag(const json& body, const char* key) {
+  auto it = body.find(key);
+  return it != body.end() && it->is_boolean() && it->get<bool>();
+}
+
+}  // namespace
+
+std::string EncodeRequest(const RunRequest& request) {
+  json body = {{"config", request.config_json},
+               {"workspace", request.workspace},
+               {"workspace_dev", request.workspace_dev},
+               {"workspace_ino", request.workspace_ino},
+               {"argv", request.argv},
+               {"cwd", request.cwd},
+               {"json", request.json},
+               {"stdin", request.has_stdin},
+               {"env", request.env},
+               {"home", request.home}};
+  if (request.shell_text) body["shell_text"] = *request.shell_text;
+  // Paths and environment values may be any bytes: replaced, never refused, on the way out
+  // (the server then runs what it was sent; a client with such text runs it itself).
+  return body.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+Result<RunRequest> DecodeRequest(std::string_view text) {
+  json body = json::parse(text, nullptr, false);
+  if (body.is_discarded() || !body.is_object()) {
+    return Fail(ErrorCode::kInvalidArgument, "run request: the body is not a JSON object");
+  }
+  RunRequest request;
+  CORDON_TRY(request.config_json, Text(body, "config", true));
+  CORDON_TRY(request.workspace, Text(body, "workspace", true));
+  CORDON_TRY(request.workspace_dev, Number(body, "workspace_dev"));
+  CORDON_TRY(request.workspace_ino, Number(body, "workspace_ino"));
+  CORDON_TRY(request.argv, Texts(body, "argv"));
+  if (body.contains("shell_text")) {
+    CORDON_TRY(std::string shell, Text(body, "shell_text", true));
+    request.shell_text = std::move(shell);
+  }
+  if (request.argv.empty() == !request.shell_text.has_value()) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "run request: exactly one of \"argv\" and \"shell_text\" must be given");
+  }
+  CORDON_TRY(request.cwd, Text(body, "cwd", false));
+  request.json = Flag(body, "json");
+  request.has_stdin = Flag(body, "stdin");
+  CORDON_TRY(request.env, Texts(body, "env"));
+  CORDON_TRY(request.home, Text(body, "home", false));
+  return request;
+}
+
+Result<void> SendRequest(int socket, const RunRequest& request, const std::vector<int>& fds) {
+  const std::string body = EncodeRequest(request);
+  if (body.size() > kMaxBodyBytes) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("run request: {} bytes, more than the {} a server accepts", body.size(),
+                            kMaxBodyBytes));
+  }
+  RequestHeader header;
+  header.body_bytes = static_cast<std::uint32_t>(body.size());
+  if (const int err = core::SendWithFds(socket, &header, sizeof header, fds.data(),
+                                        static_cast<int>(fds.size()));
+      err != 0) {
+    return core::FailSyscall("sendmsg", "run request header", err);
+  }
+  return WriteAll(socket, body.data(), body.size(), "run request body");
+}
+
+Result<void> PassSenderPidfd(int socket) {
+  const int on = 1;
+  if (::setsockopt(socket, SOL_SOCKET, kSoPassPidfd, &on, sizeof on) != 0) {
+    return Fail(ErrorCode::kUnavailable,
+                fmt::format("setsockopt(SO_PASSPIDFD): {} (needs Linux 6.5 or later)",
+                            std::strerror(errno)));
+  }
+  return {};
+}
+
+Result<ReceivedRequest> ReceiveRequest(int socket) {
+  RequestHeader header;
+  iovec iov{&header, sizeof header};
+  alignas(cmsghdr) char
+      control[CMSG_SPACE(core::kMaxPassedFds * sizeof(int)) + CMSG_SPACE(sizeof(int))] = {};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  ssize_t n;
+  do {
+    n = ::recvmsg(socket, &msg, MSG_CMSG_CLOEXEC | MSG_WAITALL);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) return core::FailSyscall("recvmsg", "run request header");
+  ReceivedRequest received;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == kScmPidfd &&
+        c->cmsg_len == CMSG_LEN(sizeof(int))) {
+      int fd;
+      std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
+      received.sender = core::UniqueFd(fd);
+      continue;
+    }
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (std::size_t i = 0; i < count; ++i) {
+      int fd;
+      std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+      received.fds.emplace_back(fd);  // owned before any check can return
+    }
+  }
+  if ((msg.msg_flags & MSG_CTRUNC) != 0) {
+    return Fail(ErrorCode::kInvalidArgument, "run request: too many descriptors attached");
+  }
+  if (!received.sender.valid()) {
+    return Fail(ErrorCode::kInvalidArgument, "run request: the kernel did not name its sender");
+  }
+  if (static_cast<std::size_t>(n) != sizeof header || header.magic != kMagic) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "run request: not a cordon run request of this version (bad header)");
+  }
+  if (header.body_bytes == 0 || header.body_bytes > kMaxBodyBytes) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("run request: a body of {} bytes (1 to {} accepted)", header.body_bytes,
+                            kMaxBodyBytes));
+  }
+  std::string body(header.body_bytes, '\0');
+  CORDON_TRY_VOID(ReadAll(socket, body.data(), body.size(), "run request body"));
+  CORDON_TRY(received.request, DecodeRequest(body));
+  const std::size_t expected = received.request.json ? 0 : (received.request.has_stdin ? 3 : 2);
+  if (received.fds.size() != expected) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("run request: {} descriptors attached, {} expected",
+                            received.fds.size(), expected));
+  }
+  return received;
+}
+
+Result<void> SendReply(int socket, ReplyKind kind, int exit_code, std::string_view stdout_text,
+                       std::string_view stderr_text) {
+  ReplyHeader header;
+  header.kind = kind;
+  header.exit_code = exit_code;
+  header.stdout_bytes = stdout_text.size();
+  header.stderr_bytes = stderr_text.size();
+  CORDON_TRY_VOID(WriteAll(socket, &header, sizeof header, "run reply header"));
+  CORDON_TRY_VOID(WriteAll(socket, stdout_text.data(), stdout_text.size(), "run reply"));
+  return WriteAll(socket, stderr_text.data(), stderr_text.size(), "run reply");
+}
+
+Result<Reply> ReceiveReply(int socket) {
+  ReplyHeader header;
+  CORDON_TRY_VOID(ReadAll(socket, &header, sizeof header, "run reply header"));
+  if (header.magic != kMagic ||
+      (header.kind != ReplyKind::kRan && header.kind != ReplyKind::kRefused) ||
+      header.stdout_bytes > kMaxReplyText || header.stderr_bytes > kMaxReplyText) {
+    return Fail(ErrorCode::kInvalidArgument, "run server protocol: a malformed reply header");
+  }
+  Reply reply;
+  reply.kind = header.kind;
+  reply.exit_code = header.exit_code;
+  reply.stdout_text.resize(header.stdout_bytes);
+  reply.stderr_text.resize(header.stderr_bytes);
+  CORDON_TRY_VOID(ReadAll(socket, reply.stdout_text.data(), reply.stdout_text.size(), "run reply"));
+  CORDON_TRY_VOID(ReadAll(socket, reply.stderr_text.data(), reply.stderr_text.size(), "run reply"));
+  return reply;
+}
+
+}  // namespace cordon::server

@@ -1,0 +1,100 @@
+// The run server's protocol: one request and one reply per connection, over a unix stream
+// socket (docs/decisions/0026-run-server.md).
+//
+//   client → server  RequestHeader (with the caller's stdout, stderr and, for a terminal, stdin
+//                    attached as SCM_RIGHTS when the output is streamed), then `body_bytes` of
+//                    JSON: the RunRequest below.
+//   server → client  ReplyHeader, then `stdout_bytes` and `stderr_bytes` of text for the client
+//                    to print on its own stdout and stderr (the --json report, cordon's own
+//                    messages), then the connection closes.
+//
+// The client's end of the socket stays open while the command runs: when the client dies its
+// socket reads EOF and the server kills the command's whole tree (CommandRequest::cancel_fd).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cordon/error.h"
+#include "core/unique_fd.h"
+
+namespace cordon::server {
+
+inline constexpr std::uint32_t kMagic = 0x31444e43;  // "CND1" little-endian: version 1
+inline constexpr std::uint32_t kMaxBodyBytes = 8u << 20;
+
+struct RequestHeader {
+  std::uint32_t magic = kMagic;
+  std::uint32_t body_bytes = 0;
+};
+
+enum class ReplyKind : std::uint32_t {
+  kRan = 0,      // the request was handled: print the texts, exit with exit_code
+  kRefused = 1,  // the server will not serve this client (stderr_bytes say why): run it yourself
+};
+
+struct ReplyHeader {
+  std::uint32_t magic = kMagic;
+  ReplyKind kind = ReplyKind::kRan;
+  std::int32_t exit_code = 0;
+  std::uint32_t reserved = 0;
+  std::uint64_t stdout_bytes = 0;
+  std::uint64_t stderr_bytes = 0;
+};
+
+// What `cordon run` asks for: the configuration it resolved (config file + flags, as JSON), the
+// workspace, the command, and the caller's context.
+struct RunRequest {
+  std::string config_json;
+  std::string workspace;
+  // st_dev and st_ino of the workspace as the client sees it: a server with another view of
+  // the filesystem (another mount namespace) refuses instead of running somewhere else.
+  std::uint64_t workspace_dev = 0;
+  std::uint64_t workspace_ino = 0;
+  std::vector<std::string> argv;
+  std::optional<std::string> shell_text;
+  std::string cwd;
+  bool json = false;       // capture and reply with the --json report; no descriptors attached
+  bool has_stdin = false;  // a third descriptor, the caller's terminal, is attached
+  std::vector<std::string> env;
+  std::string home;
+};
+
+std::string EncodeRequest(const RunRequest& request);
+// kInvalidArgument naming the field when the body is not a valid request.
+[[nodiscard]] Result<RunRequest> DecodeRequest(std::string_view body);
+
+// Sends the header with `fds` attached, then the body. Errors name the call.
+[[nodiscard]] Result<void> SendRequest(int socket, const RunRequest& request,
+                                       const std::vector<int>& fds);
+
+struct ReceivedRequest {
+  RunRequest request;
+  std::vector<core::UniqueFd> fds;
+  // A pidfd of the process that sent the request header (SCM_PIDFD): not necessarily the one
+  // that connected.
+  core::UniqueFd sender;
+};
+// Turns on SO_PASSPIDFD for `socket` (Linux 6.5): every message read from it then names its
+// sender. kUnavailable when the kernel cannot.
+[[nodiscard]] Result<void> PassSenderPidfd(int socket);
+// Reads one request (after PassSenderPidfd); kInvalidArgument for a malformed one (bad magic, a
+// body over the limit or cut short, descriptors that do not match the request, no sender).
+[[nodiscard]] Result<ReceivedRequest> ReceiveRequest(int socket);
+
+[[nodiscard]] Result<void> SendReply(int socket, ReplyKind kind, int exit_code,
+                                     std::string_view stdout_text, std::string_view stderr_text);
+
+struct Reply {
+  ReplyKind kind = ReplyKind::kRan;
+  int exit_code = 0;
+  std::string stdout_text;
+  std::string stderr_text;
+};
+// kInvalidArgument when the reply is malformed or the connection closed before a whole one.
+[[nodiscard]] Result<Reply> ReceiveReply(int socket);
+
+}  // namespace cordon::server

@@ -1,0 +1,294 @@
+// `cordon serve` and `cordon run` through it (decision 0026): the same results as a run in the
+// client itself, and no way in for a sandboxed process — neither as a client asking for a
+// command outside its sandbox, nor as a server receiving a client's environment. The server's
+// directory lies inside the workspace here, the worst case: visible and writable in the sandbox.
+#include <dirent.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+#include "cli_fixture.h"
+
+namespace cordon::e2e {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A process started in the background with stdout and stderr into a file.
+class Background {
+ public:
+  Background(const Invocation& inv, const std::filesystem::path& log) {
+    std::vector<char*> argv, envp;
+    for (const auto& a : inv.argv) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    for (const auto& e : inv.env) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+      const int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+      if (fd < 0 || null < 0) _exit(127);
+      ::dup2(null, 0);
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+      if (!inv.cwd.empty() && ::chdir(inv.cwd.c_str()) != 0) _exit(127);
+      ::execve(argv[0], argv.data(), envp.data());
+      _exit(127);
+    }
+  }
+  ~Background() { Stop(SIGKILL); }
+  pid_t pid() const { return pid_; }
+  // Signals it and reaps it; its exit code (128+N for signal N).
+  int Stop(int signal) {
+    if (pid_ <= 0) return -1;
+    ::kill(pid_, signal);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds limit = 10s) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    if (done()) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return done();
+}
+
+// Processes of the machine whose command line is exactly `argv0 argv1` (a unique marker).
+int CountProcesses(const std::string& argv0, const std::string& argv1) {
+  const std::string wanted = argv0 + '\0' + argv1 + '\0';
+  int count = 0;
+  DIR* proc = ::opendir("/proc");
+  if (proc == nullptr) return -1;
+  while (dirent* entry = ::readdir(proc)) {
+    if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+    std::ifstream in(std::string("/proc/") + entry->d_name + "/cmdline", std::ios::binary);
+    const std::string cmdline((std::istreambuf_iterator<char>(in)), {});
+    if (cmdline == wanted) ++count;
+  }
+  ::closedir(proc);
+  return count;
+}
+
+class ServerTest : public CliTest {
+ protected:
+  ServerTest() : runtime_(workspace_ / "rt") {
+    std::filesystem::create_directories(runtime_);
+    std::filesystem::permissions(runtime_, std::filesystem::perms::owner_all);
+  }
+
+  std::filesystem::path Socket() const { return runtime_ / "cordon/run.sock"; }
+  std::filesystem::path Log() const { return tmp_.path() / "server.log"; }
+  std::string ServerLog() const { return ReadFile(Log()); }
+  std::string RuntimeEnv() const { return "XDG_RUNTIME_DIR=" + runtime_.string(); }
+
+  void StartServer() {
+    server_.emplace(CordonInvocation({"serve", "--idle-timeout", "60"}, {RuntimeEnv()}), Log());
+    ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(Socket()); }))
+        << "no socket; log: " << ServerLog();
+  }
+
+  Outcome Run(std::initializer_list<std::string> args, std::vector<std::string> env = {}) {
+    env.push_back(RuntimeEnv());
+    return Cordon(args, std::move(env));
+  }
+
+  std::filesystem::path runtime_;
+  std::optional<Background> server_;
+};
+
+int CountOf(const std::string& text, const std::string& part) {
+  int count = 0;
+  for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) {
+    ++count;
+  }
+  return count;
+}
+
+TEST_F(ServerTest, ACommandRunsThroughTheServerWithItsOutputAndExitCode) {
+  StartServer();
+  Outcome served = Run({"run", "--", "sh", "-c", "echo out; echo err >&2; exit 3"});
+  EXPECT_EQ(served.exit_code, 3) << served.err;
+  EXPECT_EQ(served.out, "out\n");
+  EXPECT_EQ(served.err, "err\n");
+  EXPECT_EQ(CountOf(ServerLog(), "ran a command (exit code 3"), 1) << ServerLog();
+
+  // The twin: --no-server gives the same result without the server.
+  Outcome local = Run({"run", "--no-server", "--", "sh", "-c", "echo out; echo err >&2; exit 3"});
+  EXPECT_EQ(local.exit_code, 3);
+  EXPECT_EQ(local.out, "out\n");
+  EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 1) << ServerLog();
+}
+
+TEST_F(ServerTest, DenialTimeoutAndJsonAreReportedAsWithoutTheServer) {
+  StartServer();
+  Outcome denied = Run({"run", "--", "rm", "-rf", "/"});
+  EXPECT_EQ(denied.exit_code, 126);
+  EXPECT_NE(denied.err.find("denied by policy"), std::string::npos) << denied.err;
+  Outcome late = Run({"run", "--timeout", "1", "--", "sleep", "30"});
+  EXPECT_EQ(late.exit_code, 124);
+  EXPECT_NE(late.err.find("timed out after 1 s"), std::string::npos) << late.err;
+  Outcome json = Run({"run", "--json", "--", "sh", "-c", "echo hi; exit 4"});
+  EXPECT_EQ(json.exit_code, 4);
+  const auto report = nlohmann::json::parse(json.out);
+  EXPECT_EQ(report["stdout"], "hi\n");
+  EXPECT_EQ(report["exit_code"], 4);
+  EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 3) << ServerLog();
+}
+
+// The caller's environment reaches the command as its own would (the config's pass list), and
+// the workspace the server writes is the client's.
+TEST_F(ServerTest, TheCommandWritesTheClientsWorkspaceWithTheClientsEnvironment) {
+  WriteConfig(R"({"environment": {"pass": ["CORDON_E2E_PASSED"]}})");
+  StartServer();
+  Outcome served = Run({"run", "--", "sh", "-c", "echo \"$CORDON_E2E_PASSED\" > passed.txt"},
+                       {"CORDON_E2E_PASSED=from-the-client"});
+  ASSERT_EQ(served.exit_code, 0) << served.err;
+  EXPECT_EQ(ReadFile(workspace_ / "passed.txt"), "from-the-client\n");
+  EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 1);
+}
+
+// A hostile client inside a sandbox: it skips every check cordon's own client makes and speaks
+// the protocol itself (the socket lies in its workspace here, so its supervisor's connect
+// broker connects it, with the supervisor's credentials). argv: socket path, workspace, a file
+// to create outside, and whether to ask the kernel to name the sender (the server must refuse
+// either way: unnamed as malformed, named as sandboxed).
+constexpr const char* kHostileClient = R"(
+import json, os, socket, struct, sys
+path, workspace, target, named = sys.argv[1:5]
+st = os.stat(workspace)
+body = json.dumps({"config": json.dumps({"sandbox": {"mode": "off"}}), "workspace": workspace,
+                   "workspace_dev": st.st_dev, "workspace_ino": st.st_ino,
+                   "argv": ["touch", target], "cwd": workspace, "json": True,
+                   "env": [], "home": "/root"}).encode()
+s = socket.socket(socket.AF_UNIX)
+s.connect(path)
+if named == "1":
+    s.setsockopt(socket.SOL_SOCKET, 76, 1)
+s.sendall(struct.pack("<II", 0x31444e43, len(body)) + body)
+print(s.recv(65536))
+)";
+
+// A process inside a sandbox that reaches the server's socket is refused: it cannot have a
+// command run outside its sandbox (here: mode off, writing a file beside the workspace).
+TEST_F(ServerTest, ASandboxedClientIsRefused) {
+  StartServer();
+  const std::filesystem::path outside = workspace_.parent_path() / "escaped";
+  for (const char* named : {"1", "0"}) {
+    Outcome outer = Run({"run", "--no-server", "--", "python3", "-c", kHostileClient,
+                         Socket().string(), workspace_.string(), outside.string(), named});
+    EXPECT_EQ(outer.exit_code, 0) << outer.err;
+    EXPECT_FALSE(std::filesystem::exists(outside)) << outer.out << outer.err;
+  }
+  // Named: refused as sandboxed. Unnamed: refused as malformed, unless the server's own
+  // SO_PASSPIDFD was set before the request was sent (then it is named all the same).
+  const std::string log = ServerLog();
+  EXPECT_GE(CountOf(log,
+                    "refused a client: the other end is not trusted: it runs with "
+                    "no_new_privs"),
+            1)
+      << log;
+  EXPECT_EQ(CountOf(log, "refused a client") + CountOf(log, "did not name its sender"), 2) << log;
+  EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 0) << ServerLog();
+
+  // cordon's own client inside the sandbox does not even send: the server is not in its PID
+  // namespace, so it cannot check it; it runs the command itself, inside its sandbox.
+  const std::string inner = "m=of; " + RuntimeEnv() + " " + CORDON_BINARY +
+                            " run --mode \"${m}f\" -- touch " + outside.string();
+  Outcome own_client = Run({"run", "--no-server", "--", "sh", "-c", inner});
+  EXPECT_NE(own_client.err.find("not using the run server"), std::string::npos) << own_client.err;
+  EXPECT_FALSE(std::filesystem::exists(outside));
+
+  // The twin: the same request from outside any sandbox is served and the file lands.
+  Outcome trusted = Run({"run", "--mode", "off", "--", "touch", outside.string()});
+  EXPECT_EQ(trusted.exit_code, 0) << trusted.err;
+  EXPECT_TRUE(std::filesystem::exists(outside));
+  EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 1) << ServerLog();
+}
+
+// A sandboxed process posing as the server (it can write the directory here) never receives
+// a request: the client checks the server, warns and runs the command itself.
+TEST_F(ServerTest, AServerInsideASandboxIsNotUsed) {
+  const std::filesystem::path fake_log = tmp_.path() / "fake.log";
+  Background fake(CordonInvocation({"run", "--no-server", "--timeout", "30", "--", "env",
+                                    RuntimeEnv(), CORDON_BINARY, "serve", "--idle-timeout", "20"}),
+                  fake_log);
+  ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(Socket()); })) << ReadFile(fake_log);
+  Outcome client = Run({"run", "--", "sh", "-c", "echo ran"}, {"CORDON_E2E_SECRET=hunter2"});
+  EXPECT_EQ(client.exit_code, 0) << client.err;
+  EXPECT_EQ(client.out, "ran\n");
+  EXPECT_NE(client.err.find("not using the run server"), std::string::npos) << client.err;
+  EXPECT_NE(client.err.find("no_new_privs"), std::string::npos) << client.err;
+  fake.Stop(SIGKILL);
+  EXPECT_EQ(ReadFile(fake_log).find("ran a command"), std::string::npos) << ReadFile(fake_log);
+}
+
+// cordon's guarantee holds through the server: when the client is killed, even with SIGKILL,
+// every process of its command dies.
+TEST_F(ServerTest, KillingTheClientKillsTheCommandsWholeTree) {
+  StartServer();
+  const std::string marker = "4321.5";
+  Background client(CordonInvocation({"run", "--", "sh", "-c",
+                                      "setsid sleep " + marker + " & sleep " + marker + "; wait"},
+                                     {RuntimeEnv()}),
+                    tmp_.path() / "client.log");
+  ASSERT_TRUE(WaitFor([&] { return CountProcesses("sleep", marker) == 2; }))
+      << ReadFile(tmp_.path() / "client.log") << ServerLog();
+  EXPECT_EQ(client.Stop(SIGKILL), 128 + SIGKILL);
+  EXPECT_TRUE(WaitFor([&] { return CountProcesses("sleep", marker) == 0; }))
+      << CountProcesses("sleep", marker) << " still running";
+}
+
+TEST_F(ServerTest, ADeadServersSocketMeansRunningWithoutIt) {
+  StartServer();
+  server_->Stop(SIGKILL);
+  ASSERT_TRUE(std::filesystem::exists(Socket()));  // left behind
+  Outcome run = Run({"run", "--", "sh", "-c", "echo alone"});
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_EQ(run.out, "alone\n");
+  EXPECT_EQ(run.err, "");  // no server is the ordinary case: nothing to warn about
+}
+
+TEST_F(ServerTest, ASecondServerIsRefused) {
+  StartServer();
+  Outcome second = Run({"serve", "--idle-timeout", "1"});
+  EXPECT_EQ(second.exit_code, 125);
+  EXPECT_NE(second.err.find("another run server"), std::string::npos) << second.err;
+}
+
+TEST_F(ServerTest, ADirectoryOthersCanEnterIsRefusedByBothSides) {
+  std::filesystem::create_directories(runtime_ / "cordon");
+  ::chmod((runtime_ / "cordon").c_str(), 0755);
+  Outcome serve = Run({"serve", "--idle-timeout", "1"});
+  EXPECT_EQ(serve.exit_code, 125);
+  EXPECT_NE(serve.err.find("chmod 700"), std::string::npos) << serve.err;
+  Outcome run = Run({"run", "--", "sh", "-c", "echo still"});
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_EQ(run.out, "still\n");
+  EXPECT_NE(run.err.find("others must have no access"), std::string::npos) << run.err;
+}
+
+TEST_F(ServerTest, ServeRejectsABadIdleTimeout) {
+  Outcome serve = Run({"serve", "--idle-timeout", "0"});
+  EXPECT_EQ(serve.exit_code, 125);
+  EXPECT_NE(serve.err.find("--idle-timeout"), std::string::npos) << serve.err;
+}
+
+}  // namespace
+}  // namespace cordon::e2e

@@ -1,0 +1,161 @@
+// The run server's pure parts and its socket checks: /proc status parsing, the trust rule,
+// the request's encoding and every malformed form of it, over a real socket pair.
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "server/peer.h"
+#include "server/wire.h"
+
+namespace cordon::server {
+namespace {
+
+constexpr const char* kStatus =
+    "Name:\tsleep\nUid:\t1000\t1000\t1000\t1000\nNSpid:\t4242\t2\nNoNewPrivs:\t1\n"
+    "Seccomp:\t2\nSeccomp_filters:\t3\n";
+
+TEST(ParseStatus, ReadsTheFieldsTheTrustRuleNeeds) {
+  Result<Confinement> c = ParseStatus(kStatus);
+  ASSERT_TRUE(c.has_value()) << c.error().message;
+  EXPECT_EQ(c->uid, 1000u);
+  EXPECT_TRUE(c->no_new_privs);
+  EXPECT_EQ(c->seccomp_filters, 3);
+  EXPECT_EQ(c->pid_namespace_depth, 2);
+}
+
+TEST(ParseStatus, AMissingFieldIsNamed) {
+  Result<Confinement> c = ParseStatus("Uid:\t0\t0\t0\t0\nNSpid:\t1\nNoNewPrivs:\t0\n");
+  ASSERT_FALSE(c.has_value());
+  EXPECT_NE(c.error().message.find("Seccomp_filters"), std::string::npos);
+}
+
+TEST(Mismatch, TheSameContextIsTrustedAndEveryExtraConfinementIsNot) {
+  const Confinement own{1000, false, 0, 1};
+  EXPECT_EQ(Mismatch(own, own), "");
+  EXPECT_NE(Mismatch(own, Confinement{1001, false, 0, 1}), "");
+  EXPECT_NE(Mismatch(own, Confinement{1000, true, 0, 1}), "");
+  EXPECT_NE(Mismatch(own, Confinement{1000, false, 1, 1}), "");
+  EXPECT_NE(Mismatch(own, Confinement{1000, false, 0, 2}), "");
+  // A server that is itself confined trusts a client confined as much, not more.
+  const Confinement boxed{1000, true, 2, 1};
+  EXPECT_EQ(Mismatch(boxed, Confinement{1000, true, 2, 1}), "");
+  EXPECT_NE(Mismatch(boxed, Confinement{1000, true, 3, 1}), "");
+}
+
+TEST(PeerCheck, AProcessTrustsItsOwnSocketPeer) {
+  int fds[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+  EXPECT_TRUE(CheckPeer(fds[0]).has_value());
+  ::close(fds[0]);
+  ::close(fds[1]);
+}
+
+RunRequest Sample() {
+  RunRequest r;
+  r.config_json = "{}";
+  r.workspace = "/w";
+  r.workspace_dev = 1;
+  r.workspace_ino = 2;
+  r.argv = {"echo", "hi"};
+  r.cwd = "/w";
+  r.json = true;
+  r.env = {"A=b"};
+  r.home = "/home/u";
+  return r;
+}
+
+TEST(Wire, ARequestSurvivesTheRoundTrip) {
+  Result<RunRequest> back = DecodeRequest(EncodeRequest(Sample()));
+  ASSERT_TRUE(back.has_value()) << back.error().message;
+  EXPECT_EQ(back->argv, Sample().argv);
+  EXPECT_EQ(back->workspace_ino, 2u);
+  EXPECT_EQ(back->env, Sample().env);
+  EXPECT_TRUE(back->json);
+}
+
+TEST(Wire, MalformedBodiesAreRefusedNamingTheProblem) {
+  EXPECT_FALSE(DecodeRequest("not json").has_value());
+  EXPECT_FALSE(DecodeRequest("[]").has_value());
+  Result<RunRequest> no_config = DecodeRequest(R"({"workspace":"/w"})");
+  ASSERT_FALSE(no_config.has_value());
+  EXPECT_NE(no_config.error().message.find("\"config\""), std::string::npos);
+  RunRequest both = Sample();
+  both.shell_text = "echo";
+  Result<RunRequest> two = DecodeRequest(EncodeRequest(both));
+  ASSERT_FALSE(two.has_value());
+  EXPECT_NE(two.error().message.find("exactly one"), std::string::npos);
+  Result<RunRequest> bad_argv = DecodeRequest(
+      R"({"config":"{}","workspace":"/w","workspace_dev":1,"workspace_ino":2,"argv":[1]})");
+  ASSERT_FALSE(bad_argv.has_value());
+  EXPECT_NE(bad_argv.error().message.find("array of strings"), std::string::npos);
+}
+
+class WireSocket : public ::testing::Test {
+ protected:
+  WireSocket() {
+    int fds[2];
+    EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+    client_ = core::UniqueFd(fds[0]);
+    server_ = core::UniqueFd(fds[1]);
+    EXPECT_TRUE(PassSenderPidfd(server_.get()).has_value());
+  }
+  core::UniqueFd client_;
+  core::UniqueFd server_;
+};
+
+TEST_F(WireSocket, ARequestArrivesNamingItsSender) {
+  ASSERT_TRUE(SendRequest(client_.get(), Sample(), {}).has_value());
+  Result<ReceivedRequest> got = ReceiveRequest(server_.get());
+  ASSERT_TRUE(got.has_value()) << got.error().message;
+  EXPECT_TRUE(got->sender.valid());
+  EXPECT_TRUE(CheckProcess(got->sender.get()).has_value());
+  EXPECT_EQ(got->request.argv, Sample().argv);
+}
+
+TEST_F(WireSocket, DescriptorsThatDoNotMatchTheRequestAreRefused) {
+  RunRequest streamed = Sample();
+  streamed.json = false;  // expects stdout and stderr attached
+  ASSERT_TRUE(SendRequest(client_.get(), streamed, {STDOUT_FILENO}).has_value());
+  Result<ReceivedRequest> got = ReceiveRequest(server_.get());
+  ASSERT_FALSE(got.has_value());
+  EXPECT_NE(got.error().message.find("1 descriptors attached, 2 expected"), std::string::npos);
+}
+
+TEST_F(WireSocket, ABadHeaderAnOversizedBodyAndACutBodyAreRefused) {
+  const std::uint32_t bad[2] = {0xdeadbeef, 10};
+  ASSERT_EQ(::send(client_.get(), bad, sizeof bad, 0), static_cast<ssize_t>(sizeof bad));
+  Result<ReceivedRequest> got = ReceiveRequest(server_.get());
+  ASSERT_FALSE(got.has_value());
+  EXPECT_NE(got.error().message.find("bad header"), std::string::npos);
+
+  const std::uint32_t huge[2] = {kMagic, kMaxBodyBytes + 1};
+  ASSERT_EQ(::send(client_.get(), huge, sizeof huge, 0), static_cast<ssize_t>(sizeof huge));
+  got = ReceiveRequest(server_.get());
+  ASSERT_FALSE(got.has_value());
+  EXPECT_NE(got.error().message.find("accepted"), std::string::npos);
+
+  const std::uint32_t cut[2] = {kMagic, 100};
+  ASSERT_EQ(::send(client_.get(), cut, sizeof cut, 0), static_cast<ssize_t>(sizeof cut));
+  ASSERT_EQ(::send(client_.get(), "{}", 2, 0), 2);
+  ::shutdown(client_.get(), SHUT_WR);
+  got = ReceiveRequest(server_.get());
+  ASSERT_FALSE(got.has_value());
+  EXPECT_NE(got.error().message.find("closed inside"), std::string::npos);
+}
+
+TEST_F(WireSocket, AReplySurvivesTheRoundTripAndACutOneIsRefused) {
+  ASSERT_TRUE(SendReply(server_.get(), ReplyKind::kRan, 3, "out", "err").has_value());
+  Result<Reply> reply = ReceiveReply(client_.get());
+  ASSERT_TRUE(reply.has_value()) << reply.error().message;
+  EXPECT_EQ(reply->exit_code, 3);
+  EXPECT_EQ(reply->stdout_text, "out");
+  EXPECT_EQ(reply->stderr_text, "err");
+  ASSERT_EQ(::send(server_.get(), "x", 1, 0), 1);
+  ::shutdown(server_.get(), SHUT_WR);
+  EXPECT_FALSE(ReceiveReply(client_.get()).has_value());
+}
+
+}  // namespace
+}  // namespace cordon::server
