@@ -44,6 +44,11 @@ def main():
             cs_cost = ms(cs) - ms(bare)
             print(f"  {cmd}: through a run server (cordon serve) start-up cost {cs_cost:.2f} ms,"
                   f" ratio {cs_cost / bwrap_cost:.2f} (target <= 0.40)")
+        sb, sw, ss = get(cmd + "_bare_spaced"), get(cmd + "_bwrap_spaced"), get(cmd + "_cordon_server_spaced")
+        if sb and sw and ss:
+            ss_cost, sw_cost = ms(ss) - ms(sb), ms(sw) - ms(sb)
+            print(f"  {cmd}, 50 ms apart: through a run server start-up cost {ss_cost:.2f} ms,"
+                  f" bubblewrap {sw_cost:.2f} ms, ratio {ss_cost / sw_cost:.2f} (target <= 0.40)")
         cb = get(cmd + "_cordon_bwrap")
         if bare and bw and cb:
             cb_cost = ms(cb) - ms(bare)

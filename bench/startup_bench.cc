@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "pause.h"
 #include "spawn.h"
 
 namespace cordon::bench {
@@ -87,11 +88,15 @@ const std::vector<std::string> kTrue = {"/bin/true"};
 const std::vector<std::string> kShort = {"/bin/sh", "-c", "seq 1 20000 | sort -rn | head -n 1"};
 const std::vector<std::string> kFlood = {"/usr/bin/head", "-c", "200000000", "/dev/zero"};
 
+// `pause`: untimed, before each command (bench/pause.h): the "spaced" cases, 50 ms apart as an
+// agent's commands are (seconds, in fact), which is when a run server has a sandbox prepared.
 template <class Wrap>
-void Run(benchmark::State& state, Wrap wrap, const std::vector<std::string>& cmd) {
+void Run(benchmark::State& state, Wrap wrap, const std::vector<std::string>& cmd,
+         std::chrono::milliseconds pause = std::chrono::milliseconds(0)) {
   const std::vector<std::string> argv = wrap(cmd);
   std::uint64_t bytes = 0;
   for (auto _ : state) {
+    PauseUntimed(state, pause);
     SpawnStats s = SpawnAndWait(argv, kEnv);
     if (s.exit_code != 0) {
       state.SkipWithError(("exit code " + std::to_string(s.exit_code)).c_str());
@@ -126,7 +131,8 @@ void PeakRss(benchmark::State& state, Wrap wrap, const std::vector<std::string>&
 
 // `cordon run` handing its command to a run server (`cordon serve`, decision 0026) started for
 // this benchmark, its socket in a private runtime directory.
-void RunThroughServer(benchmark::State& state, const std::vector<std::string>& cmd) {
+void RunThroughServer(benchmark::State& state, const std::vector<std::string>& cmd,
+                      std::chrono::milliseconds pause = std::chrono::milliseconds(0)) {
   const std::string runtime = Workspace() + "/rt";
   std::filesystem::create_directories(runtime);
   std::filesystem::permissions(runtime, std::filesystem::perms::owner_all);
@@ -152,6 +158,7 @@ void RunThroughServer(benchmark::State& state, const std::vector<std::string>& c
   const std::vector<std::string> argv = Cordon(cmd);
   std::uint64_t bytes = 0;
   for (auto _ : state) {
+    PauseUntimed(state, pause);
     SpawnStats s = SpawnAndWait(argv, env);
     if (s.exit_code != 0) {
       state.SkipWithError(("exit code " + std::to_string(s.exit_code)).c_str());
@@ -168,6 +175,16 @@ BENCHMARK_CAPTURE(Run, true_bare, Bare, kTrue)->Unit(benchmark::kMillisecond)->U
 BENCHMARK_CAPTURE(Run, true_bwrap, Bwrap, kTrue)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(Run, true_cordon, Cordon, kTrue)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(RunThroughServer, true_cordon_server, kTrue)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+constexpr std::chrono::milliseconds kSpaced{50};
+BENCHMARK_CAPTURE(Run, true_bare_spaced, Bare, kTrue, kSpaced)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(Run, true_bwrap_spaced, Bwrap, kTrue, kSpaced)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(RunThroughServer, true_cordon_server_spaced, kTrue, kSpaced)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK_CAPTURE(Run, true_cordon_bwrap, CordonBwrap, kTrue)

@@ -115,7 +115,7 @@ Result<report::RunOutcome> Server::Execute(int connection, ReceivedRequest& rece
   request.shell_text = std::move(r.shell_text);
   request.cwd = r.cwd;
   request.caller_env = std::move(r.env);
-  request.caller_home = r.home;
+  if (!r.home.empty()) request.caller_home = r.home;
   // A client that dies (or is killed) closes its end: that is this run's cancellation.
   request.cancel_fd = connection;
   if (!r.json) {

@@ -93,6 +93,14 @@ class ServerTest : public CliTest {
     std::filesystem::permissions(runtime_, std::filesystem::perms::owner_all);
   }
 
+  // The cordon binary where a sandboxed command can run it: the build tree may lie below
+  // /tmp, which the sandbox replaces (cordon is a static executable: one file is enough).
+  std::string CordonInWorkspace() const {
+    const std::filesystem::path copy = workspace_ / "cordon";
+    if (!std::filesystem::exists(copy)) std::filesystem::copy_file(CORDON_BINARY, copy);
+    return copy.string();
+  }
+
   std::filesystem::path Socket() const { return runtime_ / "cordon/run.sock"; }
   std::filesystem::path Log() const { return tmp_.path() / "server.log"; }
   std::string ServerLog() const { return ReadFile(Log()); }
@@ -209,7 +217,7 @@ TEST_F(ServerTest, ASandboxedClientIsRefused) {
 
   // cordon's own client inside the sandbox does not even send: the server is not in its PID
   // namespace, so it cannot check it; it runs the command itself, inside its sandbox.
-  const std::string inner = "m=of; " + RuntimeEnv() + " " + CORDON_BINARY +
+  const std::string inner = "m=of; " + RuntimeEnv() + " " + CordonInWorkspace() +
                             " run --mode \"${m}f\" -- touch " + outside.string();
   Outcome own_client = Run({"run", "--no-server", "--", "sh", "-c", inner});
   EXPECT_NE(own_client.err.find("not using the run server"), std::string::npos) << own_client.err;
@@ -226,9 +234,10 @@ TEST_F(ServerTest, ASandboxedClientIsRefused) {
 // a request: the client checks the server, warns and runs the command itself.
 TEST_F(ServerTest, AServerInsideASandboxIsNotUsed) {
   const std::filesystem::path fake_log = tmp_.path() / "fake.log";
-  Background fake(CordonInvocation({"run", "--no-server", "--timeout", "30", "--", "env",
-                                    RuntimeEnv(), CORDON_BINARY, "serve", "--idle-timeout", "20"}),
-                  fake_log);
+  Background fake(
+      CordonInvocation({"run", "--no-server", "--timeout", "30", "--", "env", RuntimeEnv(),
+                        CordonInWorkspace(), "serve", "--idle-timeout", "20"}),
+      fake_log);
   ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(Socket()); })) << ReadFile(fake_log);
   Outcome client = Run({"run", "--", "sh", "-c", "echo ran"}, {"CORDON_E2E_SECRET=hunter2"});
   EXPECT_EQ(client.exit_code, 0) << client.err;
