@@ -20,7 +20,8 @@ cp "$build/tests/kernel/kernel_tests" "$build/tests/unit/linux/linux_sandbox_tes
   "$build/src/bwrap/cordon-bwrap-exec" "$build/src/linux/cordon-init" \
   "$build/tests/unit/limits/limits_kernel_tests" \
   "$build/tests/escape/escape_tests" "$build/tests/escape/escape_attack" \
-  "$build/tests/fault/fault_tests" "$build/src/cli/cordon" "$stage/"
+  "$build/tests/fault/fault_tests" "$build/src/cli/cordon" \
+  "$build/tests/e2e/cli/cli_e2e_tests" "$stage/"
 home="$stage/home"
 base="$stage/base"  # the escape and fault suites' scratch trees
 mkdir -p "$home" "$base" && chown "$user" "$home" "$base"
@@ -40,6 +41,15 @@ for suite in kernel_tests linux_sandbox_tests bwrap_sandbox_tests limits_kernel_
   set -e
   [ "$status" -eq 0 ] || { echo "run_unprivileged: $suite failed as $user" >&2; exit 1; }
 done
+# The run server (cordon serve) for this user: its trust checks, a hostile client and a fake
+# server inside the sandbox, the tree dying with a killed client (tests/e2e/cli).
+echo "-- run server e2e tests as $user"
+set +e
+runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" \
+  CORDON_BIN="$stage/cordon" "$stage/cli_e2e_tests" --gtest_filter='ServerTest.*' --gtest_brief=1
+status=$?
+set -e
+[ "$status" -eq 0 ] || { echo "run_unprivileged: the run server tests failed as $user" >&2; exit 1; }
 # The kernel and escape suites again over the bubblewrap backend (CORDON_TEST_BACKEND).
 for suite in kernel_tests escape_tests; do
   echo "-- $suite over bwrap as $user"

@@ -4,12 +4,20 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <initializer_list>
 #include <string>
 
 #include "run_binary.h"
 
 namespace cordon::e2e {
+
+// The cordon binary under test: $CORDON_BIN when set (scripts/run_unprivileged.sh runs a copy
+// the test user can reach), else the one this build made.
+inline std::string CordonBinary() {
+  const char* bin = std::getenv("CORDON_BIN");
+  return bin != nullptr && bin[0] == '/' ? bin : CORDON_BINARY;
+}
 
 class CliTest : public ::testing::Test {
  protected:
@@ -29,7 +37,7 @@ class CliTest : public ::testing::Test {
   Invocation CordonInvocation(std::initializer_list<std::string> args,
                               std::vector<std::string> extra_env = {}) const {
     Invocation inv;
-    inv.argv.push_back(CORDON_BINARY);
+    inv.argv.push_back(CordonBinary());
     inv.argv.insert(inv.argv.end(), args.begin(), args.end());
     inv.env = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + home_.string(), "LANG=C.UTF-8"};
     inv.env.insert(inv.env.end(), extra_env.begin(), extra_env.end());

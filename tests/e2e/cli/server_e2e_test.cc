@@ -97,7 +97,7 @@ class ServerTest : public CliTest {
   // /tmp, which the sandbox replaces (cordon is a static executable: one file is enough).
   std::string CordonInWorkspace() const {
     const std::filesystem::path copy = workspace_ / "cordon";
-    if (!std::filesystem::exists(copy)) std::filesystem::copy_file(CORDON_BINARY, copy);
+    if (!std::filesystem::exists(copy)) std::filesystem::copy_file(CordonBinary(), copy);
     return copy.string();
   }
 
