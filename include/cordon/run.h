@@ -44,6 +44,13 @@ struct CommandRequest {
   // reader is gone is dropped; the command's output is still read to its end.
   int stdout_fd = -1;
   int stderr_fd = -1;
+  // Run takes ownership of stdin_fd, stdout_fd and stderr_fd (those >= 0) and closes each as
+  // early as it can, on every path: stdin once the command has started, an output descriptor
+  // as soon as its stream has ended. For a process that relays another's descriptors (cordon's
+  // run server): a sandbox the session prepares meanwhile is cloned from this process and would
+  // otherwise hold them, keeping that other process's reader from seeing EOF. false: the
+  // caller keeps owning them.
+  bool take_fds = false;
   // The environment ("NAME=value") and home directory of the process the command is run for,
   // when that is not this one (cordon's run server runs commands for `cordon run` clients):
   // the environment's pass list and the hidden paths under the home come from these. Unset:

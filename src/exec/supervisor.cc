@@ -56,7 +56,20 @@ struct Stream {
   core::UniqueFd fd;
   HeadTailBuffer capture;  // count-only without SuperviseOptions::capture_output
   std::optional<PassThrough> sink;
-  bool splice = false;  // the bytes go to the sink without passing through `buffer_`
+  bool splice = false;        // the bytes go to the sink without passing through `buffer_`
+  core::UniqueFd owned_sink;  // SuperviseOptions::own_sinks: closed when the stream ends
+
+  // The stream has ended (EOF or a broken pipe): an owned sink goes at once.
+  void End() {
+    fd.Reset();
+    sink.reset();
+    owned_sink.Reset();
+  }
+  void DropSink() {
+    sink.reset();
+    splice = false;
+    owned_sink.Reset();
+  }
 };
 
 Stream MakeStream(OutputStream which, core::UniqueFd fd, const SuperviseOptions& options) {
@@ -64,6 +77,7 @@ Stream MakeStream(OutputStream which, core::UniqueFd fd, const SuperviseOptions&
   const int sink = options.sinks[which == OutputStream::kStdout ? 0 : 1];
   if (sink >= 0) {
     stream.sink.emplace(sink);
+    if (options.own_sinks) stream.owned_sink = core::UniqueFd(sink);
     // A captured stream has to be read to be kept: only an uncaptured one is spliced.
     stream.splice = !options.capture_output;
   }
@@ -181,14 +195,13 @@ bool Supervisor::SpliceStream(Stream& stream) {
     case PassThrough::Status::kEmpty:
       return true;
     case PassThrough::Status::kEof:
-      stream.fd.Reset();
+      stream.End();
       return true;
     case PassThrough::Status::kUnsupported:
       stream.splice = false;  // read and write from now on
       return false;
     case PassThrough::Status::kSinkBroken:
-      stream.sink.reset();  // nobody reads any more; drain the command's pipe regardless
-      stream.splice = false;
+      stream.DropSink();  // nobody reads any more; drain the command's pipe regardless
       return false;
   }
   return false;
@@ -203,12 +216,12 @@ void Supervisor::ReadStream(Stream& stream) {
     if (!stream.sink) {
       Deliver(stream.which, chunk);
     } else if (!stream.sink->Write(chunk)) {
-      stream.sink.reset();  // its reader is gone: the rest is read and dropped
+      stream.DropSink();  // its reader is gone: the rest is read and dropped
     }
     return;
   }
   if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
-  stream.fd.Reset();  // EOF (every writer is gone) or a broken pipe
+  stream.End();  // EOF (every writer is gone) or a broken pipe
 }
 
 // The launched process has exited (a zombie). Its pid and process group id stay reserved until

@@ -42,6 +42,10 @@ struct SuperviseOptions {
   // splice(2) where the sink takes it (exec/pass_through.h), never copied through this process.
   // A sink that fails (its reader is gone) is dropped; the stream is still read to its end.
   std::array<int, 2> sinks{-1, -1};
+  // The supervisor owns the sinks: it closes each as soon as its stream has ended (or the sink
+  // failed), not when the caller gets around to it, so that no process cloned from this one
+  // meanwhile (a sandbox being prepared) keeps the reader from seeing EOF.
+  bool own_sinks = false;
   // After the launched process is gone, how long to keep reading output still in flight from
   // processes that escaped (possible only unsandboxed). The sandboxed case reaches EOF at once.
   std::chrono::milliseconds drain_grace{250};

@@ -119,10 +119,14 @@ Result<report::RunOutcome> Server::Execute(int connection, ReceivedRequest& rece
   // A client that dies (or is killed) closes its end: that is this run's cancellation.
   request.cancel_fd = connection;
   if (!r.json) {
+    // Handed over: the run closes each as soon as it is done with it, so that a sandbox its
+    // session prepares right after the run (cloned from this process) does not hold the
+    // client's stdout and keep the client's reader from seeing EOF.
     request.capture_output = false;
-    request.stdout_fd = received.fds[0].get();
-    request.stderr_fd = received.fds[1].get();
-    if (r.has_stdin) request.stdin_fd = received.fds[2].get();
+    request.take_fds = true;
+    request.stdout_fd = received.fds[0].Release();
+    request.stderr_fd = received.fds[1].Release();
+    if (r.has_stdin) request.stdin_fd = received.fds[2].Release();
   }
   const RunResult result = session.Run(request);
   return report::RenderRunOutcome(result, r.json, session.config().limits.timeout);

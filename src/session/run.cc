@@ -7,6 +7,7 @@
 #include <csignal>
 
 #include "cordon/session.h"
+#include "core/unique_fd.h"
 #include "exec/command_pipes.h"
 #include "exec/spawn_unsandboxed.h"
 #include "exec/supervisor.h"
@@ -30,6 +31,13 @@ RunResult SetupFailed(RunResult result, std::string message) {
   return result;
 }
 
+// The caller's descriptors a run owns (CommandRequest::take_fds); empty otherwise.
+struct CallerFds {
+  core::UniqueFd stdin_fd;
+  core::UniqueFd stdout_fd;
+  core::UniqueFd stderr_fd;
+};
+
 // A cancel descriptor that is already readable: the caller gave up before anything started.
 bool IsReadable(int fd) {
   if (fd < 0) return false;
@@ -41,8 +49,9 @@ bool IsReadable(int fd) {
 RunResult LaunchAndSupervise(const session::SessionBackends& backends, session::ZygoteSlot& zygote,
                              const limits::LimitsSupport& limits_support,
                              const plan::LaunchPlan& plan, const CommandRequest& request,
-                             std::chrono::milliseconds timeout, std::uint64_t output_cap,
-                             const OutputCallback& on_output, RunResult result) {
+                             CallerFds& fds, std::chrono::milliseconds timeout,
+                             std::uint64_t output_cap, const OutputCallback& on_output,
+                             RunResult result) {
   if (IsReadable(request.cancel_fd)) {
     result.status = RunStatus::kSignaled;
     result.signal = SIGKILL;
@@ -80,6 +89,7 @@ RunResult LaunchAndSupervise(const session::SessionBackends& backends, session::
   // Our copies of the write ends must go now, or the supervisor would never see EOF.
   pipes->CloseWriteEnds();
   dev_null.Reset();
+  fds.stdin_fd.Reset();  // the command has its copy (take_fds)
   if (!launched) return SetupFailed(std::move(result), launched.error().message);
 
   exec::SuperviseOptions options;
@@ -88,6 +98,11 @@ RunResult LaunchAndSupervise(const session::SessionBackends& backends, session::
   options.capture_output = request.capture_output;
   options.on_output = on_output;
   options.sinks = {request.stdout_fd, request.stderr_fd};
+  if (request.take_fds) {
+    // The supervisor closes each as its stream ends (SuperviseOptions::own_sinks).
+    options.own_sinks = true;
+    options.sinks = {fds.stdout_fd.Release(), fds.stderr_fd.Release()};
+  }
   options.cancel_fd = request.cancel_fd;
   options.cgroup = cgroup.get();
   options.cpu_limited = plan.limits.rlimits.cpu_seconds != 0;
@@ -122,6 +137,13 @@ Result<void> HoldGitPlaceholders(const Session::State& state) {
 RunResult Session::Run(const CommandRequest& request, const OutputCallback& on_output) const {
   const Clock::time_point start = Clock::now();
   const State& state = *state_;
+  // CommandRequest::take_fds: ours from here, closed on whatever path the run takes.
+  CallerFds fds;
+  if (request.take_fds) {
+    fds.stdin_fd = core::UniqueFd(request.stdin_fd);
+    fds.stdout_fd = core::UniqueFd(request.stdout_fd);
+    fds.stderr_fd = core::UniqueFd(request.stderr_fd);
+  }
   RunResult result = [&]() -> RunResult {
     RunResult r;
     Result<std::string> text = session::PolicyText(request);
@@ -145,8 +167,7 @@ RunResult Session::Run(const CommandRequest& request, const OutputCallback& on_o
     plan_request.cwd = *cwd;
     plan_request.caller_env =
         request.caller_env ? *request.caller_env : session::CallerEnvironment();
-    plan_request.caller_home =
-        request.caller_home ? *request.caller_home : session::CallerHome();
+    plan_request.caller_home = request.caller_home ? *request.caller_home : session::CallerHome();
     if (Result<void> held = HoldGitPlaceholders(state); !held) {
       return SetupFailed(std::move(r), held.error().message);
     }
@@ -157,7 +178,8 @@ RunResult Session::Run(const CommandRequest& request, const OutputCallback& on_o
     r.enforcement = plan->enforcement;
 
     return LaunchAndSupervise(state.backends, state.zygote, state.features.limits, *plan, request,
-                              *timeout, state.config.limits.output_bytes, on_output, std::move(r));
+                              fds, *timeout, state.config.limits.output_bytes, on_output,
+                              std::move(r));
   }();
   result.duration = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
   return result;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <string>
 #include <thread>
 
 #include "kernel_support.h"
@@ -135,6 +136,77 @@ TEST_F(SessionTest, StdinIsDevNullUnlessTheCallerPassesADescriptor) {
   const RunResult fed = session->Run(request);
   ::close(fds[0]);
   EXPECT_EQ(fed.stdout_data.data, "from caller\n") << Describe(fed);
+}
+
+bool IsOpen(int fd) { return ::fcntl(fd, F_GETFD) != -1; }
+
+// take_fds (the run server's way): Run owns the caller's descriptors and closes them itself —
+// the output ones once their streams ended, so that the reader sees EOF when the run returns
+// without the caller closing anything — also on a path where nothing ran (a denial).
+TEST_F(SessionTest, TakenDescriptorsAreClosedByTheRunOnEveryPath) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  int out[2];
+  int in[2];
+  ASSERT_EQ(::pipe2(out, O_CLOEXEC), 0);
+  ASSERT_EQ(::pipe2(in, O_CLOEXEC), 0);
+  ASSERT_EQ(::write(in[1], "fed\n", 4), 4);
+  ::close(in[1]);
+  CommandRequest request;
+  request.shell_text = "cat; echo done";
+  request.timeout = 10s;
+  request.capture_output = false;
+  request.take_fds = true;
+  request.stdin_fd = in[0];
+  request.stdout_fd = out[1];
+  request.stderr_fd = ::dup(out[1]);
+  ASSERT_GE(request.stderr_fd, 0);
+  const int stderr_copy = request.stderr_fd;
+  const RunResult result = session->Run(request);
+  EXPECT_EQ(result.status, RunStatus::kExited) << Describe(result);
+  EXPECT_FALSE(IsOpen(in[0]));
+  EXPECT_FALSE(IsOpen(out[1]));
+  EXPECT_FALSE(IsOpen(stderr_copy));
+  // Every write end is gone: the reader gets the whole output and then EOF, at once.
+  std::string text;
+  char buffer[64];
+  ssize_t n;
+  while ((n = ::read(out[0], buffer, sizeof buffer)) > 0) text.append(buffer, n);
+  EXPECT_EQ(n, 0);
+  EXPECT_EQ(text, "fed\ndone\n");
+  ::close(out[0]);
+
+  int denied_out[2];
+  ASSERT_EQ(::pipe2(denied_out, O_CLOEXEC), 0);
+  CommandRequest denied;
+  denied.shell_text = "rm -rf /";
+  denied.capture_output = false;
+  denied.take_fds = true;
+  denied.stdout_fd = denied_out[1];
+  EXPECT_EQ(session->Run(denied).status, RunStatus::kDenied);
+  EXPECT_FALSE(IsOpen(denied_out[1]));
+  ::close(denied_out[0]);
+}
+
+// The twin: without take_fds the caller keeps owning every descriptor it passed.
+TEST_F(SessionTest, DescriptorsNotTakenStayTheCallers) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  int out[2];
+  ASSERT_EQ(::pipe2(out, O_CLOEXEC), 0);
+  CommandRequest request;
+  request.shell_text = "echo kept";
+  request.timeout = 10s;
+  request.capture_output = false;
+  request.stdout_fd = out[1];
+  const RunResult result = session->Run(request);
+  EXPECT_EQ(result.status, RunStatus::kExited) << Describe(result);
+  EXPECT_TRUE(IsOpen(out[1]));
+  ::close(out[1]);
+  char buffer[16] = {};
+  EXPECT_EQ(::read(out[0], buffer, sizeof buffer), 5);
+  EXPECT_EQ(std::string(buffer, 5), "kept\n");
+  ::close(out[0]);
 }
 
 TEST_F(SessionTest, ConcurrentRunsEachGetTheirOwnOutputPromptly) {
