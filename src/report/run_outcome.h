@@ -12,9 +12,9 @@
 namespace cordon::report {
 
 struct RunOutcome {
-  int exit_code = 0;        // RunResult::CliExitCode()
-  std::string stdout_text;  // the --json report (with a final newline), else empty
-  std::string stderr_text;  // cordon's messages, each line starting "cordon: "
+  int exit_code = 0;                      // RunResult::CliExitCode()
+  std::string stdout_text;                // the --json report (with a final newline), else empty
+  std::string stderr_text;                // cordon's messages, each line starting "cordon: "
   std::chrono::microseconds duration{0};  // RunResult::duration
 };
 
