@@ -51,7 +51,9 @@ ClientResult RunThroughServer(const ServerPaths& paths, const RunRequest& reques
     return {};  // ENOENT, ECONNREFUSED: no server running
   }
   // The request carries the caller's environment: only to a server that is not sandboxed.
-  if (Result<void> trusted = CheckPeer(socket.get()); !trusted) {
+  Result<Confinement> own = OwnConfinement();
+  if (!own) return NotServed(own.error().message);
+  if (Result<void> trusted = CheckPeer(*own, socket.get()); !trusted) {
     return NotServed("not using the run server at " + path + ": " + trusted.error().message);
   }
   // The kernel names the sender of a message only when one of the two sockets asks for it

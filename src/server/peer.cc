@@ -158,22 +158,24 @@ Result<Confinement> PeerConfinement(int socket) {
   return ConfinementOf(pidfd.get());
 }
 
-Result<void> CheckProcess(int pidfd) {
-  CORDON_TRY(Confinement own, OwnConfinement());
-  CORDON_TRY(Confinement other, ConfinementOf(pidfd));
-  if (std::string why = Mismatch(own, other); !why.empty()) {
+namespace {
+
+Result<void> Trusted(const Confinement& own, Result<Confinement> other) {
+  if (!other) return std::unexpected(std::move(other).error());
+  if (std::string why = Mismatch(own, *other); !why.empty()) {
     return Fail(ErrorCode::kUnavailable, "the other end is not trusted: " + why);
   }
   return {};
 }
 
-Result<void> CheckPeer(int socket) {
-  CORDON_TRY(Confinement own, OwnConfinement());
-  CORDON_TRY(Confinement peer, PeerConfinement(socket));
-  if (std::string why = Mismatch(own, peer); !why.empty()) {
-    return Fail(ErrorCode::kUnavailable, "the other end is not trusted: " + why);
-  }
-  return {};
+}  // namespace
+
+Result<void> CheckProcess(const Confinement& own, int pidfd) {
+  return Trusted(own, ConfinementOf(pidfd));
+}
+
+Result<void> CheckPeer(const Confinement& own, int socket) {
+  return Trusted(own, PeerConfinement(socket));
 }
 
 }  // namespace cordon::server

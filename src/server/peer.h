@@ -49,11 +49,11 @@ std::string Mismatch(const Confinement& own, const Confinement& peer);
 // through SO_PEERPIDFD.
 [[nodiscard]] Result<Confinement> PeerConfinement(int socket);
 
-// ConfinementOf + Mismatch against OwnConfinement.
-[[nodiscard]] Result<void> CheckProcess(int pidfd);
+// ConfinementOf + Mismatch against `own` (OwnConfinement(), read once by the caller).
+[[nodiscard]] Result<void> CheckProcess(const Confinement& own, int pidfd);
 
-// PeerConfinement + Mismatch against OwnConfinement: kUnavailable with the reason when the
+// PeerConfinement + Mismatch against `own`: kUnavailable with the reason when the
 // peer must not be trusted or when the kernel cannot say (no SO_PEERPIDFD).
-[[nodiscard]] Result<void> CheckPeer(int socket);
+[[nodiscard]] Result<void> CheckPeer(const Confinement& own, int socket);
 
 }  // namespace cordon::server

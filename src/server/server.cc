@@ -73,8 +73,8 @@ class SessionCache {
 
 class Server {
  public:
-  Server(const ServerOptions& options, core::UniqueFd listener)
-      : options_(options), listener_(std::move(listener)) {}
+  Server(const ServerOptions& options, Confinement own, core::UniqueFd listener)
+      : options_(options), own_(own), listener_(std::move(listener)) {}
 
   void Run();
 
@@ -82,8 +82,14 @@ class Server {
   void Handle(core::UniqueFd connection);
   Result<report::RunOutcome> Execute(int connection, ReceivedRequest& received);
   void Log(const std::string& line);
+  // Logs "<log_prefix>: <why>" and replies kRefused ("the run server <reply_prefix>: <why>"):
+  // the client then runs the command itself.
+  void Refuse(int fd, std::string_view log_prefix, std::string_view reply_prefix,
+              const Error& error);
 
   const ServerOptions& options_;
+  // This process's confinement, read once: the bar every client is checked against.
+  const Confinement own_;
   core::UniqueFd listener_;
   SessionCache sessions_;
   std::mutex log_mutex_;
@@ -132,50 +138,38 @@ Result<report::RunOutcome> Server::Execute(int connection, ReceivedRequest& rece
   return report::RenderRunOutcome(result, r.json, session.config().limits.timeout);
 }
 
+void Server::Refuse(int fd, std::string_view log_prefix, std::string_view reply_prefix,
+                    const Error& error) {
+  Log(fmt::format("{}: {}", log_prefix, error.message));
+  (void)SendReply(fd, ReplyKind::kRefused, 125, {},
+                  fmt::format("cordon: the run server {}: {}\n", reply_prefix, error.message));
+}
+
 void Server::Handle(core::UniqueFd connection) {
   const int fd = connection.get();
   // A request sent without either socket asking for its sender arrives unnamed and is refused
   // (ReceiveRequest); the client asks, and so does this end as early as it can.
   if (Result<void> named = PassSenderPidfd(fd); !named) {
-    Log("refused a client: " + named.error().message);
-    (void)SendReply(fd, ReplyKind::kRefused, 125, {},
-                    "cordon: the run server refused this client: " + named.error().message + "\n");
-    return;
+    return Refuse(fd, "refused a client", "refused this client", named.error());
   }
-  if (Result<void> trusted = CheckPeer(fd); !trusted) {
-    Log("refused a client: " + trusted.error().message);
-    (void)SendReply(
-        fd, ReplyKind::kRefused, 125, {},
-        "cordon: the run server refused this client: " + trusted.error().message + "\n");
-    return;
+  if (Result<void> trusted = CheckPeer(own_, fd); !trusted) {
+    return Refuse(fd, "refused a client", "refused this client", trusted.error());
   }
   timeval timeout{kRequestTimeoutSeconds, 0};
   (void)::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
   Result<ReceivedRequest> received = ReceiveRequest(fd);
   if (!received) {
-    Log("bad request: " + received.error().message);
-    (void)SendReply(
-        fd, ReplyKind::kRefused, 125, {},
-        "cordon: the run server could not read the request: " + received.error().message + "\n");
-    return;
+    return Refuse(fd, "bad request", "could not read the request", received.error());
   }
   // The sender, not only the connecting process: a sandboxed command's connect() is made by
   // its unconfined supervisor (decision 0019), but it sends its request itself.
-  if (Result<void> trusted = CheckProcess(received->sender.get()); !trusted) {
-    Log("refused a client: " + trusted.error().message);
-    (void)SendReply(
-        fd, ReplyKind::kRefused, 125, {},
-        "cordon: the run server refused this client: " + trusted.error().message + "\n");
-    return;
+  if (Result<void> trusted = CheckProcess(own_, received->sender.get()); !trusted) {
+    return Refuse(fd, "refused a client", "refused this client", trusted.error());
   }
   Result<report::RunOutcome> outcome = Execute(fd, *received);
   if (!outcome) {
     // The client runs the command itself: nothing ran here.
-    Log("could not serve: " + outcome.error().message);
-    (void)SendReply(
-        fd, ReplyKind::kRefused, 125, {},
-        "cordon: the run server could not run the command: " + outcome.error().message + "\n");
-    return;
+    return Refuse(fd, "could not serve", "could not run the command", outcome.error());
   }
   Log(fmt::format("ran a command (exit code {}, {:.2f} ms)", outcome->exit_code,
                   static_cast<double>(outcome->duration.count()) / 1000.0));
@@ -241,9 +235,8 @@ Result<core::UniqueFd> Listen(const ServerPaths& paths) {
 
 Result<void> Serve(const ServerOptions& options) {
   CORDON_TRY_VOID(CheckDirectory(options.paths.directory, true));
-  // Fail early where the peer check cannot work: every client would be refused.
+  // Read once: the bar every client is checked against (an error here would refuse them all).
   CORDON_TRY(Confinement own, OwnConfinement());
-  (void)own;
   core::UniqueFd lock(
       ::open(options.paths.lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
   if (!lock.valid()) return core::FailSyscall("open", options.paths.lock.string());
@@ -260,7 +253,7 @@ Result<void> Serve(const ServerOptions& options) {
   // The point of the server: each session gets its zygote and keeps the next command's
   // sandbox prepared (decisions 0010, 0023).
   session::SetLongLivedSessions(true);
-  Server server(options, std::move(listener));
+  Server server(options, own, std::move(listener));
   server.Run();
   // Still holding the lock: the socket file is ours to remove.
   (void)::unlink(options.paths.socket.c_str());

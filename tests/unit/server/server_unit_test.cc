@@ -47,7 +47,7 @@ TEST(Mismatch, TheSameContextIsTrustedAndEveryExtraConfinementIsNot) {
 TEST(PeerCheck, AProcessTrustsItsOwnSocketPeer) {
   int fds[2];
   ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
-  EXPECT_TRUE(CheckPeer(fds[0]).has_value());
+  EXPECT_TRUE(CheckPeer(*OwnConfinement(), fds[0]).has_value());
   ::close(fds[0]);
   ::close(fds[1]);
 }
@@ -110,7 +110,7 @@ TEST_F(WireSocket, ARequestArrivesNamingItsSender) {
   Result<ReceivedRequest> got = ReceiveRequest(server_.get());
   ASSERT_TRUE(got.has_value()) << got.error().message;
   EXPECT_TRUE(got->sender.valid());
-  EXPECT_TRUE(CheckProcess(got->sender.get()).has_value());
+  EXPECT_TRUE(CheckProcess(*OwnConfinement(), got->sender.get()).has_value());
   EXPECT_EQ(got->request.argv, Sample().argv);
 }
 
