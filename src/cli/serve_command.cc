@@ -32,8 +32,6 @@ int RunServe(const ServeOptions& options) {
       std::chrono::seconds(static_cast<std::int64_t>(options.idle_timeout_seconds));
   // Pin no directory of the caller's for as long as the server lives.
   if (::chdir("/") != 0) return ReportSetupError(Error{ErrorCode::kSystem, errno, "chdir(/)"});
-  fmt::print(stderr, "cordon serve: listening on {} (exits after {} s idle)\n",
-             server_options.paths.socket.string(), options.idle_timeout_seconds);
   if (Result<void> served = server::Serve(server_options); !served) {
     return ReportSetupError(served.error());
   }
