@@ -145,7 +145,9 @@ void Run(const Case& c, Fixture& f) {
   std::vector<std::string> args = Arguments(c, f);
   std::vector<std::string> env = {
       "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-      "HOME=" + f.home.string(), "LANG=C.UTF-8", "CORDON_ESCAPE_CANARY=CANARY-" + f.token};
+      "HOME=" + f.home.string(), "LANG=C.UTF-8", "CORDON_ESCAPE_CANARY=CANARY-" + f.token,
+      // No run server (the directory does not exist): each attack runs in this cordon.
+      "XDG_RUNTIME_DIR=" + (f.root / "no-run-server").string()};
   std::vector<char*> argv, envp;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -202,7 +202,10 @@ std::vector<std::string> FaultTest::RunArgs(const std::string& shell_text,
 }
 
 std::vector<std::string> FaultTest::Env() const {
-  return {"HOME=" + home_.string(), "XDG_CONFIG_HOME=" + (home_ / ".config").string()};
+  // No run server (a directory that does not exist): a `cordon serve` the user left running
+  // would take the runs away from the process these tests stop and kill.
+  return {"HOME=" + home_.string(), "XDG_CONFIG_HOME=" + (home_ / ".config").string(),
+          "XDG_RUNTIME_DIR=" + (home_ / "no-run-server").string()};
 }
 
 }  // namespace cordon::fault_test

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <initializer_list>
 #include <string>
@@ -40,9 +41,20 @@ class CliTest : public ::testing::Test {
     inv.argv.push_back(CordonBinary());
     inv.argv.insert(inv.argv.end(), args.begin(), args.end());
     inv.env = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + home_.string(), "LANG=C.UTF-8"};
+    // No run server unless a test starts its own: one the user left running (cordon serve)
+    // would take the commands and make the tests depend on it.
+    const bool own_runtime = std::any_of(extra_env.begin(), extra_env.end(), [](const auto& e) {
+      return e.starts_with("XDG_RUNTIME_DIR=");
+    });
+    if (!own_runtime) inv.env.push_back(NoRunServer());
     inv.env.insert(inv.env.end(), extra_env.begin(), extra_env.end());
     inv.cwd = workspace_;
     return inv;
+  }
+
+  // An XDG_RUNTIME_DIR without a run server in it (the directory does not exist).
+  std::string NoRunServer() const {
+    return "XDG_RUNTIME_DIR=" + (tmp_.path() / "no-run-server").string();
   }
 
   Outcome Cordon(std::initializer_list<std::string> args,

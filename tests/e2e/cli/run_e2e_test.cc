@@ -191,7 +191,7 @@ class OutsideSandbox : public CliTest {
     inv.argv = {"/usr/bin/script", "-qec", std::string(CORDON_BINARY) + " " + cordon_args,
                 "/dev/null"};
     inv.env = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + home_.string(), "LANG=C.UTF-8",
-               "TERM=dumb"};
+               "TERM=dumb", NoRunServer()};
     inv.cwd = workspace_;
     inv.stdin_data = answer;
     return RunBinary(inv);
