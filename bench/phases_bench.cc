@@ -77,12 +77,19 @@ void HiddenTargets(benchmark::State& state) {
   std::vector<std::filesystem::path> homes;
   if (const char* home = ::getenv("HOME")) homes.emplace_back(home);
   for (auto _ : state) {
-    std::vector<plan::HiddenTarget> all = plan::FindHiddenTargets(config.sandbox, homes);
-    for (plan::HiddenTarget& absent : plan::FindAbsentHiddenPaths(config.sandbox, homes)) {
-      all.push_back(std::move(absent));
-    }
+    plan::HiddenScan scan = plan::ScanHiddenPaths(config.sandbox, homes);
+    std::vector<plan::HiddenTarget> all = std::move(scan.present);
+    for (plan::HiddenTarget& absent : scan.absent) all.push_back(std::move(absent));
     benchmark::DoNotOptimize(plan::ReadAllowList(all));
   }
+}
+
+// The scan alone (one lstat per component of each candidate), without the read allow-list.
+void HiddenScanOnly(benchmark::State& state) {
+  const Config config;
+  std::vector<std::filesystem::path> homes;
+  if (const char* home = ::getenv("HOME")) homes.emplace_back(home);
+  for (auto _ : state) benchmark::DoNotOptimize(plan::ScanHiddenPaths(config.sandbox, homes));
 }
 
 BENCHMARK(PolicyCreateDefault)->Unit(benchmark::kMicrosecond);
@@ -91,6 +98,7 @@ BENCHMARK(PlanTrue)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(RootOnlyMasks)->Unit(benchmark::kMicrosecond);
 BENCHMARK(RootOnlyMasksWatched)->Unit(benchmark::kMicrosecond);
 BENCHMARK(HiddenTargets)->Unit(benchmark::kMicrosecond);
+BENCHMARK(HiddenScanOnly)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace cordon::bench

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <string_view>
 
 #include "cli/command_line.h"
 #include "cli/manual.h"
@@ -15,7 +16,30 @@ std::vector<const CLI::Option*> VisibleOptions(const CLI::App& app) {
   return app.get_options([](const CLI::Option* opt) { return !opt->get_group().empty(); });
 }
 
-std::unique_ptr<CommandLine> MakeCommandLine() {
+namespace {
+
+struct Builder {
+  std::string_view name;
+  Subcommand (*add)(CLI::App&, const GlobalOptions&);
+};
+
+// In --help order.
+constexpr Builder kBuilders[] = {
+    {"run", AddRunCommand},
+    {"check", AddCheckCommand},
+    {"status", AddStatusCommand},
+    {"sandbox", AddSandboxCommand},
+    {"mcp", AddMcpCommand},
+    {"doctor", AddDoctorCommand},
+    {"__generate", [](CLI::App& app, const GlobalOptions&) { return AddGenerateCommand(app); }},
+#if defined(CORDON_RUN_SERVER)
+    {"serve", AddServeCommand},
+#endif
+};
+
+}  // namespace
+
+std::unique_ptr<CommandLine> MakeCommandLine(std::string_view only) {
   auto cl = std::make_unique<CommandLine>();
   CLI::App& app = cl->app;
   app.set_version_flag("--version", std::string(CORDON_VERSION));
@@ -24,15 +48,11 @@ std::unique_ptr<CommandLine> MakeCommandLine() {
                  "User config file (default: $XDG_CONFIG_HOME/cordon/config.json)")
       ->type_name("FILE");
 
-  cl->subcommands = {
-      AddRunCommand(app, cl->global),    AddCheckCommand(app, cl->global),
-      AddStatusCommand(app, cl->global), AddSandboxCommand(app, cl->global),
-      AddMcpCommand(app, cl->global),    AddDoctorCommand(app, cl->global),
-      AddGenerateCommand(app),
-  };
-#if defined(CORDON_RUN_SERVER)
-  cl->subcommands.push_back(AddServeCommand(app, cl->global));
-#endif
+  for (const Builder& builder : kBuilders) {
+    if (only.empty() || only == builder.name) {
+      cl->subcommands.push_back(builder.add(app, cl->global));
+    }
+  }
   for (Subcommand& s : cl->subcommands) s.app->fallthrough();
 
   // After the subcommands: CLI11 copies a parent's footer into subcommands created later.
@@ -44,8 +64,29 @@ std::unique_ptr<CommandLine> MakeCommandLine() {
   return cl;
 }
 
+std::string_view RequestedSubcommand(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--config") {
+      ++i;  // its value
+      continue;
+    }
+    if (arg.starts_with("--config=")) continue;
+    if (arg.starts_with('-')) return {};  // --help, --version, a mistake: the whole tree
+    // __generate walks the whole tree (man page, completions).
+    if (arg == "__generate") return {};
+    for (const Builder& builder : kBuilders) {
+      if (arg == builder.name) return builder.name;
+    }
+    return {};
+  }
+  return {};
+}
+
 int Main(int argc, char** argv) {
-  std::unique_ptr<CommandLine> cl = MakeCommandLine();
+  // Only the subcommand asked for: building every definition is a large part of what a
+  // `cordon run` that hands its command to a run server costs itself.
+  std::unique_ptr<CommandLine> cl = MakeCommandLine(RequestedSubcommand(argc, argv));
   CLI::App& app = cl->app;
   try {
     app.parse(argc, argv);

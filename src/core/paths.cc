@@ -30,8 +30,10 @@ std::filesystem::path ExpandHome(std::string_view path, const std::filesystem::p
 }
 
 bool IsWithin(const std::filesystem::path& path, const std::filesystem::path& root) {
-  const std::string& p = path.native();
-  const std::string& r = root.native();
+  return IsWithinText(path.native(), root.native());
+}
+
+bool IsWithinText(std::string_view p, std::string_view r) {
   if (r == "/") return !p.empty() && p.front() == '/';
   if (!p.starts_with(r)) return false;
   return p.size() == r.size() || p[r.size()] == '/';
@@ -47,6 +49,21 @@ std::vector<std::filesystem::path> ListDirectory(const std::filesystem::path& di
   }
   ::closedir(d);
   std::sort(entries.begin(), entries.end());
+  return entries;
+}
+
+std::vector<DirectoryEntry> ListDirectoryTyped(const std::string& dir) {
+  std::vector<DirectoryEntry> entries;
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return entries;
+  const std::string prefix = dir.ends_with('/') ? dir : dir + '/';
+  while (const dirent* entry = ::readdir(d)) {
+    const std::string_view name = entry->d_name;
+    if (name != "." && name != "..") entries.push_back({prefix + std::string(name), entry->d_type});
+  }
+  ::closedir(d);
+  std::sort(entries.begin(), entries.end(),
+            [](const DirectoryEntry& a, const DirectoryEntry& b) { return a.path < b.path; });
   return entries;
 }
 

@@ -1,11 +1,13 @@
 #include "plan/hidden_paths.h"
 
+#include <dirent.h>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <iterator>
 #include <set>
 #include <string>
 
@@ -28,14 +30,65 @@ fs::path PasswdHome() {
   return found->pw_dir;
 }
 
-void AddTarget(std::vector<HiddenTarget>& targets, const fs::path& path) {
-  auto canonical = core::Canonical(path);  // follows a symlinked secret to its target
-  if (!canonical) return;
+// A hidden path's place, found with one lstat per component below a canonical base (a home
+// from CallerHomes, or "/"): realpath would readlink every component of the whole path, the
+// base's included, for each of the ~20 candidates of every plan.
+struct Walked {
+  enum class Kind {
+    kPresent,  // `path` is canonical and exists
+    kAbsent,   // nothing there: `path` is where a secret would appear
+    kNeither,  // a non-directory on the way, or no access: neither masked nor left out
+    kSlow,     // a symlink, "." or "..": resolve it as realpath does
+  };
+  Kind kind;
+  fs::path path;
+  bool directory = false;
+};
+
+Walked Walk(const fs::path& base, const fs::path& relative) {
+  if (relative.empty()) return {Walked::Kind::kSlow, {}};
+  fs::path walked = base;
+  struct stat st {};
+  for (auto it = relative.begin(); it != relative.end(); ++it) {
+    const std::string& name = it->native();
+    if (name.empty() || name == "." || name == "..") return {Walked::Kind::kSlow, {}};
+    walked /= *it;
+    if (::lstat(walked.c_str(), &st) != 0) {
+      if (errno != ENOENT) return {Walked::Kind::kNeither, {}};
+      // A missing last component lies in its parent, which the walk found canonical; a missing
+      // ancestor leaves no canonical parent, so the path stays as written.
+      const bool last = std::next(it) == relative.end();
+      return {Walked::Kind::kAbsent, last ? walked : (base / relative).lexically_normal()};
+    }
+    if (S_ISLNK(st.st_mode)) return {Walked::Kind::kSlow, {}};
+  }
+  return {Walked::Kind::kPresent, walked, S_ISDIR(st.st_mode)};
+}
+
+// The general case (a symlinked secret is hidden at its target): realpath, then lstat.
+Walked Resolve(const fs::path& path) {
+  if (auto canonical = core::Canonical(path)) {
+    struct stat st;
+    if (::lstat(canonical->c_str(), &st) != 0) return {Walked::Kind::kNeither, {}};
+    return {Walked::Kind::kPresent, *canonical, S_ISDIR(st.st_mode)};
+  }
   struct stat st;
-  if (::lstat(canonical->c_str(), &st) != 0) return;
-  const bool duplicate = std::any_of(targets.begin(), targets.end(),
-                                     [&](const HiddenTarget& t) { return t.path == *canonical; });
-  if (!duplicate) targets.push_back({*canonical, S_ISDIR(st.st_mode)});
+  if (::lstat(path.c_str(), &st) == 0 || errno != ENOENT) return {Walked::Kind::kNeither, {}};
+  auto parent = core::Canonical(path.parent_path());
+  return {Walked::Kind::kAbsent, parent ? *parent / path.filename() : path.lexically_normal()};
+}
+
+// "/a/b" -> "/a", "/a" -> "/", "/" -> "/" (absolute paths without a trailing slash).
+std::string_view ParentOf(std::string_view path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == 0 || slash == std::string_view::npos ? std::string_view("/")
+                                                       : path.substr(0, slash);
+}
+
+void AddOnce(std::vector<HiddenTarget>& list, HiddenTarget target) {
+  const bool duplicate = std::any_of(list.begin(), list.end(),
+                                     [&](const HiddenTarget& t) { return t.path == target.path; });
+  if (!duplicate) list.push_back(std::move(target));
 }
 
 // Whether the sandbox's view contains `path`: the private /tmp and /var/tmp replace the host's,
@@ -64,38 +117,34 @@ std::vector<fs::path> CallerHomes(const fs::path& home) {
   return homes;
 }
 
-std::vector<HiddenTarget> FindHiddenTargets(const SandboxConfig& config,
-                                            const std::vector<fs::path>& homes) {
-  std::vector<HiddenTarget> targets;
+HiddenScan ScanHiddenPaths(const SandboxConfig& config, const std::vector<fs::path>& homes) {
+  HiddenScan scan;
+  auto place = [&](const fs::path& base, const fs::path& relative) {
+    Walked walked = Walk(base, relative);
+    if (walked.kind == Walked::Kind::kSlow) walked = Resolve(base / relative);
+    if (walked.kind == Walked::Kind::kPresent) {
+      AddOnce(scan.present, {std::move(walked.path), walked.directory});
+    } else if (walked.kind == Walked::Kind::kAbsent) {
+      AddOnce(scan.absent, {std::move(walked.path), /*directory=*/false});
+    }
+  };
   for (const fs::path& home : homes) {
-    for (std::string_view relative : kBuiltinHiddenPaths) AddTarget(targets, home / relative);
+    for (std::string_view relative : kBuiltinHiddenPaths) place(home, fs::path(relative));
   }
   for (const fs::path& path : config.hidden_paths) {
-    if (path.is_absolute()) AddTarget(targets, path);
+    if (path.is_absolute()) place(path.root_path(), path.relative_path());
   }
-  return targets;
+  return scan;
+}
+
+std::vector<HiddenTarget> FindHiddenTargets(const SandboxConfig& config,
+                                            const std::vector<fs::path>& homes) {
+  return ScanHiddenPaths(config, homes).present;
 }
 
 std::vector<HiddenTarget> FindAbsentHiddenPaths(const SandboxConfig& config,
                                                 const std::vector<fs::path>& homes) {
-  std::vector<HiddenTarget> absent;
-  auto add = [&](const fs::path& path) {
-    struct stat st;
-    if (::lstat(path.c_str(), &st) == 0 || errno != ENOENT) return;
-    auto parent = core::Canonical(path.parent_path());
-    fs::path where = parent ? *parent / path.filename() : path.lexically_normal();
-    if (std::none_of(absent.begin(), absent.end(),
-                     [&](const HiddenTarget& t) { return t.path == where; })) {
-      absent.push_back({where, /*directory=*/false});
-    }
-  };
-  for (const fs::path& home : homes) {
-    for (std::string_view relative : kBuiltinHiddenPaths) add(home / relative);
-  }
-  for (const fs::path& path : config.hidden_paths) {
-    if (path.is_absolute()) add(path);
-  }
-  return absent;
+  return ScanHiddenPaths(config, homes).absent;
 }
 
 std::vector<MountOp> BuildHiddenPathOps(const std::vector<HiddenTarget>& targets,
@@ -129,13 +178,15 @@ std::vector<MountOp> BuildHiddenPathOps(const std::vector<HiddenTarget>& targets
 }
 
 std::vector<fs::path> ReadAllowList(const std::vector<HiddenTarget>& targets) {
-  std::set<fs::path> hidden;
-  std::set<fs::path> split;  // ancestors of a hidden path: only their other entries are granted
+  // Plain strings, not fs::path: its comparisons split both paths into components, and this
+  // runs for every command (the paths are absolute and canonical or lexically normal).
+  std::set<std::string, std::less<>> hidden;
+  std::set<std::string, std::less<>> split;  // ancestors of a hidden path: their other entries
   for (const HiddenTarget& target : targets) {
-    hidden.insert(target.path);
-    for (fs::path a = target.path.parent_path();; a = a.parent_path()) {
-      split.insert(a);
-      if (a == a.root_path()) break;
+    hidden.insert(target.path.native());
+    for (std::string_view a = ParentOf(target.path.native());; a = ParentOf(a)) {
+      split.emplace(a);
+      if (a == "/") break;
     }
   }
   std::vector<fs::path> readable;
@@ -143,20 +194,26 @@ std::vector<fs::path> ReadAllowList(const std::vector<HiddenTarget>& targets) {
     readable.emplace_back("/");
     return readable;
   }
-  for (const fs::path& dir : split) {
+  std::vector<std::string> granted;
+  for (const std::string& dir : split) {
     // A hidden directory that holds another hidden path grants none of its entries.
     if (std::any_of(hidden.begin(), hidden.end(),
-                    [&](const fs::path& h) { return core::IsWithin(dir, h); })) {
+                    [&](const std::string& h) { return core::IsWithinText(dir, h); })) {
       continue;
     }
-    for (const fs::path& path : core::ListDirectory(dir)) {
-      if (hidden.contains(path) || split.contains(path)) continue;
-      struct stat st;
-      if (::lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) continue;
-      readable.push_back(path);
+    for (core::DirectoryEntry& entry : core::ListDirectoryTyped(dir)) {
+      if (hidden.contains(entry.path) || split.contains(entry.path)) continue;
+      if (entry.type == DT_LNK) continue;
+      if (entry.type == DT_UNKNOWN) {
+        struct stat st;
+        if (::lstat(entry.path.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) continue;
+      }
+      granted.push_back(std::move(entry.path));
     }
   }
-  std::sort(readable.begin(), readable.end());
+  std::sort(granted.begin(), granted.end());
+  readable.reserve(granted.size());
+  for (std::string& path : granted) readable.emplace_back(std::move(path));
   return readable;
 }
 

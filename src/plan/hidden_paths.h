@@ -47,6 +47,14 @@ struct HiddenTarget {
   bool directory = false;
 };
 
+// Both lists below from one pass over the candidates (what the planner uses).
+struct HiddenScan {
+  std::vector<HiddenTarget> present;  // FindHiddenTargets
+  std::vector<HiddenTarget> absent;   // FindAbsentHiddenPaths
+};
+HiddenScan ScanHiddenPaths(const SandboxConfig& config,
+                           const std::vector<std::filesystem::path>& homes);
+
 // The built-in list under each home and the configured absolute paths that exist now.
 std::vector<HiddenTarget> FindHiddenTargets(const SandboxConfig& config,
                                             const std::vector<std::filesystem::path>& homes);
@@ -72,7 +80,8 @@ std::vector<MountOp> BuildHiddenPathOps(const std::vector<HiddenTarget>& targets
 // For the fallback without a mount namespace: paths beneath which reads are allowed so that
 // everything is readable except `targets`. For each ancestor directory of a target, every
 // entry that is neither a target nor another such ancestor (symlinks are left out: a read
-// through one is checked at its target).
+// through one is checked at its target). An entry that vanishes before the rules are added is
+// skipped there (linux/landlock_ruleset.cc).
 std::vector<std::filesystem::path> ReadAllowList(const std::vector<HiddenTarget>& targets);
 
 }  // namespace cordon::plan

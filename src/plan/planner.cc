@@ -176,7 +176,8 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
              WritableRoots(config.sandbox, request.workspace));
   const std::vector<std::filesystem::path> homes = CallerHomes(request.caller_home);
   CORDON_TRY_VOID(CheckWritableRoots(config, request, homes));
-  const std::vector<HiddenTarget> hidden = FindHiddenTargets(config.sandbox, homes);
+  HiddenScan scan = ScanHiddenPaths(config.sandbox, homes);
+  const std::vector<HiddenTarget>& hidden = scan.present;
   plan.namespaces = a.namespaces;
   if (config.sandbox.mode == SandboxMode::kWorkspaceWrite && config.sandbox.protect_git_metadata) {
     for (const std::filesystem::path& root : roots) {
@@ -201,9 +202,7 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
     // the host creates during the run (an absent path has no mount point to mask).
     if (plan.landlock.abi >= 1) {
       std::vector<HiddenTarget> all = hidden;
-      for (HiddenTarget& absent : FindAbsentHiddenPaths(config.sandbox, homes)) {
-        all.push_back(std::move(absent));
-      }
+      for (HiddenTarget& absent : scan.absent) all.push_back(std::move(absent));
       plan.landlock.handled_fs |= lsys::kAccessFsReadFile | lsys::kAccessFsReadDir;
       plan.landlock.readable = ReadAllowList(all);
       plan.landlock.list_root = true;

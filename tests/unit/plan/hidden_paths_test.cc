@@ -83,6 +83,44 @@ TEST_F(HiddenPaths, SecretsUnderThePrivateTmpAreNotMaskedUnlessAWorkspaceHoldsTh
   EXPECT_EQ(BuildHiddenPathOps(FindHiddenTargets({}, {home_}), {}, home_).size(), 1u);
 }
 
+// ScanHiddenPaths walks each candidate with lstat below the canonical home; wherever that walk
+// meets a symlink, "." or "..", it resolves as realpath does. Each case of both routes.
+TEST_F(HiddenPaths, TheScanPlacesEachCandidateWhereRealpathWould) {
+  std::ofstream(home_ / ".config") << "a file where a directory is expected";
+  std::filesystem::create_directory(home_ / ".docker");
+  std::filesystem::create_directory(home_ / "kube-real");
+  std::filesystem::create_directory_symlink(home_ / "kube-real", home_ / ".kube");
+  std::filesystem::create_directory_symlink(home_ / "nowhere", home_ / ".gnupg");  // dangling
+  std::filesystem::create_directory(home_ / "codex-real");
+  std::filesystem::create_directory_symlink(home_ / "codex-real", home_ / ".codex");
+  std::filesystem::create_directory(home_ / "a");
+  std::ofstream(home_ / "token") << "x";
+  SandboxConfig config;
+  config.hidden_paths = {home_ / "a" / ".." / "token", home_ / "missing-token"};
+  const HiddenScan scan = ScanHiddenPaths(config, {home_});
+  auto in = [](const std::vector<HiddenTarget>& list, const std::filesystem::path& p) {
+    return std::any_of(list.begin(), list.end(),
+                       [&](const HiddenTarget& t) { return t.path == p; });
+  };
+  EXPECT_TRUE(in(scan.present, home_ / "kube-real")) << "a symlink is followed to its target";
+  EXPECT_TRUE(in(scan.present, home_ / "token")) << "\"..\" resolved";
+  EXPECT_EQ(scan.present.size(), 2u);
+  EXPECT_TRUE(in(scan.absent, home_ / ".docker/config.json")) << "in its existing parent";
+  EXPECT_TRUE(in(scan.absent, home_ / ".cargo/credentials")) << "below a missing ancestor";
+  EXPECT_TRUE(in(scan.absent, home_ / "codex-real/auth.json")) << "in its parent's target";
+  EXPECT_TRUE(in(scan.absent, home_ / "missing-token"));
+  EXPECT_TRUE(in(scan.absent, home_ / ".ssh"));
+  // A file on the way (ENOTDIR) and a dangling symlink are neither: nothing to mask, nothing a
+  // secret could appear at without replacing what is there.
+  for (const char* gone : {".config/gh", ".config/gcloud", ".gnupg"}) {
+    EXPECT_FALSE(in(scan.present, home_ / gone)) << gone;
+    EXPECT_FALSE(in(scan.absent, home_ / gone)) << gone;
+  }
+  // The two lists are what FindHiddenTargets and FindAbsentHiddenPaths return.
+  EXPECT_EQ(FindHiddenTargets(config, {home_}).size(), scan.present.size());
+  EXPECT_EQ(FindAbsentHiddenPaths(config, {home_}).size(), scan.absent.size());
+}
+
 TEST_F(HiddenPaths, TheReadAllowListLeavesOutExactlyTheHiddenPaths) {
   std::filesystem::create_directory(home_ / ".ssh");
   std::filesystem::create_directory(home_ / "proj");
