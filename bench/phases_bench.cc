@@ -14,6 +14,7 @@
 #include "cordon/session.h"
 #include "linux/kernel_features.h"
 #include "plan/hidden_paths.h"
+#include "plan/hidden_watch.h"
 #include "plan/host_ipc.h"
 #include "plan/launch_plan.h"
 #include "plan/root_only_watch.h"
@@ -38,9 +39,11 @@ void SessionCreate(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(Session::Create(Config{}, Workspace()));
 }
 
-// Arg 1: with the root-only scan watched, as a long-lived session plans (decision 0022).
+// Arg 1: with the root-only scan and the hidden paths watched, as a long-lived session plans
+// (decision 0022, plan/hidden_watch.h).
 void PlanTrue(benchmark::State& state) {
   plan::SetRootOnlyWatch(state.range(0) != 0);
+  plan::SetHiddenWatch(state.range(0) != 0);
   const Config config;
   const linux_native::KernelFeatures features = linux_native::ProbeKernel();
   plan::PlanRequest request;
@@ -57,6 +60,7 @@ void PlanTrue(benchmark::State& state) {
     benchmark::DoNotOptimize(plan);
   }
   plan::SetRootOnlyWatch(false);
+  plan::SetHiddenWatch(false);
 }
 
 // Root callers only: the walk of /etc for files "others" cannot read (decision 0006).

@@ -52,10 +52,10 @@ std::vector<std::filesystem::path> ListDirectory(const std::filesystem::path& di
   return entries;
 }
 
-std::vector<DirectoryEntry> ListDirectoryTyped(const std::string& dir) {
+std::optional<std::vector<DirectoryEntry>> ListDirectoryTyped(const std::string& dir) {
   std::vector<DirectoryEntry> entries;
   DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return entries;
+  if (d == nullptr) return std::nullopt;
   const std::string prefix = dir.ends_with('/') ? dir : dir + '/';
   while (const dirent* entry = ::readdir(d)) {
     const std::string_view name = entry->d_name;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,11 +29,11 @@ bool IsWithinText(std::string_view path, std::string_view root);
 std::vector<std::filesystem::path> ListDirectory(const std::filesystem::path& dir);
 
 // The same with each entry's type as the directory records it (readdir's d_type, DT_UNKNOWN on
-// file systems that record none): no stat per entry.
+// file systems that record none): no stat per entry. nullopt when `dir` cannot be opened.
 struct DirectoryEntry {
   std::string path;        // dir/name
   unsigned char type = 0;  // DT_DIR, DT_REG, DT_LNK, ..., DT_UNKNOWN
 };
-std::vector<DirectoryEntry> ListDirectoryTyped(const std::string& dir);
+std::optional<std::vector<DirectoryEntry>> ListDirectoryTyped(const std::string& dir);
 
 }  // namespace cordon::core

@@ -45,13 +45,15 @@ struct Walked {
   bool directory = false;
 };
 
-Walked Walk(const fs::path& base, const fs::path& relative) {
+// `dirs`: each directory a name is looked up in (the base and each directory walked into).
+Walked Walk(const fs::path& base, const fs::path& relative, std::vector<fs::path>* dirs) {
   if (relative.empty()) return {Walked::Kind::kSlow, {}};
   fs::path walked = base;
   struct stat st {};
   for (auto it = relative.begin(); it != relative.end(); ++it) {
     const std::string& name = it->native();
     if (name.empty() || name == "." || name == "..") return {Walked::Kind::kSlow, {}};
+    if (dirs != nullptr) dirs->push_back(walked);
     walked /= *it;
     if (::lstat(walked.c_str(), &st) != 0) {
       if (errno != ENOENT) return {Walked::Kind::kNeither, {}};
@@ -117,11 +119,15 @@ std::vector<fs::path> CallerHomes(const fs::path& home) {
   return homes;
 }
 
-HiddenScan ScanHiddenPaths(const SandboxConfig& config, const std::vector<fs::path>& homes) {
+HiddenScan ScanHiddenPaths(const SandboxConfig& config, const std::vector<fs::path>& homes,
+                           ScannedDirs* seen) {
   HiddenScan scan;
   auto place = [&](const fs::path& base, const fs::path& relative) {
-    Walked walked = Walk(base, relative);
-    if (walked.kind == Walked::Kind::kSlow) walked = Resolve(base / relative);
+    Walked walked = Walk(base, relative, seen != nullptr ? &seen->dirs : nullptr);
+    if (walked.kind == Walked::Kind::kSlow) {
+      if (seen != nullptr) seen->exact = false;
+      walked = Resolve(base / relative);
+    }
     if (walked.kind == Walked::Kind::kPresent) {
       AddOnce(scan.present, {std::move(walked.path), walked.directory});
     } else if (walked.kind == Walked::Kind::kAbsent) {
@@ -177,7 +183,7 @@ std::vector<MountOp> BuildHiddenPathOps(const std::vector<HiddenTarget>& targets
   return pins;
 }
 
-std::vector<fs::path> ReadAllowList(const std::vector<HiddenTarget>& targets) {
+std::vector<fs::path> ReadAllowList(const std::vector<HiddenTarget>& targets, ScannedDirs* seen) {
   // Plain strings, not fs::path: its comparisons split both paths into components, and this
   // runs for every command (the paths are absolute and canonical or lexically normal).
   std::set<std::string, std::less<>> hidden;
@@ -201,7 +207,12 @@ std::vector<fs::path> ReadAllowList(const std::vector<HiddenTarget>& targets) {
                     [&](const std::string& h) { return core::IsWithinText(dir, h); })) {
       continue;
     }
-    for (core::DirectoryEntry& entry : core::ListDirectoryTyped(dir)) {
+    std::optional<std::vector<core::DirectoryEntry>> entries = core::ListDirectoryTyped(dir);
+    // One that cannot be opened (missing, say) grants nothing; its coming into being is seen
+    // in its parent, which is listed too (every ancestor is).
+    if (!entries) continue;
+    if (seen != nullptr) seen->dirs.emplace_back(dir);
+    for (core::DirectoryEntry& entry : *entries) {
       if (hidden.contains(entry.path) || split.contains(entry.path)) continue;
       if (entry.type == DT_LNK) continue;
       if (entry.type == DT_UNKNOWN) {

@@ -47,13 +47,23 @@ struct HiddenTarget {
   bool directory = false;
 };
 
+// What a scan looked at, for a cache that must notice when any of it changes
+// (plan/hidden_watch.h): every directory in which it looked a name up or which it listed.
+// `exact` is false when a symlink, "." or ".." sent a candidate through realpath, which looks
+// into directories not recorded here.
+struct ScannedDirs {
+  std::vector<std::filesystem::path> dirs;
+  bool exact = true;
+};
+
 // Both lists below from one pass over the candidates (what the planner uses).
 struct HiddenScan {
   std::vector<HiddenTarget> present;  // FindHiddenTargets
   std::vector<HiddenTarget> absent;   // FindAbsentHiddenPaths
 };
 HiddenScan ScanHiddenPaths(const SandboxConfig& config,
-                           const std::vector<std::filesystem::path>& homes);
+                           const std::vector<std::filesystem::path>& homes,
+                           ScannedDirs* seen = nullptr);
 
 // The built-in list under each home and the configured absolute paths that exist now.
 std::vector<HiddenTarget> FindHiddenTargets(const SandboxConfig& config,
@@ -82,6 +92,7 @@ std::vector<MountOp> BuildHiddenPathOps(const std::vector<HiddenTarget>& targets
 // entry that is neither a target nor another such ancestor (symlinks are left out: a read
 // through one is checked at its target). An entry that vanishes before the rules are added is
 // skipped there (linux/landlock_ruleset.cc).
-std::vector<std::filesystem::path> ReadAllowList(const std::vector<HiddenTarget>& targets);
+std::vector<std::filesystem::path> ReadAllowList(const std::vector<HiddenTarget>& targets,
+                                                 ScannedDirs* seen = nullptr);
 
 }  // namespace cordon::plan

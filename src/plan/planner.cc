@@ -12,6 +12,7 @@
 #include "plan/assessment.h"
 #include "plan/environment.h"
 #include "plan/hidden_paths.h"
+#include "plan/hidden_watch.h"
 #include "plan/host_ipc.h"
 #include "plan/launch_plan.h"
 #include "plan/mount_ops.h"
@@ -176,8 +177,15 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
              WritableRoots(config.sandbox, request.workspace));
   const std::vector<std::filesystem::path> homes = CallerHomes(request.caller_home);
   CORDON_TRY_VOID(CheckWritableRoots(config, request, homes));
-  HiddenScan scan = ScanHiddenPaths(config.sandbox, homes);
-  const std::vector<HiddenTarget>& hidden = scan.present;
+  // Masks where a mount namespace (or Seatbelt's profile) can place them, with Landlock's read
+  // allow-list around present and absent secrets as a second layer; the fallback has only the
+  // allow-list, around the present ones.
+  const bool masks = a.namespaces.mount || a.path_rules;
+  const AllowList list = !masks                       ? AllowList::kPresent
+                         : features.landlock_abi >= 1 ? AllowList::kPresentAndAbsent
+                                                      : AllowList::kNone;
+  HiddenView view = HiddenPathsView(config.sandbox, homes, list);
+  const std::vector<HiddenTarget>& hidden = view.scan.present;
   plan.namespaces = a.namespaces;
   if (config.sandbox.mode == SandboxMode::kWorkspaceWrite && config.sandbox.protect_git_metadata) {
     for (const std::filesystem::path& root : roots) {
@@ -187,7 +195,7 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
     }
   }
   plan.landlock = BuildLandlock(config, a, features.landlock_abi, roots);
-  if (a.namespaces.mount || a.path_rules) {  // path_rules: Seatbelt's profile
+  if (masks) {
     plan.mounts = BuildMountOps(config.sandbox, request.workspace, roots);
     auto append = [&](std::vector<MountOp> ops) {
       plan.mounts.insert(plan.mounts.end(), ops.begin(), ops.end());
@@ -201,10 +209,8 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
     // Masks cover the secrets that exist now; Landlock's read allow-list also covers the ones
     // the host creates during the run (an absent path has no mount point to mask).
     if (plan.landlock.abi >= 1) {
-      std::vector<HiddenTarget> all = hidden;
-      for (HiddenTarget& absent : scan.absent) all.push_back(std::move(absent));
       plan.landlock.handled_fs |= lsys::kAccessFsReadFile | lsys::kAccessFsReadDir;
-      plan.landlock.readable = ReadAllowList(all);
+      plan.landlock.readable = std::move(view.readable);
       plan.landlock.list_root = true;
     }
   } else {
@@ -223,7 +229,7 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
       }
     }
     plan.landlock.handled_fs |= lsys::kAccessFsReadFile | lsys::kAccessFsReadDir;
-    plan.landlock.readable = ReadAllowList(hidden);
+    plan.landlock.readable = std::move(view.readable);
     plan.landlock.list_root = true;
   }
   plan.seccomp = SeccompSettings{.enabled = true,

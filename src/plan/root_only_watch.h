@@ -6,13 +6,10 @@
 //   plan::SetRootOnlyWatch(true);                    // a long-lived process, once
 //   std::vector<MountOp> masks = plan::RootOnlyMasks();  // per plan: cached or rescanned
 //
-// Change detection is inotify on the tree's root and on every directory the walk descends into
-// (entries created, removed, renamed, their modes or owners changed: IN_ATTRIB reports a
-// child's chmod/chown to its directory's watch), a queue overflow, and any change of this
-// process's mount table (a bind mount over an entry; POLLPRI on /proc/self/mountinfo). Any of
-// them, or any failure to watch, means a full rescan: the cache never answers for a tree it
-// could not watch. Watches are in place before the walk, so a change during the walk is seen by
-// the next call.
+// Change detection (plan/directory_watch.h) watches the tree's root and every directory the
+// walk descends into, and this process's mount table. Any change, or any failure to watch,
+// means a full rescan: the cache never answers for a tree it could not watch. Watches are in
+// place before the walk, so a change during the walk is seen by the next call.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +18,7 @@
 #include <vector>
 
 #include "cordon/error.h"
-#include "core/unique_fd.h"
+#include "plan/directory_watch.h"
 #include "plan/launch_plan.h"
 
 namespace cordon::plan {
@@ -40,12 +37,10 @@ class RootOnlyWatch {
 
  private:
   explicit RootOnlyWatch(std::filesystem::path etc) : etc_(std::move(etc)) {}
-  bool Changed();  // drains the inotify queue and the mount-table event
-  void Rewatch();  // a new inotify instance watching the tree as it is now; cache dropped
+  bool Rewatch();  // watches the tree as it is now; false when some of it is not watched
 
   std::filesystem::path etc_;
-  core::UniqueFd inotify_;
-  core::UniqueFd mountinfo_;
+  DirectoryWatch watch_;
   bool valid_ = false;  // masks_ reflects the tree (false after a change or a watch failure)
   std::vector<MountOp> masks_;
   std::uint64_t walks_ = 0;

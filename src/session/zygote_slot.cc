@@ -4,6 +4,7 @@
 #include <chrono>
 #include <utility>
 
+#include "plan/hidden_watch.h"
 #include "plan/root_only_watch.h"
 #if defined(__linux__)
 #include "zygote/prepared_command.h"
@@ -37,9 +38,10 @@ constexpr std::chrono::milliseconds kIdleBeforePreparing{0};
 
 void SetLongLivedSessions(bool enabled) {
   long_lived.store(enabled);
-  // A long-lived process plans many commands: keep the root-only scan of /etc watched instead
-  // of walking it per plan (decision 0022).
+  // A long-lived process plans many commands: keep the root-only scan of /etc and the scan of
+  // the hidden paths watched instead of repeating them per plan (decision 0022).
   plan::SetRootOnlyWatch(enabled);
+  plan::SetHiddenWatch(enabled);
 }
 bool LongLivedSessions() { return long_lived.load(); }
 void SetPreparedCommands(int count) { prepared_count.store(count < 0 ? 0 : count); }

@@ -57,8 +57,12 @@ class InitReaperTest : public KernelTest {
     return dir;
   }
 
+  // Init execs cordon-init right after it started the command (decision 0025): the command can
+  // look before that exec is done, so it looks for a while (half a second at most).
   std::string InitComm(const Session& session) {
-    const RunResult r = Shell(session, "cat /proc/1/comm");
+    const RunResult r = Shell(session,
+                              "for i in $(seq 50); do c=$(cat /proc/1/comm); "
+                              "[ \"$c\" = cordon-init ] && break; sleep 0.01; done; echo \"$c\"");
     EXPECT_EQ(r.status, RunStatus::kExited) << Describe(r);
     return r.stdout_data.data;
   }
