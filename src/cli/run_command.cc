@@ -141,7 +141,7 @@ std::optional<int> TryRunServer(const Config& config, const std::filesystem::pat
   const server::ClientResult result = server::RunThroughServer(
       server::DefaultServerPaths(runtime_dir != nullptr ? std::optional<std::string>(runtime_dir)
                                                         : std::nullopt),
-      request, fds);
+      request, fds, config.limits.timeout);
   if (!result.warning.empty()) {
     fmt::print(stderr, "cordon: {}; running the command without it\n", result.warning);
   }

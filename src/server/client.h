@@ -2,6 +2,7 @@
 // user is listening, else say so and let the caller run it itself.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,8 +23,16 @@ struct ClientResult {
 
 // Connects to `paths.socket`, checks the server (peer.h), sends `request` with `fds` (stdout,
 // stderr[, stdin] when the output is streamed) and waits for the reply, which it prints on
-// this process's stdout and stderr. Never fails: every problem means "run it yourself".
+// this process's stdout and stderr. A server whose backlog is full (stopped, or swamped), or
+// that does not greet the connection within kHelloWait, is not used (nothing was sent to it). One
+// that has not replied after `run_timeout` plus kReplyGrace (it enforces that timeout itself, so it
+// is stopped or hung) ends the wait: exit 125, and this process's exit cancels the command. Never
+// fails otherwise: every other problem means "run it yourself".
+inline constexpr std::chrono::seconds kReplyGrace{5};
+// How long a server may take to greet a new connection (kHello) before the client runs its
+// command itself; nothing is sent to it before that greeting.
+inline constexpr std::chrono::seconds kHelloWait{2};
 ClientResult RunThroughServer(const ServerPaths& paths, const RunRequest& request,
-                              const std::vector<int>& fds);
+                              const std::vector<int>& fds, std::chrono::milliseconds run_timeout);
 
 }  // namespace cordon::server

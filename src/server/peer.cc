@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -98,11 +99,26 @@ Result<Confinement> ParseStatus(std::string_view status) {
   return c;
 }
 
+namespace {
+
+// The file /proc/PID/exe names (a process of the same user that is dumpable lets us see it).
+void AddExecutable(int proc_dir, Confinement& c) {
+  struct stat st {};
+  if (::fstatat(proc_dir, "exe", &st, 0) != 0) return;
+  c.exe_known = true;
+  c.exe_dev = static_cast<std::uint64_t>(st.st_dev);
+  c.exe_ino = static_cast<std::uint64_t>(st.st_ino);
+}
+
+}  // namespace
+
 Result<Confinement> OwnConfinement() {
   core::UniqueFd self(::open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!self.valid()) return core::FailSyscall("open", "/proc/self");
   CORDON_TRY(std::string status, ReadStatus(self.get(), "/proc/self"));
-  return ParseStatus(status);
+  CORDON_TRY(Confinement c, ParseStatus(status));
+  AddExecutable(self.get(), c);
+  return c;
 }
 
 std::string Mismatch(const Confinement& own, const Confinement& peer) {
@@ -143,7 +159,9 @@ Result<Confinement> ConfinementOf(int pidfd) {
     return core::FailSyscall("pidfd_send_signal", fmt::format("pid {}, signal 0", pid[0]));
   }
   CORDON_TRY(std::string status, ReadStatus(dir.get(), what));
-  return ParseStatus(status);
+  CORDON_TRY(Confinement c, ParseStatus(status));
+  AddExecutable(dir.get(), c);
+  return c;
 }
 
 Result<Confinement> PeerConfinement(int socket) {
@@ -176,6 +194,19 @@ Result<void> CheckProcess(const Confinement& own, int pidfd) {
 
 Result<void> CheckPeer(const Confinement& own, int socket) {
   return Trusted(own, PeerConfinement(socket));
+}
+
+Result<void> CheckServer(const Confinement& own, int socket) {
+  Result<Confinement> server = PeerConfinement(socket);
+  if (!server) return std::unexpected(std::move(server).error());
+  CORDON_TRY_VOID(Trusted(own, *server));  // a sandboxed server is refused as such first
+  if (!own.exe_known || !server->exe_known || own.exe_dev != server->exe_dev ||
+      own.exe_ino != server->exe_ino) {
+    return Fail(ErrorCode::kUnavailable,
+                "it runs another cordon executable than this one (one started before an "
+                "upgrade, or another install): restart it");
+  }
+  return {};
 }
 
 }  // namespace cordon::server

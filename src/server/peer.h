@@ -17,6 +17,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -29,6 +30,10 @@ struct Confinement {
   bool no_new_privs = false;    // "NoNewPrivs:"
   int seccomp_filters = 0;      // "Seccomp_filters:" (0 without a filter)
   int pid_namespace_depth = 0;  // fields of "NSpid:" (1 in the namespace /proc belongs to)
+  // The executable's file (stat of /proc/PID/exe); unknown when /proc would not say.
+  bool exe_known = false;
+  std::uint64_t exe_dev = 0;
+  std::uint64_t exe_ino = 0;
 };
 
 // Parses the text of /proc/PID/status. kInvalidArgument naming the missing field when a line
@@ -55,5 +60,10 @@ std::string Mismatch(const Confinement& own, const Confinement& peer);
 // PeerConfinement + Mismatch against `own`: kUnavailable with the reason when the
 // peer must not be trusted or when the kernel cannot say (no SO_PEERPIDFD).
 [[nodiscard]] Result<void> CheckPeer(const Confinement& own, int socket);
+
+// CheckPeer for a client looking at its server, which must also run this very executable: a
+// server of another cordon (one still running after an upgrade, another install) may speak
+// another protocol.
+[[nodiscard]] Result<void> CheckServer(const Confinement& own, int socket);
 
 }  // namespace cordon::server

@@ -155,6 +155,9 @@ void Server::Handle(core::UniqueFd connection) {
   if (Result<void> trusted = CheckPeer(own_, fd); !trusted) {
     return Refuse(fd, "refused a client", "refused this client", trusted.error());
   }
+  // The client hands over its stdout and stderr only after this: a stopped server would hold
+  // descriptors in flight to it, and whoever reads the client's output would wait for it.
+  if (!SendReply(fd, ReplyKind::kHello, 0, {}, {})) return;  // the client is gone
   timeval timeout{kRequestTimeoutSeconds, 0};
   (void)::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
   Result<ReceivedRequest> received = ReceiveRequest(fd);

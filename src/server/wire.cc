@@ -251,7 +251,8 @@ Result<Reply> ReceiveReply(int socket) {
   ReplyHeader header;
   CORDON_TRY_VOID(ReadAll(socket, &header, sizeof header, "run reply header"));
   if (header.magic != kMagic ||
-      (header.kind != ReplyKind::kRan && header.kind != ReplyKind::kRefused) ||
+      (header.kind != ReplyKind::kRan && header.kind != ReplyKind::kRefused &&
+       header.kind != ReplyKind::kHello) ||
       header.stdout_bytes > kMaxReplyText || header.stderr_bytes > kMaxReplyText) {
     return Fail(ErrorCode::kInvalidArgument, "run server protocol: a malformed reply header");
   }

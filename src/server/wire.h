@@ -34,6 +34,7 @@ struct RequestHeader {
 enum class ReplyKind : std::uint32_t {
   kRan = 0,      // the request was handled: print the texts, exit with exit_code
   kRefused = 1,  // the server will not serve this client (stderr_bytes say why): run it yourself
+  kHello = 2,    // first message of a connection the server checked: it takes a request now
 };
 
 struct ReplyHeader {

@@ -7,11 +7,14 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -47,6 +50,8 @@ class Background {
     }
   }
   ~Background() { Stop(SIGKILL); }
+  // Already reaped by the test: nothing to stop.
+  void Forget() { pid_ = -1; }
   pid_t pid() const { return pid_; }
   // Signals it and reaps it; its exit code (128+N for signal N).
   int Stop(int signal) {
@@ -282,6 +287,92 @@ TEST_F(ServerTest, ASecondServerIsRefused) {
   Outcome second = Run({"serve", "--idle-timeout", "1"});
   EXPECT_EQ(second.exit_code, 125);
   EXPECT_NE(second.err.find("another run server"), std::string::npos) << second.err;
+}
+
+// A server started from another cordon executable (still running after an upgrade, another
+// install) may speak another protocol: the client does not use it, says so and runs the
+// command itself. The twin: the same executable is used (the first test above).
+TEST_F(ServerTest, AServerOfAnotherExecutableIsNotUsed) {
+  const std::filesystem::path other = tmp_.path() / "cordon-other";
+  std::filesystem::copy_file(CordonBinary(), other);
+  std::filesystem::permissions(other, std::filesystem::perms::owner_all);
+  Invocation inv = CordonInvocation({"serve", "--idle-timeout", "60"}, {RuntimeEnv()});
+  inv.argv[0] = other.string();
+  server_.emplace(inv, Log());
+  ASSERT_TRUE(WaitFor([&] { return ServerLog().find("listening on") != std::string::npos; }))
+      << ServerLog();
+  Outcome run = Run({"run", "--", "sh", "-c", "echo mine"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "mine\n");
+  EXPECT_NE(run.err.find("another cordon executable"), std::string::npos) << run.err;
+  EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 0) << ServerLog();
+}
+
+// A stopped server greets no connection: the client hands it nothing (its stdout stays its
+// own) and runs the command itself after kHelloWait.
+TEST_F(ServerTest, AStoppedServerIsHandedNothing) {
+  StartServer();
+  ASSERT_EQ(::kill(server_->pid(), SIGSTOP), 0);
+  Outcome run = Run({"run", "--", "sh", "-c", "echo here"});
+  ASSERT_EQ(::kill(server_->pid(), SIGCONT), 0);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "here\n");
+  EXPECT_NE(run.err.find("did not take the connection within 2 s"), std::string::npos) << run.err;
+  std::this_thread::sleep_for(500ms);
+  EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 0) << ServerLog();
+}
+
+// The server enforces the run's timeout itself, so a reply that has not come by then (plus
+// kReplyGrace, 5 s) means it is stopped or hung: the client gives up with 125, and its exit
+// cancels the command's whole tree as soon as the server runs again. The twin (a working
+// server, a command that outlives its timeout) is the 124 above.
+TEST_F(ServerTest, AServerStoppedDuringARunIsGivenUpOn) {
+  StartServer();
+  const std::string marker = "30.25";  // sleep's argument: this test's command, nobody else's
+  Background client(
+      CordonInvocation({"run", "--timeout", "1", "--", "sleep", marker}, {RuntimeEnv()}),
+      tmp_.path() / "client.log");
+  ASSERT_TRUE(WaitFor([&] { return CountProcesses("sleep", marker) == 1; })) << ServerLog();
+  ASSERT_EQ(::kill(server_->pid(), SIGSTOP), 0);
+  const auto start = std::chrono::steady_clock::now();
+  int status = 0;
+  pid_t done = 0;
+  while ((done = ::waitpid(client.pid(), &status, WNOHANG)) == 0 &&
+         std::chrono::steady_clock::now() - start < 20s) {
+    std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_EQ(::kill(server_->pid(), SIGCONT), 0);
+  ASSERT_EQ(done, client.pid()) << "the client still waits after 20 s";
+  client.Forget();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 125) << status;
+  const std::string log = ReadFile(tmp_.path() / "client.log");
+  EXPECT_NE(log.find("did not answer within 6 s"), std::string::npos) << log;
+  EXPECT_TRUE(WaitFor([&] { return CountProcesses("sleep", marker) == 0; }))
+      << "the command outlived its client";
+}
+
+// A stopped server's backlog fills up; a client then finds no room and runs its command itself
+// (connect() does not block it), saying why.
+TEST_F(ServerTest, AFullBacklogMeansRunningWithoutTheServer) {
+  StartServer();
+  ASSERT_EQ(::kill(server_->pid(), SIGSTOP), 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, Socket().c_str(), sizeof address.sun_path - 1);
+  std::vector<int> held;
+  for (int i = 0; i < 1000; ++i) {
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    ASSERT_GE(fd, 0);
+    held.push_back(fd);
+    if (::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) break;
+  }
+  ASSERT_LT(held.size(), 1000u) << "the backlog never filled";
+  Outcome run = Run({"run", "--", "sh", "-c", "echo here"});
+  for (int fd : held) ::close(fd);
+  ASSERT_EQ(::kill(server_->pid(), SIGCONT), 0);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "here\n");
+  EXPECT_NE(run.err.find("accepts no connection"), std::string::npos) << run.err;
 }
 
 // The lock is shared with every process cloned from a server until it execs: the children of a
