@@ -40,16 +40,12 @@ bool IsWithinText(std::string_view p, std::string_view r) {
 }
 
 std::vector<std::filesystem::path> ListDirectory(const std::filesystem::path& dir) {
-  std::vector<std::filesystem::path> entries;
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return entries;
-  while (const dirent* entry = ::readdir(d)) {
-    const std::string_view name = entry->d_name;
-    if (name != "." && name != "..") entries.push_back(dir / name);
+  std::vector<std::filesystem::path> paths;
+  if (auto entries = ListDirectoryTyped(dir.native())) {
+    paths.reserve(entries->size());
+    for (DirectoryEntry& entry : *entries) paths.emplace_back(std::move(entry.path));
   }
-  ::closedir(d);
-  std::sort(entries.begin(), entries.end());
-  return entries;
+  return paths;
 }
 
 std::optional<std::vector<DirectoryEntry>> ListDirectoryTyped(const std::string& dir) {

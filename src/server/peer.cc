@@ -135,7 +135,7 @@ std::string Mismatch(const Confinement& own, const Confinement& peer) {
   return {};
 }
 
-Result<Confinement> ConfinementOf(int pidfd) {
+Result<Confinement> ConfinementOf(int pidfd, bool executable) {
   // The pid behind the pidfd, in our PID namespace ("Pid:\t-1" once it has exited).
   const std::string info = fmt::format("/proc/self/fdinfo/{}", pidfd);
   core::UniqueFd info_fd(::open(info.c_str(), O_RDONLY | O_CLOEXEC));
@@ -160,11 +160,11 @@ Result<Confinement> ConfinementOf(int pidfd) {
   }
   CORDON_TRY(std::string status, ReadStatus(dir.get(), what));
   CORDON_TRY(Confinement c, ParseStatus(status));
-  AddExecutable(dir.get(), c);
+  if (executable) AddExecutable(dir.get(), c);
   return c;
 }
 
-Result<Confinement> PeerConfinement(int socket) {
+Result<Confinement> PeerConfinement(int socket, bool executable) {
   int raw_pidfd = -1;
   socklen_t len = sizeof raw_pidfd;
   if (::getsockopt(socket, SOL_SOCKET, kSoPeerPidfd, &raw_pidfd, &len) != 0) {
@@ -173,7 +173,7 @@ Result<Confinement> PeerConfinement(int socket) {
                             std::strerror(errno)));
   }
   core::UniqueFd pidfd(raw_pidfd);
-  return ConfinementOf(pidfd.get());
+  return ConfinementOf(pidfd.get(), executable);
 }
 
 namespace {
@@ -197,7 +197,7 @@ Result<void> CheckPeer(const Confinement& own, int socket) {
 }
 
 Result<void> CheckServer(const Confinement& own, int socket) {
-  Result<Confinement> server = PeerConfinement(socket);
+  Result<Confinement> server = PeerConfinement(socket, /*executable=*/true);
   if (!server) return std::unexpected(std::move(server).error());
   CORDON_TRY_VOID(Trusted(own, *server));  // a sandboxed server is refused as such first
   if (!own.exe_known || !server->exe_known || own.exe_dev != server->exe_dev ||

@@ -30,7 +30,8 @@ struct Confinement {
   bool no_new_privs = false;    // "NoNewPrivs:"
   int seccomp_filters = 0;      // "Seccomp_filters:" (0 without a filter)
   int pid_namespace_depth = 0;  // fields of "NSpid:" (1 in the namespace /proc belongs to)
-  // The executable's file (stat of /proc/PID/exe); unknown when /proc would not say.
+  // The executable's file (stat of /proc/PID/exe): always for OwnConfinement, for another
+  // process only when asked; unknown when /proc would not say.
   bool exe_known = false;
   std::uint64_t exe_dev = 0;
   std::uint64_t exe_ino = 0;
@@ -48,11 +49,12 @@ std::string Mismatch(const Confinement& own, const Confinement& peer);
 
 // The confinement of the process behind `pidfd` (its /proc entry, confirmed through the pidfd
 // to still be that process).
-[[nodiscard]] Result<Confinement> ConfinementOf(int pidfd);
+// With `executable`, also its exe_* fields (one more stat; only the client's check needs it).
+[[nodiscard]] Result<Confinement> ConfinementOf(int pidfd, bool executable = false);
 
 // The confinement of the process that connected `socket` (client side: that called listen()),
 // through SO_PEERPIDFD.
-[[nodiscard]] Result<Confinement> PeerConfinement(int socket);
+[[nodiscard]] Result<Confinement> PeerConfinement(int socket, bool executable = false);
 
 // ConfinementOf + Mismatch against `own` (OwnConfinement(), read once by the caller).
 [[nodiscard]] Result<void> CheckProcess(const Confinement& own, int pidfd);

@@ -5,13 +5,14 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <sys/mount.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
+
+#include "in_child.h"
 
 #if defined(__linux__)  // inotify, user and mount namespaces
 namespace cordon::plan {
@@ -87,13 +88,11 @@ class HiddenWatchTest : public ::testing::Test {
 // /tmp would cause (correct) rescans. So a child with its own user and mount namespaces and a
 // /tmp of its own checks that an unchanged host is not scanned again.
 TEST_F(HiddenWatchTest, AnUnchangedHostIsScannedOnce) {
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    if (!EnterOwnNamespaces()) ::_exit(77);
+  const int code = ExitCodeInChild([&] {
+    if (!EnterOwnNamespaces()) return kChildSkipped;
     if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
         ::mount("tmpfs", "/tmp", "tmpfs", 0, nullptr) != 0) {
-      ::_exit(77);
+      return kChildSkipped;
     }
     const fs::path home = "/tmp/home";
     fs::create_directories(home / ".ssh");
@@ -101,19 +100,16 @@ TEST_F(HiddenWatchTest, AnUnchangedHostIsScannedOnce) {
     auto present = [&] {
       return Paths(HiddenPathsView(config_, {home}, AllowList::kPresentAndAbsent).scan.present);
     };
-    if (!Has(present(), home / ".ssh")) ::_exit(10);
+    if (!Has(present(), home / ".ssh")) return 10;
     const std::uint64_t scans = HiddenViewScans();
-    if (scans == 0) ::_exit(11);
+    if (scans == 0) return 11;
     for (int i = 0; i < 3; ++i) {
-      if (!Has(present(), home / ".ssh")) ::_exit(10);
+      if (!Has(present(), home / ".ssh")) return 10;
     }
-    ::_exit(HiddenViewScans() == scans ? 0 : 12);
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status));
-  if (WEXITSTATUS(status) == 77) GTEST_SKIP() << "no user or mount namespace for the test";
-  EXPECT_EQ(WEXITSTATUS(status), 0)
+    return HiddenViewScans() == scans ? 0 : 12;
+  });
+  if (code == kChildSkipped) GTEST_SKIP() << "no user or mount namespace for the test";
+  EXPECT_EQ(code, 0)
       << "10: .ssh not found, 11: no scan at all, 12: scanned again though nothing changed";
 }
 
@@ -156,27 +152,22 @@ TEST_F(HiddenWatchTest, ASymlinkOnTheWayIsResolvedAgainForEveryPlan) {
 TEST_F(HiddenWatchTest, AMountOverAWatchedDirectoryIsSeen) {
   fs::create_directories(home_ / "elsewhere/.ssh");
   fs::create_directory(home_ / "mnt");
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) ::_exit(77);
+  const int code = ExitCodeInChild([&] {
+    if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) return kChildSkipped;
     const std::vector<fs::path> homes = {home_ / "mnt"};
     auto present = [&] {
       return Paths(HiddenPathsView(config_, homes, AllowList::kPresentAndAbsent).scan.present);
     };
-    if (Has(present(), home_ / "mnt/.ssh")) ::_exit(10);
+    if (Has(present(), home_ / "mnt/.ssh")) return 10;
     (void)present();  // cached from here
     if (::mount((home_ / "elsewhere").c_str(), (home_ / "mnt").c_str(), nullptr, MS_BIND,
                 nullptr) != 0) {
-      ::_exit(77);
+      return kChildSkipped;
     }
-    ::_exit(Has(present(), home_ / "mnt/.ssh") ? 0 : 11);
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status));
-  if (WEXITSTATUS(status) == 77) GTEST_SKIP() << "no user or mount namespace for the test";
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "10: present before the mount, 11: mount not seen";
+    return Has(present(), home_ / "mnt/.ssh") ? 0 : 11;
+  });
+  if (code == kChildSkipped) GTEST_SKIP() << "no user or mount namespace for the test";
+  EXPECT_EQ(code, 0) << "10: present before the mount, 11: mount not seen";
 }
 
 TEST_F(HiddenWatchTest, OffItScansEveryTime) {

@@ -6,12 +6,12 @@
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <string>
 
+#include "in_child.h"
 #include "plan/host_ipc.h"
 #include "private_tree.h"
 
@@ -101,27 +101,22 @@ TEST_F(RootOnlyWatchTest, AChangeBelowTheScannedDepthCausesNoWalk) {
 // privilege needed, nothing of the test process's view changes).
 TEST_F(RootOnlyWatchTest, AMountOverAnEntryIsSeen) {
   File("private-copy", 0600);
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) ::_exit(77);
+  const int code = ExitCodeInChild([&] {
+    if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) return kChildSkipped;
     auto watch = RootOnlyWatch::Create(root_);
-    if (!watch) ::_exit(10);
+    if (!watch) return 10;
     const auto before = Paths((*watch)->Masks());
-    if (Has(before, "passwd")) ::_exit(11);
+    if (Has(before, "passwd")) return 11;
     // passwd (0644) now names the 0600 file: "others" cannot read it any more.
     if (::mount((root_ / "private-copy").c_str(), (root_ / "passwd").c_str(), nullptr, MS_BIND,
                 nullptr) != 0) {
-      ::_exit(77);
+      return kChildSkipped;
     }
     const auto after = Paths((*watch)->Masks());
-    ::_exit(Has(after, "passwd") && (*watch)->walks() == 2 ? 0 : 12);
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status));
-  if (WEXITSTATUS(status) == 77) GTEST_SKIP() << "no user or mount namespace for the test";
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "10: no watch, 11: masked before, 12: mount not seen";
+    return Has(after, "passwd") && (*watch)->walks() == 2 ? 0 : 12;
+  });
+  if (code == kChildSkipped) GTEST_SKIP() << "no user or mount namespace for the test";
+  EXPECT_EQ(code, 0) << "10: no watch, 11: masked before, 12: mount not seen";
 }
 
 TEST_F(RootOnlyWatchTest, AMissingTreeCannotBeWatched) {
