@@ -83,13 +83,19 @@ TEST_F(InitReaperTest, TheInitSeenFromTheHostHoldsNoneOfTheCallersEnvironment) {
   if (!session) return;
   const std::string marker = "reaper-marker-" + unique_;
   RunResult result;
-  std::thread run([&] { result = Shell(*session, "sleep 1; : " + marker); });
+  std::thread run([&] { result = Shell(*session, "sleep 2; : " + marker); });
   const pid_t init = HostParentOf(marker);
   std::string environ_text;
   std::string comm;
   if (init > 0) {
-    environ_text = ReadFile("/proc/" + std::to_string(init) + "/environ");
-    comm = ReadFile("/proc/" + std::to_string(init) + "/comm");
+    // Init execs cordon-init right after the command started (decision 0025): until then it
+    // is still the fork of the supervisor, so the host waits for the exec before it looks.
+    const std::string proc = "/proc/" + std::to_string(init);
+    for (int i = 0; i < 150 && comm != "cordon-init\n"; ++i) {
+      if (i > 0) std::this_thread::sleep_for(10ms);
+      comm = ReadFile(proc + "/comm");
+    }
+    environ_text = ReadFile(proc + "/environ");
   }
   run.join();
   ::unsetenv("CORDON_REAPER_TEST_SECRET");
