@@ -70,6 +70,14 @@ install(FILES ${PROJECT_BINARY_DIR}/cordon.pc DESTINATION ${CMAKE_INSTALL_LIBDIR
 if(TARGET cordon-bwrap-exec)
   install(TARGETS cordon-bwrap-exec RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/cordon)
 endif()
+# `cordon`: the front in bin/ and the full executable in libexec/cordon/, where the front finds
+# it (decision 0028); without a front, the full executable is bin/cordon.
+if(CORDON_COMMAND_TARGET STREQUAL "cordon-front")
+  install(TARGETS cordon-front RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(TARGETS cordon RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/cordon)
+else()
+  install(TARGETS cordon RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
 # The sandbox's init once the command runs (src/linux/init_reaper.h), found the same way.
 if(TARGET cordon-init)
   install(TARGETS cordon-init RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/cordon)

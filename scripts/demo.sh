@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$(nproc)"
-cordon=$(pwd)/build/release/src/cli/cordon
+cordon=$(pwd)/build/release/src/front/cordon
+[ -x "$cordon" ] || cordon=$(pwd)/build/release/src/cli/cordon
 
 ws=$(mktemp -d /tmp/cordon-demo.XXXXXX)
 outside="$HOME/.cordon-demo-escape"

@@ -20,8 +20,20 @@ cp "$build/tests/kernel/kernel_tests" "$build/tests/unit/linux/linux_sandbox_tes
   "$build/src/bwrap/cordon-bwrap-exec" "$build/src/linux/cordon-init" \
   "$build/tests/unit/limits/limits_kernel_tests" \
   "$build/tests/escape/escape_tests" "$build/tests/escape/escape_attack" \
-  "$build/tests/fault/fault_tests" "$build/src/cli/cordon" \
+  "$build/tests/fault/fault_tests" \
   "$build/tests/e2e/cli/cli_e2e_tests" "$stage/"
+# `cordon` as installed: the front (decision 0028) in bin/, the full executable with its
+# bubblewrap trampoline and init in libexec/cordon/ (where each finds the next); without a front,
+# the full executable as bin/cordon.
+mkdir -p "$stage/bin" "$stage/libexec/cordon"
+cp "$build/src/cli/cordon" "$build/src/bwrap/cordon-bwrap-exec" "$build/src/linux/cordon-init" \
+  "$stage/libexec/cordon/"
+if [ -x "$build/src/front/cordon" ]; then
+  cp "$build/src/front/cordon" "$stage/bin/cordon"
+else
+  cp "$build/src/cli/cordon" "$stage/bin/cordon"
+fi
+chmod 755 "$stage/bin" "$stage/libexec" "$stage/libexec/cordon"
 home="$stage/home"
 base="$stage/base"  # the escape and fault suites' scratch trees
 mkdir -p "$home" "$base" && chown "$user" "$home" "$base"
@@ -33,7 +45,7 @@ for suite in kernel_tests linux_sandbox_tests bwrap_sandbox_tests limits_kernel_
   set +e
   runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" \
     CORDON_PROBE="$stage/cordon_probe" CORDON_TEST_MUST_WORK="${CORDON_TEST_MUST_WORK:-1}" \
-    CORDON_BWRAP_EXEC="$stage/cordon-bwrap-exec" CORDON_INIT="$stage/cordon-init" CORDON_BIN="$stage/cordon" \
+    CORDON_BWRAP_EXEC="$stage/cordon-bwrap-exec" CORDON_INIT="$stage/cordon-init" CORDON_BIN="$stage/bin/cordon" \
     CORDON_ESCAPE_ATTACK="$stage/escape_attack" CORDON_ESCAPE_BASE="$base" \
     CORDON_FAULT_BASE="$base" "$stage/$suite" --gtest_brief=1 |
     grep -v '^escape case .*: contained$'  # the escape suite's summary and escapes stay
@@ -46,7 +58,7 @@ done
 echo "-- run server e2e tests as $user"
 set +e
 runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" \
-  CORDON_BIN="$stage/cordon" "$stage/cli_e2e_tests" --gtest_filter='ServerTest.*' --gtest_brief=1
+  CORDON_BIN="$stage/bin/cordon" "$stage/cli_e2e_tests" --gtest_filter='ServerTest.*' --gtest_brief=1
 status=$?
 set -e
 [ "$status" -eq 0 ] || { echo "run_unprivileged: the run server tests failed as $user" >&2; exit 1; }
@@ -56,7 +68,7 @@ for suite in kernel_tests escape_tests; do
   set +e
   runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" \
     CORDON_PROBE="$stage/cordon_probe" CORDON_TEST_MUST_WORK="${CORDON_TEST_MUST_WORK:-1}" \
-    CORDON_BWRAP_EXEC="$stage/cordon-bwrap-exec" CORDON_INIT="$stage/cordon-init" CORDON_BIN="$stage/cordon" \
+    CORDON_BWRAP_EXEC="$stage/cordon-bwrap-exec" CORDON_INIT="$stage/cordon-init" CORDON_BIN="$stage/bin/cordon" \
     CORDON_ESCAPE_ATTACK="$stage/escape_attack" CORDON_ESCAPE_BASE="$base" \
     CORDON_TEST_BACKEND=bwrap "$stage/$suite" --gtest_brief=1 |
     grep -v '^escape case .*: contained$'

@@ -50,7 +50,7 @@ if [ "${CORDON_ASAN:-1}" != 0 ]; then
   # and the CLI (the cordon-in-cordon kernel test), as far as this platform defines them.
   defined=$(cmake --build --preset asan --target help | sed -n 's/^\([A-Za-z0-9_]*\): .*/\1/p' | sort -u)
   wanted=$( (grep -rhoE 'cordon_test\([a-z_]+' tests/unit tests/kernel --include=CMakeLists.txt |
-    sed 's/cordon_test(//'; printf 'cordon_probe\ncordon\n') | sort -u)
+    sed 's/cordon_test(//'; printf 'cordon_probe\ncordon\ncordon-front\n') | sort -u)
   mapfile -t asan_targets < <(comm -12 <(echo "$defined") <(echo "$wanted"))
   cmake --build --preset asan -j "$(nproc)" --target "${asan_targets[@]}"
   step "unit and kernel tests under ASan + UBSan"

@@ -39,14 +39,18 @@ constexpr Builder kBuilders[] = {
 
 }  // namespace
 
+void AddGlobalOptions(CLI::App& app, GlobalOptions& global) {
+  app.set_version_flag("--version", std::string(CORDON_VERSION));
+  app.require_subcommand(1);
+  app.add_option("--config", global.config_path,
+                 "User config file (default: $XDG_CONFIG_HOME/cordon/config.json)")
+      ->type_name("FILE");
+}
+
 std::unique_ptr<CommandLine> MakeCommandLine(std::string_view only) {
   auto cl = std::make_unique<CommandLine>();
   CLI::App& app = cl->app;
-  app.set_version_flag("--version", std::string(CORDON_VERSION));
-  app.require_subcommand(1);
-  app.add_option("--config", cl->global.config_path,
-                 "User config file (default: $XDG_CONFIG_HOME/cordon/config.json)")
-      ->type_name("FILE");
+  AddGlobalOptions(app, cl->global);
 
   for (const Builder& builder : kBuilders) {
     if (only.empty() || only == builder.name) {

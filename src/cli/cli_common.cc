@@ -13,10 +13,23 @@
 
 namespace cordon::cli {
 
-Result<Config> LoadConfig(const GlobalOptions& global, const SandboxFlags& flags) {
-  const config::Env env = config::FromProcessEnvironment();
+Caller ThisProcess() {
+  Caller caller;
+  std::error_code ec;
+  caller.cwd = std::filesystem::current_path(ec);
+  if (ec) caller.cwd.clear();
+  caller.env = config::FromProcessEnvironment();
+  return caller;
+}
+
+Result<Config> LoadConfig(const GlobalOptions& global, const SandboxFlags& flags,
+                          const Caller& caller) {
+  const config::Env& env = caller.env;
   std::optional<std::filesystem::path> explicit_path;
-  if (!global.config_path.empty()) explicit_path = global.config_path;
+  if (!global.config_path.empty()) {
+    explicit_path = caller.cwd.empty() ? std::filesystem::path(global.config_path)
+                                       : caller.cwd / global.config_path;
+  }
   CORDON_TRY(Config loaded, config::LoadUserConfig(explicit_path, env));
 
   config::ConfigOverrides overrides;
@@ -38,8 +51,7 @@ Result<Config> LoadConfig(const GlobalOptions& global, const SandboxFlags& flags
   }
   overrides.writable_roots = flags.writable_roots;
   // A relative --writable-root is relative to where the user typed it.
-  std::error_code ec;
-  if (auto here = std::filesystem::current_path(ec); !ec) overrides.working_directory = here;
+  if (!caller.cwd.empty()) overrides.working_directory = caller.cwd;
   if (flags.timeout_seconds) {
     if (!(*flags.timeout_seconds > 0)) {
       return Fail(ErrorCode::kInvalidArgument,

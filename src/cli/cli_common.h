@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "config/env.h"
 #include "cordon/capabilities.h"
 #include "cordon/config.h"
 #include "cordon/error.h"
@@ -71,8 +72,19 @@ std::string ChoiceTypeName(const std::array<std::string_view, N>& names) {
   return out + "}";
 }
 
-// The user config (or defaults when there is none) with `flags` applied.
-[[nodiscard]] Result<Config> LoadConfig(const GlobalOptions& global, const SandboxFlags& flags);
+// Where a command line was typed: the working directory and the environment variables that
+// relative paths and the configuration are resolved against. This process's own, except in the
+// run server, which resolves a `cordon` front's command line (decision 0028).
+struct Caller {
+  std::filesystem::path cwd;  // empty when unreadable
+  config::Env env;
+};
+Caller ThisProcess();
+
+// The user config (or defaults when there is none) with `flags` applied; a relative --config
+// or --writable-root is relative to `caller.cwd`.
+[[nodiscard]] Result<Config> LoadConfig(const GlobalOptions& global, const SandboxFlags& flags,
+                                        const Caller& caller = ThisProcess());
 
 // The user config file that `cordon sandbox` edits.
 [[nodiscard]] Result<std::filesystem::path> ConfigFilePath(const GlobalOptions& global);

@@ -20,6 +20,9 @@ struct CommandLine {
   std::vector<Subcommand> subcommands;  // in the order they were added
 };
 
+// The root's own options (--version, --config) and its rule of exactly one subcommand.
+void AddGlobalOptions(CLI::App& app, GlobalOptions& global);
+
 // Every subcommand, option and flag, with the hidden `__generate` subcommand; with `only`, the
 // root and that one subcommand (what Main builds for an argv that names it). The actions
 // capture the CommandLine, so it lives on the heap and must outlive the parse.

@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <mutex>
 #include <string>
 
+#include "cli/command_line.h"
 #include "cli/subcommands.h"
 #include "cli/tty_approval.h"
 #include "config/enums.h"
@@ -54,12 +56,11 @@ void WriteAll(int fd, std::string_view data) {
   }
 }
 
-// The command starts in the caller's directory when that lies inside the workspace, otherwise
-// in the workspace itself. The writable root is always the workspace, never this directory.
-std::filesystem::path ChooseCwd(const std::filesystem::path& workspace) {
-  std::error_code ec;
-  auto here = std::filesystem::current_path(ec);
-  if (ec) return workspace;
+// The command starts in the caller's directory (`here`) when that lies inside the workspace,
+// otherwise in the workspace itself. The writable root is always the workspace, never `here`.
+std::filesystem::path ChooseCwd(const std::filesystem::path& workspace,
+                                const std::filesystem::path& here) {
+  if (here.empty()) return workspace;
   auto canonical = core::Canonical(here);
   if (canonical && core::IsWithin(*canonical, workspace)) return *canonical;
   return workspace;
@@ -106,10 +107,15 @@ int CheckEscapeAllowed(const Config& config, const RunOptions& options) {
 }
 
 #if defined(CORDON_RUN_SERVER)
-// Hands the command to this user's run server when one is listening and can be trusted
-// (decision 0026): its sessions have the sandbox prepared. nullopt: not served, nothing ran.
-std::optional<int> TryRunServer(const Config& config, const std::filesystem::path& workspace,
-                                const RunOptions& options) {
+// What a run server needs to run `options` for a caller in `here` with `env` (its environment)
+// and `home`: the request `cordon run` sends (decision 0026), or that the server builds from a
+// front's command line (0028). nullopt: the workspace cannot be read.
+std::optional<server::RunRequest> BuildServerRequest(const Config& config,
+                                                     const std::filesystem::path& workspace,
+                                                     const RunOptions& options,
+                                                     const std::filesystem::path& here,
+                                                     std::vector<std::string> env, std::string home,
+                                                     bool stdin_is_terminal) {
   Result<std::string> config_json = config::ToJsonChecked(config);
   struct stat st {};
   if (!config_json || ::stat(workspace.c_str(), &st) != 0) return std::nullopt;
@@ -123,25 +129,32 @@ std::optional<int> TryRunServer(const Config& config, const std::filesystem::pat
   } else {
     request.argv = options.argv;
   }
-  request.cwd = ChooseCwd(workspace).string();
+  request.cwd = ChooseCwd(workspace, here).string();
   request.json = options.json;
-  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    request.env.emplace_back(*entry);
-  }
-  request.home = session::CallerHome().string();
+  request.has_stdin = !options.json && stdin_is_terminal;
+  request.env = std::move(env);
+  request.home = std::move(home);
+  return request;
+}
+
+// Hands the command to this user's run server when one is listening and can be trusted
+// (decision 0026): its sessions have the sandbox prepared. nullopt: not served, nothing ran.
+std::optional<int> TryRunServer(const Config& config, const std::filesystem::path& workspace,
+                                const RunOptions& options) {
+  std::optional<server::RunRequest> request = BuildServerRequest(
+      config, workspace, options, ThisProcess().cwd, session::CallerEnvironment(),
+      session::CallerHome().string(), ::isatty(STDIN_FILENO) != 0);
+  if (!request) return std::nullopt;
   std::vector<int> fds;
   if (!options.json) {
     fds = {STDOUT_FILENO, STDERR_FILENO};
-    if (::isatty(STDIN_FILENO)) {
-      request.has_stdin = true;
-      fds.push_back(STDIN_FILENO);
-    }
+    if (request->has_stdin) fds.push_back(STDIN_FILENO);
   }
   const char* runtime_dir = std::getenv("XDG_RUNTIME_DIR");
   const server::ClientResult result = server::RunThroughServer(
       server::DefaultServerPaths(runtime_dir != nullptr ? std::optional<std::string>(runtime_dir)
                                                         : std::nullopt),
-      request, fds, config.limits.timeout);
+      *request, fds, config.limits.timeout);
   if (!result.warning.empty()) {
     fmt::print(stderr, "cordon: {}; running the command without it\n", result.warning);
   }
@@ -186,7 +199,7 @@ int RunRun(const GlobalOptions& global, const RunOptions& options) {
   } else {
     request.argv = options.argv;
   }
-  request.cwd = ChooseCwd(session->workspace());
+  request.cwd = ChooseCwd(session->workspace(), ThisProcess().cwd);
   if (!options.json && ::isatty(STDIN_FILENO)) request.stdin_fd = STDIN_FILENO;
 
   if (!options.json) {
@@ -240,30 +253,116 @@ void AddSandboxFlags(CLI::App& app, SandboxFlags& flags) {
   app.add_flag("--unsafe", flags.unsafe, "Run without a sandbox (mode off); prints a warning");
 }
 
-Subcommand AddRunCommand(CLI::App& root, const GlobalOptions& global) {
+namespace {
+
+CLI::App* DefineRunCommand(CLI::App& root, RunOptions& options) {
   CLI::App* app = root.add_subcommand("run", "Run one command under the policy and the sandbox");
-  auto options = std::make_shared<RunOptions>();
-  AddSandboxFlags(*app, options->flags);
-  app->add_option("--workspace,-w", options->workspace,
+  AddSandboxFlags(*app, options.flags);
+  app->add_option("--workspace,-w", options.workspace,
                   "The writable workspace (default: the current directory)")
       ->type_name("DIR");
-  app->add_option("-c", options->shell_text, "Shell text, run as /bin/sh -c TEXT")
+  app->add_option("-c", options.shell_text, "Shell text, run as /bin/sh -c TEXT")
       ->type_name("TEXT");
-  app->add_flag("--json", options->json, "Collect output and print one JSON result");
-  app->add_flag("--outside-sandbox", options->outside_sandbox,
+  app->add_flag("--json", options.json, "Collect output and print one JSON result");
+  app->add_flag("--outside-sandbox", options.outside_sandbox,
                 "Ask the person at the terminal to approve running this one command without "
                 "the sandbox (ADR 0064); refused without a terminal");
-  app->add_option("--justification", options->justification,
+  app->add_option("--justification", options.justification,
                   "Why the command must run outside the sandbox (shown to the person)")
       ->type_name("TEXT");
-  app->add_option("command", options->argv, "The command and its arguments, after --")
+  app->add_option("command", options.argv, "The command and its arguments, after --")
       ->type_name("COMMAND");
-  app->add_flag("--no-server", options->no_server,
+  app->add_flag("--no-server", options.no_server,
                 "Run in this process even when a run server (`cordon serve`) is listening");
-  app->add_flag("--worktree", options->worktree,
+  app->add_flag("--worktree", options.worktree,
                 "Worktree mode: the workspace must be a linked git worktree, the only writable "
                 "root (docs/mcp.md)");
+  return app;
+}
+
+}  // namespace
+
+Subcommand AddRunCommand(CLI::App& root, const GlobalOptions& global) {
+  auto options = std::make_shared<RunOptions>();
+  CLI::App* app = DefineRunCommand(root, *options);
   return {app, [&global, options] { return RunRun(global, *options); }};
 }
+
+#if defined(CORDON_RUN_SERVER)
+namespace {
+
+// `argv` parsed as Main would (root options, the run subcommand alone). The definition is
+// built once per process and reused (building it costs more than parsing), one parse at a time.
+bool ParseRunCommandLine(const std::vector<std::string>& argv, GlobalOptions& global,
+                         RunOptions& options) {
+  struct Parser {
+    std::mutex mutex;
+    CLI::App root;
+    GlobalOptions global;
+    RunOptions options;
+    Parser() {
+      AddGlobalOptions(root, global);
+      DefineRunCommand(root, options)->fallthrough();
+    }
+  };
+  static Parser parser;
+  std::vector<const char*> args;
+  for (const std::string& arg : argv) args.push_back(arg.c_str());
+  std::lock_guard lock(parser.mutex);
+  // clear() forgets the last parse; the variables the options write to are reset here.
+  parser.root.clear();
+  parser.global = GlobalOptions{};
+  parser.options = RunOptions{};
+  try {
+    parser.root.parse(static_cast<int>(args.size()), args.data());
+  } catch (const std::exception&) {
+    return false;  // --help, --version, a bad flag: the full cordon says what it says
+  }
+  global = parser.global;
+  options = parser.options;
+  return true;
+}
+
+}  // namespace
+
+std::optional<server::ResolvedInvocation> ResolveRunInvocation(const server::Invocation& invocation,
+                                                               bool stdin_is_terminal) {
+  // Only a plain `cordon run ...`: anything else (another subcommand, a root option before it)
+  // is the full cordon's to run, with every message it prints.
+  if (invocation.argv.size() < 2 || invocation.argv[1] != "run") return std::nullopt;
+  GlobalOptions global;
+  RunOptions options;
+  if (!ParseRunCommandLine(invocation.argv, global, options)) return std::nullopt;
+  // What RunRun would refuse, or does in the caller's process (worktree set-up, the terminal
+  // approval), or warns about (mode off) is left to the full cordon.
+  if (options.shell_text.empty() == options.argv.empty() || options.worktree ||
+      options.outside_sandbox || options.no_server) {
+    return std::nullopt;
+  }
+  Caller caller;
+  caller.cwd = invocation.cwd;
+  std::string home;
+  for (const std::string& entry : invocation.env) {
+    if (entry.starts_with("HOME=") && !caller.env.home) caller.env.home = entry.substr(5);
+    if (entry.starts_with("XDG_CONFIG_HOME=") && !caller.env.xdg_config_home) {
+      caller.env.xdg_config_home = entry.substr(16);
+    }
+  }
+  Result<Config> config = LoadConfig(global, options.flags, caller);
+  if (!config || config->sandbox.mode == SandboxMode::kOff) return std::nullopt;
+  const std::filesystem::path workspace =
+      options.workspace.empty()
+          ? caller.cwd
+          : (caller.cwd / std::filesystem::path(options.workspace)).lexically_normal();
+  // session::CallerHome(), for the caller: its HOME when absolute, else the user's entry.
+  const std::string caller_home = caller.env.home && caller.env.home->starts_with('/')
+                                      ? *caller.env.home
+                                      : session::PasswdHome().string();
+  std::optional<server::RunRequest> request = BuildServerRequest(
+      *config, workspace, options, caller.cwd, invocation.env, caller_home, stdin_is_terminal);
+  if (!request) return std::nullopt;
+  return server::ResolvedInvocation{*std::move(request), config->limits.timeout};
+}
+#endif
 
 }  // namespace cordon::cli

@@ -28,6 +28,7 @@ int RunServe(const ServeOptions& options) {
   const char* runtime_dir = std::getenv("XDG_RUNTIME_DIR");
   server_options.paths = server::DefaultServerPaths(
       runtime_dir != nullptr ? std::optional<std::string>(runtime_dir) : std::nullopt);
+  server_options.resolve_invocation = ResolveRunInvocation;
   server_options.idle_timeout =
       std::chrono::seconds(static_cast<std::int64_t>(options.idle_timeout_seconds));
   // Pin no directory of the caller's for as long as the server lives.

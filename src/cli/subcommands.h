@@ -7,6 +7,11 @@
 #include <memory>
 
 #include "cli/cli_common.h"
+#if defined(CORDON_RUN_SERVER)
+#include <optional>
+
+#include "server/server.h"
+#endif
 
 namespace cordon::cli {
 
@@ -27,6 +32,12 @@ Subcommand AddMcpCommand(CLI::App& root, const GlobalOptions& global);
 Subcommand AddDoctorCommand(CLI::App& root, const GlobalOptions& global);
 // Linux only (CORDON_RUN_SERVER): the run server.
 Subcommand AddServeCommand(CLI::App& root, const GlobalOptions& global);
+#if defined(CORDON_RUN_SERVER)
+// The run server's InvocationResolver (decision 0028): a front's `cordon run ...` command line,
+// parsed and resolved as `cordon run` itself would in the front's directory and environment.
+std::optional<server::ResolvedInvocation> ResolveRunInvocation(const server::Invocation& invocation,
+                                                               bool stdin_is_terminal);
+#endif
 // Hidden: `cordon __generate man|bash|zsh [--output FILE]` walks `root` (docs/cli.md).
 Subcommand AddGenerateCommand(CLI::App& root);
 

@@ -110,6 +110,21 @@ void AddExecutable(int proc_dir, Confinement& c) {
   c.exe_ino = static_cast<std::uint64_t>(st.st_ino);
 }
 
+// The mount namespace and root directory of the process (ptrace read access: the same user,
+// dumpable). Unknown when /proc would not say.
+void AddView(int proc_dir, Confinement& c) {
+  struct stat ns {};
+  struct stat root {};
+  if (::fstatat(proc_dir, "ns/mnt", &ns, 0) != 0 || ::fstatat(proc_dir, "root", &root, 0) != 0) {
+    return;
+  }
+  c.view_known = true;
+  c.mnt_ns_dev = static_cast<std::uint64_t>(ns.st_dev);
+  c.mnt_ns_ino = static_cast<std::uint64_t>(ns.st_ino);
+  c.root_dev = static_cast<std::uint64_t>(root.st_dev);
+  c.root_ino = static_cast<std::uint64_t>(root.st_ino);
+}
+
 }  // namespace
 
 Result<Confinement> OwnConfinement() {
@@ -118,6 +133,7 @@ Result<Confinement> OwnConfinement() {
   CORDON_TRY(std::string status, ReadStatus(self.get(), "/proc/self"));
   CORDON_TRY(Confinement c, ParseStatus(status));
   AddExecutable(self.get(), c);
+  AddView(self.get(), c);
   return c;
 }
 
@@ -135,7 +151,7 @@ std::string Mismatch(const Confinement& own, const Confinement& peer) {
   return {};
 }
 
-Result<Confinement> ConfinementOf(int pidfd, bool executable) {
+Result<Confinement> ConfinementOf(int pidfd, bool executable, bool view) {
   // The pid behind the pidfd, in our PID namespace ("Pid:\t-1" once it has exited).
   const std::string info = fmt::format("/proc/self/fdinfo/{}", pidfd);
   core::UniqueFd info_fd(::open(info.c_str(), O_RDONLY | O_CLOEXEC));
@@ -161,6 +177,7 @@ Result<Confinement> ConfinementOf(int pidfd, bool executable) {
   CORDON_TRY(std::string status, ReadStatus(dir.get(), what));
   CORDON_TRY(Confinement c, ParseStatus(status));
   if (executable) AddExecutable(dir.get(), c);
+  if (view) AddView(dir.get(), c);
   return c;
 }
 
@@ -194,6 +211,19 @@ Result<void> CheckProcess(const Confinement& own, int pidfd) {
 
 Result<void> CheckPeer(const Confinement& own, int socket) {
   return Trusted(own, PeerConfinement(socket));
+}
+
+std::string ViewMismatch(const Confinement& own, const Confinement& other) {
+  if (!own.view_known || !other.view_known) {
+    return "its mount namespace and root are not readable here";
+  }
+  if (own.mnt_ns_dev != other.mnt_ns_dev || own.mnt_ns_ino != other.mnt_ns_ino) {
+    return "it runs in another mount namespace";
+  }
+  if (own.root_dev != other.root_dev || own.root_ino != other.root_ino) {
+    return "it runs under another root directory (chroot)";
+  }
+  return {};
 }
 
 Result<void> CheckServer(const Confinement& own, int socket) {

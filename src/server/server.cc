@@ -9,10 +9,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <limits>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -81,6 +83,9 @@ class Server {
  private:
   void Handle(core::UniqueFd connection);
   Result<report::RunOutcome> Execute(int connection, ReceivedRequest& received);
+  // Turns a front's invocation into the request its full cordon would have sent, and accepts
+  // it; false when the front is told to run it itself (or is gone).
+  bool Resolve(int connection, ReceivedRequest& received, const Confinement& sender);
   void Log(const std::string& line);
   // Logs "<log_prefix>: <why>" and replies kRefused ("the run server <reply_prefix>: <why>"):
   // the client then runs the command itself.
@@ -138,6 +143,38 @@ Result<report::RunOutcome> Server::Execute(int connection, ReceivedRequest& rece
   return report::RenderRunOutcome(result, r.json, session.config().limits.timeout);
 }
 
+bool Server::Resolve(int fd, ReceivedRequest& received, const Confinement& sender) {
+  // Its paths, configuration file and workspace are looked up here: only for a process that
+  // sees the same filesystem.
+  if (std::string why = ViewMismatch(own_, sender); !why.empty()) {
+    Log("left a command line to its client: " + why);
+    (void)SendReply(fd, ReplyKind::kRunYourself, 0, {}, {});
+    return false;
+  }
+  std::optional<ResolvedInvocation> resolved;
+  if (options_.resolve_invocation) {
+    resolved = options_.resolve_invocation(*received.invocation, ::isatty(received.fds[0].get()));
+  }
+  if (!resolved) {
+    Log("left a command line to its client (not one this server runs as it stands)");
+    (void)SendReply(fd, ReplyKind::kRunYourself, 0, {}, {});
+    return false;
+  }
+  received.request = std::move(resolved->request);
+  // The front attached stdin, stdout and stderr; the request says which it uses.
+  std::vector<core::UniqueFd> fds;
+  if (!received.request.json) {
+    fds.push_back(std::move(received.fds[1]));
+    fds.push_back(std::move(received.fds[2]));
+    if (received.request.has_stdin) fds.push_back(std::move(received.fds[0]));
+  }
+  received.fds = std::move(fds);
+  const auto seconds = std::chrono::ceil<std::chrono::seconds>(resolved->timeout).count();
+  const auto wait = static_cast<std::uint32_t>(
+      std::clamp<std::int64_t>(seconds, 1, std::numeric_limits<std::uint32_t>::max()));
+  return SendReply(fd, ReplyKind::kAccepted, 0, {}, {}, wait).has_value();
+}
+
 void Server::Refuse(int fd, std::string_view log_prefix, std::string_view reply_prefix,
                     const Error& error) {
   Log(fmt::format("{}: {}", log_prefix, error.message));
@@ -166,16 +203,22 @@ void Server::Handle(core::UniqueFd connection) {
   }
   // The sender, not only the connecting process: a sandboxed command's connect() is made by
   // its unconfined supervisor (decision 0019), but it sends its request itself.
-  if (Result<void> trusted = CheckProcess(own_, received->sender.get()); !trusted) {
-    return Refuse(fd, "refused a client", "refused this client", trusted.error());
+  Result<Confinement> sender = ConfinementOf(received->sender.get(), /*executable=*/false,
+                                             /*view=*/received->invocation.has_value());
+  if (!sender) return Refuse(fd, "refused a client", "refused this client", sender.error());
+  if (std::string why = Mismatch(own_, *sender); !why.empty()) {
+    return Refuse(fd, "refused a client", "refused this client",
+                  Error{ErrorCode::kUnavailable, 0, "the other end is not trusted: " + why});
   }
+  if (received->invocation && !Resolve(fd, *received, *sender)) return;
   Result<report::RunOutcome> outcome = Execute(fd, *received);
   if (!outcome) {
     // The client runs the command itself: nothing ran here.
     return Refuse(fd, "could not serve", "could not run the command", outcome.error());
   }
-  Log(fmt::format("ran a command (exit code {}, {:.2f} ms)", outcome->exit_code,
-                  static_cast<double>(outcome->duration.count()) / 1000.0));
+  Log(fmt::format("ran a command (exit code {}, {:.2f} ms{})", outcome->exit_code,
+                  static_cast<double>(outcome->duration.count()) / 1000.0,
+                  received->invocation ? "; command line resolved here" : ""));
   (void)SendReply(fd, ReplyKind::kRan, outcome->exit_code, outcome->stdout_text,
                   outcome->stderr_text);
 }

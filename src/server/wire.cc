@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -149,6 +150,54 @@ Result<RunRequest> DecodeRequest(std::string_view text) {
   return request;
 }
 
+std::string EncodeInvocation(const Invocation& invocation) {
+  std::string body;
+  auto add = [&body](std::string_view text) {
+    body.append(text);
+    body.push_back('\0');
+  };
+  add(invocation.cwd);
+  add(std::to_string(invocation.argv.size()));
+  for (const std::string& arg : invocation.argv) add(arg);
+  for (const std::string& entry : invocation.env) add(entry);
+  return body;
+}
+
+Result<Invocation> DecodeInvocation(std::string_view body) {
+  if (body.empty() || body.back() != '\0') {
+    return Fail(ErrorCode::kInvalidArgument,
+                "run invocation: the body does not end with a NUL byte");
+  }
+  std::vector<std::string_view> parts;
+  for (std::size_t at = 0; at < body.size();) {
+    const std::size_t end = body.find('\0', at);
+    parts.push_back(body.substr(at, end - at));
+    at = end + 1;
+  }
+  if (parts.size() < 3) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "run invocation: no working directory, argument count and arguments");
+  }
+  std::size_t argc = 0;
+  const std::string_view count = parts[1];
+  auto [end, ec] = std::from_chars(count.data(), count.data() + count.size(), argc);
+  if (ec != std::errc() || end != count.data() + count.size() || argc == 0 ||
+      argc > parts.size() - 2) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("run invocation: an argument count of \"{}\" with {} strings after it",
+                            count, parts.size() - 2));
+  }
+  Invocation invocation;
+  invocation.cwd = parts[0];
+  if (!invocation.cwd.starts_with('/')) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "run invocation: the working directory is not an absolute path");
+  }
+  invocation.argv.assign(parts.begin() + 2, parts.begin() + 2 + static_cast<long>(argc));
+  invocation.env.assign(parts.begin() + 2 + static_cast<long>(argc), parts.end());
+  return invocation;
+}
+
 Result<void> SendRequest(int socket, const RunRequest& request, const std::vector<int>& fds) {
   const std::string body = EncodeRequest(request);
   if (body.size() > kMaxBodyBytes) {
@@ -214,7 +263,8 @@ Result<ReceivedRequest> ReceiveRequest(int socket) {
   if (!received.sender.valid()) {
     return Fail(ErrorCode::kInvalidArgument, "run request: the kernel did not name its sender");
   }
-  if (static_cast<std::size_t>(n) != sizeof header || header.magic != kMagic) {
+  if (static_cast<std::size_t>(n) != sizeof header ||
+      (header.magic != kMagic && header.magic != kInvocationMagic)) {
     return Fail(ErrorCode::kInvalidArgument,
                 "run request: not a cordon run request of this version (bad header)");
   }
@@ -225,6 +275,15 @@ Result<ReceivedRequest> ReceiveRequest(int socket) {
   }
   std::string body(header.body_bytes, '\0');
   CORDON_TRY_VOID(ReadAll(socket, body.data(), body.size(), "run request body"));
+  if (header.magic == kInvocationMagic) {
+    CORDON_TRY(received.invocation, DecodeInvocation(body));
+    if (received.fds.size() != 3) {
+      return Fail(
+          ErrorCode::kInvalidArgument,
+          fmt::format("run invocation: {} descriptors attached, 3 expected", received.fds.size()));
+    }
+    return received;
+  }
   CORDON_TRY(received.request, DecodeRequest(body));
   const std::size_t expected = received.request.json ? 0 : (received.request.has_stdin ? 3 : 2);
   if (received.fds.size() != expected) {
@@ -236,10 +295,11 @@ Result<ReceivedRequest> ReceiveRequest(int socket) {
 }
 
 Result<void> SendReply(int socket, ReplyKind kind, int exit_code, std::string_view stdout_text,
-                       std::string_view stderr_text) {
+                       std::string_view stderr_text, std::uint32_t wait_seconds) {
   ReplyHeader header;
   header.kind = kind;
   header.exit_code = exit_code;
+  header.wait_seconds = wait_seconds;
   header.stdout_bytes = stdout_text.size();
   header.stderr_bytes = stderr_text.size();
   CORDON_TRY_VOID(WriteAll(socket, &header, sizeof header, "run reply header"));
@@ -250,15 +310,14 @@ Result<void> SendReply(int socket, ReplyKind kind, int exit_code, std::string_vi
 Result<Reply> ReceiveReply(int socket) {
   ReplyHeader header;
   CORDON_TRY_VOID(ReadAll(socket, &header, sizeof header, "run reply header"));
-  if (header.magic != kMagic ||
-      (header.kind != ReplyKind::kRan && header.kind != ReplyKind::kRefused &&
-       header.kind != ReplyKind::kHello) ||
+  if (header.magic != kMagic || header.kind > ReplyKind::kAccepted ||
       header.stdout_bytes > kMaxReplyText || header.stderr_bytes > kMaxReplyText) {
     return Fail(ErrorCode::kInvalidArgument, "run server protocol: a malformed reply header");
   }
   Reply reply;
   reply.kind = header.kind;
   reply.exit_code = header.exit_code;
+  reply.wait_seconds = header.wait_seconds;
   reply.stdout_text.resize(header.stdout_bytes);
   reply.stderr_text.resize(header.stderr_bytes);
   CORDON_TRY_VOID(ReadAll(socket, reply.stdout_text.data(), reply.stdout_text.size(), "run reply"));

@@ -8,6 +8,13 @@
 //                    to print on its own stdout and stderr (the --json report, cordon's own
 //                    messages), then the connection closes.
 //
+// The `cordon` front (src/front, decision 0028) sends an invocation instead of a request: a
+// RequestHeader with magic kInvocationMagic and its stdin, stdout and stderr attached, then a body
+// of NUL-terminated strings — its working directory, its argument count in decimal, its
+// arguments, its environment. The server resolves the command line itself and answers
+// kRunYourself (the front then execs the full cordon, which runs it as always) or kAccepted
+// (then kRan, kRefused or nothing, as for a request).
+//
 // The client's end of the socket stays open while the command runs: when the client dies its
 // socket reads EOF and the server kills the command's whole tree (CommandRequest::cancel_fd).
 #pragma once
@@ -23,7 +30,8 @@
 
 namespace cordon::server {
 
-inline constexpr std::uint32_t kMagic = 0x31444e43;  // "CND1" little-endian: version 1
+inline constexpr std::uint32_t kMagic = 0x31444e43;            // "CND1" little-endian: version 1
+inline constexpr std::uint32_t kInvocationMagic = 0x31494e43;  // "CNI1": a front's invocation
 inline constexpr std::uint32_t kMaxBodyBytes = 8u << 20;
 
 struct RequestHeader {
@@ -35,13 +43,17 @@ enum class ReplyKind : std::uint32_t {
   kRan = 0,      // the request was handled: print the texts, exit with exit_code
   kRefused = 1,  // the server will not serve this client (stderr_bytes say why): run it yourself
   kHello = 2,    // first message of a connection the server checked: it takes a request now
+  kRunYourself = 3,  // to an invocation: not served here; the front execs the full cordon
+  kAccepted = 4,     // to an invocation: it runs; the result follows within wait_seconds
 };
 
 struct ReplyHeader {
   std::uint32_t magic = kMagic;
   ReplyKind kind = ReplyKind::kRan;
   std::int32_t exit_code = 0;
-  std::uint32_t reserved = 0;
+  // kAccepted: the run's timeout in seconds, rounded up (the front waits that long plus
+  // kReplyGrace for the result). 0 otherwise.
+  std::uint32_t wait_seconds = 0;
   std::uint64_t stdout_bytes = 0;
   std::uint64_t stderr_bytes = 0;
 };
@@ -64,6 +76,13 @@ struct RunRequest {
   std::string home;
 };
 
+// What the front sends: its command line, working directory and environment, as they are.
+struct Invocation {
+  std::string cwd;
+  std::vector<std::string> argv;  // argv[0] included
+  std::vector<std::string> env;   // "NAME=value"
+};
+
 std::string EncodeRequest(const RunRequest& request);
 // kInvalidArgument naming the field when the body is not a valid request.
 [[nodiscard]] Result<RunRequest> DecodeRequest(std::string_view body);
@@ -72,8 +91,14 @@ std::string EncodeRequest(const RunRequest& request);
 [[nodiscard]] Result<void> SendRequest(int socket, const RunRequest& request,
                                        const std::vector<int>& fds);
 
+// The body of an invocation (the front builds the same bytes itself); kInvalidArgument naming
+// the problem when it is not one.
+std::string EncodeInvocation(const Invocation& invocation);
+[[nodiscard]] Result<Invocation> DecodeInvocation(std::string_view body);
+
 struct ReceivedRequest {
-  RunRequest request;
+  RunRequest request;  // empty when `invocation` is set, until the server resolves it
+  std::optional<Invocation> invocation;
   std::vector<core::UniqueFd> fds;
   // A pidfd of the process that sent the request header (SCM_PIDFD): not necessarily the one
   // that connected.
@@ -82,16 +107,19 @@ struct ReceivedRequest {
 // Turns on SO_PASSPIDFD for `socket` (Linux 6.5): every message read from it then names its
 // sender. kUnavailable when the kernel cannot.
 [[nodiscard]] Result<void> PassSenderPidfd(int socket);
-// Reads one request (after PassSenderPidfd); kInvalidArgument for a malformed one (bad magic, a
-// body over the limit or cut short, descriptors that do not match the request, no sender).
+// Reads one request or invocation (after PassSenderPidfd); kInvalidArgument for a malformed one
+// (bad magic, a body over the limit or cut short, descriptors that do not match the request —
+// an invocation has exactly three — no sender).
 [[nodiscard]] Result<ReceivedRequest> ReceiveRequest(int socket);
 
 [[nodiscard]] Result<void> SendReply(int socket, ReplyKind kind, int exit_code,
-                                     std::string_view stdout_text, std::string_view stderr_text);
+                                     std::string_view stdout_text, std::string_view stderr_text,
+                                     std::uint32_t wait_seconds = 0);
 
 struct Reply {
   ReplyKind kind = ReplyKind::kRan;
   int exit_code = 0;
+  std::uint32_t wait_seconds = 0;
   std::string stdout_text;
   std::string stderr_text;
 };

@@ -75,6 +75,10 @@ std::vector<std::string> CallerEnvironment() {
 
 std::filesystem::path CallerHome() {
   if (const char* home = ::getenv("HOME"); home != nullptr && home[0] == '/') return home;
+  return PasswdHome();
+}
+
+std::filesystem::path PasswdHome() {
   passwd entry{};
   passwd* found = nullptr;
   std::string buffer(16384, '\0');

@@ -38,5 +38,7 @@ std::vector<std::string> CallerEnvironment();
 // The caller's real home: $HOME when set and absolute, else the passwd entry of the real uid.
 // Empty when neither is known.
 std::filesystem::path CallerHome();
+// The passwd entry's home directory of the real uid; empty when there is none.
+std::filesystem::path PasswdHome();
 
 }  // namespace cordon::session

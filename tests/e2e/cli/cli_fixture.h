@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <initializer_list>
 #include <string>
 
@@ -18,6 +19,34 @@ namespace cordon::e2e {
 inline std::string CordonBinary() {
   const char* bin = std::getenv("CORDON_BIN");
   return bin != nullptr && bin[0] == '/' ? bin : CORDON_BINARY;
+}
+
+// Copies the cordon under test into `dir` so that it runs from there (a sandboxed command may
+// not see the build tree, which can lie below /tmp): the front as dir/bin/cordon with the full
+// executable where it looks for it (dir/cli/cordon, decision 0028), or the full executable
+// alone when there is no front. Returns the path to run.
+inline std::filesystem::path StageCordon(const std::filesystem::path& dir) {
+  const std::filesystem::path under_test = CordonBinary();
+  const std::filesystem::path bin = under_test.parent_path();
+  std::filesystem::path full;
+  for (const std::filesystem::path& candidate :
+       {bin / "../libexec/cordon/cordon", bin / "../cli/cordon"}) {
+    std::error_code ec;
+    if (std::filesystem::exists(candidate, ec) &&
+        !std::filesystem::equivalent(candidate, under_test, ec)) {
+      full = candidate;
+      break;
+    }
+  }
+  std::filesystem::create_directories(dir / "bin");
+  const std::filesystem::path staged = dir / "bin/cordon";
+  std::filesystem::copy_file(under_test, staged, std::filesystem::copy_options::overwrite_existing);
+  if (!full.empty()) {
+    std::filesystem::create_directories(dir / "cli");
+    std::filesystem::copy_file(full, dir / "cli/cordon",
+                               std::filesystem::copy_options::overwrite_existing);
+  }
+  return staged;
 }
 
 class CliTest : public ::testing::Test {

@@ -108,8 +108,8 @@ TEST_F(Doctor, UnderASeccompFilterRefusingUserNamespacesTheyAreMissingWithAFix) 
 TEST_F(Doctor, InsideCordonsOwnSandboxUserNamespacesAreMissingWithAFix) {
   // The binary is copied into the workspace: the build tree may lie under the host's /tmp,
   // which the sandbox replaces with a private one.
-  std::filesystem::copy_file(CORDON_BINARY, workspace_ / "cordon");
-  Outcome o = Cordon({"run", "--", "./cordon", "doctor", "--json"});
+  StageCordon(workspace_ / "staged");
+  Outcome o = Cordon({"run", "--", "./staged/bin/cordon", "doctor", "--json"});
   nlohmann::json report = nlohmann::json::parse(o.out);
   const nlohmann::json& userns = Feature(report, "user_namespace");
   EXPECT_FALSE(userns["present"].get<bool>()) << o.out;

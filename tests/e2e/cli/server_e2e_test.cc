@@ -100,10 +100,10 @@ class ServerTest : public CliTest {
   }
 
   // The cordon binary where a sandboxed command can run it: the build tree may lie below
-  // /tmp, which the sandbox replaces (cordon is a static executable: one file is enough).
+  // /tmp, which the sandbox replaces (its executables are static: copies are enough).
   std::string CordonInWorkspace() const {
-    const std::filesystem::path copy = workspace_ / "cordon";
-    if (!std::filesystem::exists(copy)) std::filesystem::copy_file(CordonBinary(), copy);
+    const std::filesystem::path copy = workspace_ / "staged/bin/cordon";
+    if (!std::filesystem::exists(copy)) return StageCordon(workspace_ / "staged").string();
     return copy.string();
   }
 
@@ -179,24 +179,117 @@ TEST_F(ServerTest, TheCommandWritesTheClientsWorkspaceWithTheClientsEnvironment)
   EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 1);
 }
 
+// The `cordon` front (decision 0028) hands its command line to the server, which resolves it
+// in the front's directory and environment: the caller's own XDG_CONFIG_HOME (the server has
+// another), its working directory (relative --writable-root, the command's cwd). The twin:
+// --no-server resolves it in the client, with the same results and nothing served.
+TEST_F(ServerTest, TheFrontsCommandLineIsResolvedWithItsOwnDirectoryAndEnvironment) {
+  StartServer();
+  const std::filesystem::path config_home = tmp_.path() / "caller-config";
+  std::filesystem::create_directories(config_home / "cordon");
+  WriteFile(config_home / "cordon/config.json",
+            R"({"environment": {"pass": ["CORDON_E2E_PASSED"]}})");
+  std::filesystem::create_directories(workspace_ / "sub");
+  const std::filesystem::path extra = tmp_.path() / "extra";
+  std::filesystem::create_directories(extra);
+  for (const bool served : {true, false}) {
+    std::initializer_list<std::string> served_args = {
+        "run",
+        "--writable-root",
+        "../../extra",
+        "--",
+        "sh",
+        "-c",
+        "pwd; echo \"$CORDON_E2E_PASSED\"; echo w > ../../extra/landed"};
+    std::initializer_list<std::string> local_args = {
+        "run",
+        "--no-server",
+        "--writable-root",
+        "../../extra",
+        "--",
+        "sh",
+        "-c",
+        "pwd; echo \"$CORDON_E2E_PASSED\"; echo w > ../../extra/landed"};
+    Invocation inv = CordonInvocation(
+        served ? served_args : local_args,
+        {RuntimeEnv(), "XDG_CONFIG_HOME=" + config_home.string(), "CORDON_E2E_PASSED=the-callers"});
+    inv.cwd = workspace_ / "sub";
+    std::filesystem::remove(extra / "landed");
+    Outcome o = RunBinary(inv);
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_EQ(o.out, (workspace_ / "sub").string() + "\nthe-callers\n") << served;
+    EXPECT_TRUE(std::filesystem::exists(extra / "landed")) << served;
+  }
+  EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 1) << ServerLog();
+  EXPECT_EQ(CountOf(ServerLog(), "command line resolved here"), 1) << ServerLog();
+}
+
+// What the server does not run as it stands (here mode off, whose warning belongs to the
+// client; a bad flag, whose message does) the front leaves to the full cordon: the same output,
+// exit code and warnings as without a front.
+TEST_F(ServerTest, TheFrontLeavesWhatTheServerDoesNotResolveToTheFullCordon) {
+  StartServer();
+  Outcome off = Run({"run", "--mode", "off", "--", "sh", "-c", "echo unsandboxed"});
+  EXPECT_EQ(off.exit_code, 0) << off.err;
+  EXPECT_EQ(off.out, "unsandboxed\n");
+  EXPECT_NE(off.err.find("WARNING: running without a sandbox"), std::string::npos) << off.err;
+  Outcome bad = Run({"run", "--mode", "sideways", "--", "true"});
+  EXPECT_EQ(bad.exit_code, 125);
+  EXPECT_NE(bad.err.find("sideways"), std::string::npos) << bad.err;
+  const std::string log = ServerLog();
+  EXPECT_EQ(CountOf(log, "left a command line to its client"), 2) << log;
+  EXPECT_EQ(CountOf(log, "command line resolved here"), 0) << log;
+  // mode off was then sent resolved by the full cordon, and served.
+  EXPECT_EQ(CountOf(log, "ran a command"), 1) << log;
+}
+
+// A front in another mount namespace sees other files under the same names: its command line
+// is not resolved here (the full cordon then sends what it resolved, which the server checks
+// against its own view of the workspace).
+TEST_F(ServerTest, AFrontInAnotherMountNamespaceIsLeftToItself) {
+  if (::geteuid() != 0) GTEST_SKIP() << "unshare --mount needs root";
+  StartServer();
+  Invocation inv = CordonInvocation({"run", "--", "sh", "-c", "echo here"}, {RuntimeEnv()});
+  inv.argv.insert(inv.argv.begin(), {"/usr/bin/unshare", "--mount"});
+  Outcome o = RunBinary(inv);
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.out, "here\n");
+  EXPECT_EQ(CountOf(ServerLog(),
+                    "left a command line to its client: it runs in another mount "
+                    "namespace"),
+            1)
+      << ServerLog();
+  EXPECT_EQ(CountOf(ServerLog(), "command line resolved here"), 0) << ServerLog();
+}
+
 // A hostile client inside a sandbox: it skips every check cordon's own client makes and speaks
 // the protocol itself (the socket lies in its workspace here, so its supervisor's connect
 // broker connects it, with the supervisor's credentials). argv: socket path, workspace, a file
-// to create outside, and whether to ask the kernel to name the sender (the server must refuse
-// either way: unnamed as malformed, named as sandboxed).
+// to create outside, whether to ask the kernel to name the sender (the server must refuse
+// either way: unnamed as malformed, named as sandboxed), and what to send: a resolved request
+// (as the full cordon does) or a command line with stdin, stdout and stderr (as the front does,
+// decision 0028).
 constexpr const char* kHostileClient = R"(
-import json, os, socket, struct, sys
-path, workspace, target, named = sys.argv[1:5]
+import array, json, os, socket, struct, sys
+path, workspace, target, named, kind = sys.argv[1:6]
 st = os.stat(workspace)
-body = json.dumps({"config": json.dumps({"sandbox": {"mode": "off"}}), "workspace": workspace,
-                   "workspace_dev": st.st_dev, "workspace_ino": st.st_ino,
-                   "argv": ["touch", target], "cwd": workspace, "json": True,
-                   "env": [], "home": "/root"}).encode()
+if kind == "request":
+    magic, fds = 0x31444e43, []
+    body = json.dumps({"config": json.dumps({"sandbox": {"mode": "off"}}), "workspace": workspace,
+                       "workspace_dev": st.st_dev, "workspace_ino": st.st_ino,
+                       "argv": ["touch", target], "cwd": workspace, "json": True,
+                       "env": [], "home": "/root"}).encode()
+else:
+    magic, fds = 0x31494e43, [0, 1, 2]
+    argv = ["cordon", "run", "--mode", "off", "--", "touch", target]
+    body = b"".join(p.encode() + b"\0" for p in [workspace, str(len(argv))] + argv + ["PATH=/bin"])
 s = socket.socket(socket.AF_UNIX)
 s.connect(path)
 if named == "1":
     s.setsockopt(socket.SOL_SOCKET, 76, 1)
-s.sendall(struct.pack("<II", 0x31444e43, len(body)) + body)
+rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))] if fds else []
+s.sendmsg([struct.pack("<II", magic, len(body))], rights)
+s.sendall(body)
 print(s.recv(65536))
 )";
 
@@ -205,11 +298,13 @@ print(s.recv(65536))
 TEST_F(ServerTest, ASandboxedClientIsRefused) {
   StartServer();
   const std::filesystem::path outside = workspace_.parent_path() / "escaped";
-  for (const char* named : {"1", "0"}) {
-    Outcome outer = Run({"run", "--no-server", "--", "python3", "-c", kHostileClient,
-                         Socket().string(), workspace_.string(), outside.string(), named});
-    EXPECT_EQ(outer.exit_code, 0) << outer.err;
-    EXPECT_FALSE(std::filesystem::exists(outside)) << outer.out << outer.err;
+  for (const char* kind : {"request", "invocation"}) {
+    for (const char* named : {"1", "0"}) {
+      Outcome outer = Run({"run", "--no-server", "--", "python3", "-c", kHostileClient,
+                           Socket().string(), workspace_.string(), outside.string(), named, kind});
+      EXPECT_EQ(outer.exit_code, 0) << outer.err;
+      EXPECT_FALSE(std::filesystem::exists(outside)) << outer.out << outer.err;
+    }
   }
   // Named: refused as sandboxed. Unnamed: refused as malformed, unless the server's own
   // SO_PASSPIDFD was set before the request was sent (then it is named all the same).
@@ -219,11 +314,12 @@ TEST_F(ServerTest, ASandboxedClientIsRefused) {
                     "no_new_privs"),
             1)
       << log;
-  EXPECT_EQ(CountOf(log, "refused a client") + CountOf(log, "did not name its sender"), 2) << log;
+  EXPECT_EQ(CountOf(log, "refused a client") + CountOf(log, "did not name its sender"), 4) << log;
   EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 0) << ServerLog();
 
-  // cordon's own client inside the sandbox does not even send: the server is not in its PID
-  // namespace, so it cannot check it; it runs the command itself, inside its sandbox.
+  // cordon's own client inside the sandbox (the front, then the full cordon it execs) does not
+  // even send: the server is not in its PID namespace, so it cannot check it; it runs the
+  // command itself, inside its sandbox.
   const std::string inner = "m=of; " + RuntimeEnv() + " " + CordonInWorkspace() +
                             " run --mode \"${m}f\" -- touch " + outside.string();
   Outcome own_client = Run({"run", "--no-server", "--", "sh", "-c", inner});
@@ -293,9 +389,7 @@ TEST_F(ServerTest, ASecondServerIsRefused) {
 // install) may speak another protocol: the client does not use it, says so and runs the
 // command itself. The twin: the same executable is used (the first test above).
 TEST_F(ServerTest, AServerOfAnotherExecutableIsNotUsed) {
-  const std::filesystem::path other = tmp_.path() / "cordon-other";
-  std::filesystem::copy_file(CordonBinary(), other);
-  std::filesystem::permissions(other, std::filesystem::perms::owner_all);
+  const std::filesystem::path other = StageCordon(tmp_.path() / "other");
   Invocation inv = CordonInvocation({"serve", "--idle-timeout", "60"}, {RuntimeEnv()});
   inv.argv[0] = other.string();
   server_.emplace(inv, Log());

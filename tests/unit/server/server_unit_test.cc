@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <vector>
 
 #include "server/peer.h"
 #include "server/wire.h"
@@ -92,6 +93,87 @@ TEST(Wire, MalformedBodiesAreRefusedNamingTheProblem) {
   EXPECT_NE(bad_argv.error().message.find("array of strings"), std::string::npos);
 }
 
+TEST(ViewMismatch, OnlyTheSameMountNamespaceAndRootAreTheSameView) {
+  Confinement own{1000, false, 0, 1};
+  own.view_known = true;
+  own.mnt_ns_dev = 4, own.mnt_ns_ino = 40, own.root_dev = 8, own.root_ino = 2;
+  EXPECT_EQ(ViewMismatch(own, own), "");
+  Confinement other = own;
+  other.mnt_ns_ino = 41;
+  EXPECT_NE(ViewMismatch(own, other).find("another mount namespace"), std::string::npos);
+  other = own;
+  other.root_ino = 3;
+  EXPECT_NE(ViewMismatch(own, other).find("another root"), std::string::npos);
+  other = own;
+  other.view_known = false;
+  EXPECT_NE(ViewMismatch(own, other), "");
+  // This process and the one it reads through its own pidfd share theirs.
+  Result<Confinement> self = OwnConfinement();
+  ASSERT_TRUE(self.has_value());
+  EXPECT_TRUE(self->view_known);
+  EXPECT_EQ(ViewMismatch(*self, *self), "");
+}
+
+Invocation SampleInvocation() {
+  return Invocation{"/w/sub", {"cordon", "run", "--", "echo", "a b"}, {"A=b", "HOME=/h"}};
+}
+
+TEST(Wire, AnInvocationSurvivesTheRoundTrip) {
+  const Invocation sample = SampleInvocation();
+  const std::string body = EncodeInvocation(sample);
+  EXPECT_EQ(body.substr(0, 9), std::string("/w/sub\0"
+                                           "5\0",
+                                           9));
+  Result<Invocation> back = DecodeInvocation(body);
+  ASSERT_TRUE(back.has_value()) << back.error().message;
+  EXPECT_EQ(back->cwd, sample.cwd);
+  EXPECT_EQ(back->argv, sample.argv);
+  EXPECT_EQ(back->env, sample.env);
+  // Empty arguments and no environment at all are still what was sent.
+  const Invocation sparse{"/", {"cordon", "", "run"}, {}};
+  Result<Invocation> sparse_back = DecodeInvocation(EncodeInvocation(sparse));
+  ASSERT_TRUE(sparse_back.has_value()) << sparse_back.error().message;
+  EXPECT_EQ(sparse_back->argv, sparse.argv);
+  EXPECT_TRUE(sparse_back->env.empty());
+}
+
+TEST(Wire, MalformedInvocationsAreRefusedNamingTheProblem) {
+  auto message = [](std::string_view body) {
+    Result<Invocation> r = DecodeInvocation(body);
+    return r.has_value() ? std::string("accepted") : r.error().message;
+  };
+  EXPECT_NE(message(std::string("/w\0"
+                                "1\0cordon",
+                                11))
+                .find("NUL"),
+            std::string::npos);
+  EXPECT_NE(message(std::string("/w\0"
+                                "1\0",
+                                5))
+                .find("no working directory"),
+            std::string::npos);
+  EXPECT_NE(message(std::string("/w\0"
+                                "3\0a\0b\0",
+                                9))
+                .find("argument count"),
+            std::string::npos);
+  EXPECT_NE(message(std::string("/w\0"
+                                "x\0a\0",
+                                7))
+                .find("argument count"),
+            std::string::npos);
+  EXPECT_NE(message(std::string("/w\0"
+                                "0\0a\0",
+                                7))
+                .find("argument count"),
+            std::string::npos);
+  EXPECT_NE(message(std::string("w\0"
+                                "1\0a\0",
+                                6))
+                .find("absolute"),
+            std::string::npos);
+}
+
 class WireSocket : public ::testing::Test {
  protected:
   WireSocket() {
@@ -154,6 +236,62 @@ TEST_F(WireSocket, AReplySurvivesTheRoundTripAndACutOneIsRefused) {
   EXPECT_EQ(reply->stderr_text, "err");
   ASSERT_EQ(::send(server_.get(), "x", 1, 0), 1);
   ::shutdown(server_.get(), SHUT_WR);
+  EXPECT_FALSE(ReceiveReply(client_.get()).has_value());
+}
+
+}  // namespace
+}  // namespace cordon::server
+
+namespace cordon::server {
+namespace {
+
+void SendInvocation(int socket, const std::vector<int>& fds) {
+  const std::string body = EncodeInvocation(SampleInvocation());
+  const RequestHeader header{kInvocationMagic, static_cast<std::uint32_t>(body.size())};
+  alignas(cmsghdr) char control[CMSG_SPACE(4 * sizeof(int))] = {};
+  iovec iov{const_cast<RequestHeader*>(&header), sizeof header};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  if (!fds.empty()) {
+    msg.msg_control = control;
+    msg.msg_controllen = CMSG_SPACE(fds.size() * sizeof(int));
+    cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(fds.size() * sizeof(int));
+    std::memcpy(CMSG_DATA(c), fds.data(), fds.size() * sizeof(int));
+  }
+  ASSERT_EQ(::sendmsg(socket, &msg, 0), static_cast<ssize_t>(sizeof header));
+  ASSERT_EQ(::send(socket, body.data(), body.size(), 0), static_cast<ssize_t>(body.size()));
+}
+
+TEST_F(WireSocket, AnInvocationArrivesWithItsThreeDescriptors) {
+  SendInvocation(client_.get(), {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO});
+  Result<ReceivedRequest> got = ReceiveRequest(server_.get());
+  ASSERT_TRUE(got.has_value()) << got.error().message;
+  ASSERT_TRUE(got->invocation.has_value());
+  EXPECT_EQ(got->invocation->argv, SampleInvocation().argv);
+  EXPECT_EQ(got->fds.size(), 3u);
+  EXPECT_TRUE(got->sender.valid());
+}
+
+TEST_F(WireSocket, AnInvocationWithoutItsThreeDescriptorsIsRefused) {
+  SendInvocation(client_.get(), {STDOUT_FILENO, STDERR_FILENO});
+  Result<ReceivedRequest> got = ReceiveRequest(server_.get());
+  ASSERT_FALSE(got.has_value());
+  EXPECT_NE(got.error().message.find("2 descriptors attached, 3 expected"), std::string::npos);
+}
+
+TEST_F(WireSocket, TheNewReplyKindsCarryTheirWait) {
+  ASSERT_TRUE(SendReply(server_.get(), ReplyKind::kAccepted, 0, {}, {}, 31).has_value());
+  Result<Reply> reply = ReceiveReply(client_.get());
+  ASSERT_TRUE(reply.has_value()) << reply.error().message;
+  EXPECT_EQ(reply->kind, ReplyKind::kAccepted);
+  EXPECT_EQ(reply->wait_seconds, 31u);
+  const std::uint32_t unknown[8] = {kMagic, 9, 0, 0, 0, 0, 0, 0};
+  ASSERT_EQ(::send(server_.get(), unknown, sizeof unknown, 0),
+            static_cast<ssize_t>(sizeof unknown));
   EXPECT_FALSE(ReceiveReply(client_.get()).has_value());
 }
 

@@ -1,0 +1,287 @@
+// `cordon`: the front of the cordon executable (decision 0028). When the command line is a
+// `cordon run ...` and a trusted run server of this user is listening (decision 0026), it hands
+// the server its command line, working directory, environment, stdin, stdout and stderr, and
+// prints the result; anything else — another subcommand, no server, a server it cannot trust,
+// one that leaves the command line to it — it execs the full cordon with the same arguments and
+// environment, which then does exactly what it always does. No C library: the front's own
+// start-up is the execve of a few pages, not glibc's initialisation and a 4 MB executable.
+#include "front/sys.h"
+#include "front/text.h"
+#include "front/trust.h"
+
+namespace cordon::front {
+namespace {
+
+// wire.h (server/wire.h): the constants and header layouts of the run server's protocol.
+constexpr uint32_t kMagic = 0x31444e43;            // replies
+constexpr uint32_t kInvocationMagic = 0x31494e43;  // "CNI1"
+constexpr uint32_t kMaxBodyBytes = 8u << 20;
+constexpr uint32_t kRan = 0, kRefused = 1, kHello = 2, kAccepted = 4;
+struct RequestHeader {
+  uint32_t magic;
+  uint32_t body_bytes;
+};
+struct ReplyHeader {
+  uint32_t magic;
+  uint32_t kind;
+  int32_t exit_code;
+  uint32_t wait_seconds;
+  uint64_t stdout_bytes;
+  uint64_t stderr_bytes;
+};
+// client.h: kHelloWait and kReplyGrace.
+constexpr long kHelloWaitMs = 2000;
+constexpr long kReplyGraceMs = 5000;
+// How long the server may take to resolve the command line (load the configuration, plan).
+constexpr long kAcceptWaitMs = 30000;
+// Most arguments plus environment entries sent (256 KiB of stack); more: the full cordon.
+constexpr size_t kMaxParts = 16384;
+
+void Say(const char* text) { (void)Write(2, text, Length(text)); }
+
+[[noreturn]] void Fail(const char* message, const char* detail) {
+  Say("cordon: ");
+  Say(message);
+  Say(detail);
+  Say("\n");
+  Exit(125);
+}
+
+// The full cordon: <dir>/../libexec/cordon/cordon installed, <dir>/../cli/cordon in the build tree.
+bool LocateFull(PathText& full, struct statx& st) {
+  char self[4096];
+  const long n = ReadLink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return false;
+  long slash = n - 1;
+  while (slash > 0 && self[slash] != '/') --slash;
+  const char* const relatives[] = {"/../libexec/cordon/cordon", "/../cli/cordon"};
+  for (const char* relative : relatives) {
+    full = PathText();
+    full.Add(self, static_cast<size_t>(slash)).Add(relative);
+    if (full.ok && Statx(AT_FDCWD, full.data, 0, &st) == 0 && (st.stx_mode & S_IFMT) == S_IFREG) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// A `cordon run` the server may take: the flags it never serves are left out at once.
+bool Servable(int argc, char** argv) {
+  if (argc < 3 || !Equal(argv[1], "run")) return false;
+  for (int i = 2; i < argc && !Equal(argv[i], "--"); ++i) {
+    const char* const unserved[] = {"--no-server", "--worktree", "--outside-sandbox", "--help",
+                                    "-h"};
+    for (const char* flag : unserved) {
+      if (Equal(argv[i], flag)) return false;
+    }
+  }
+  return true;
+}
+
+const char* Env(char** envp, const char* name) {
+  for (char** entry = envp; *entry != nullptr; ++entry) {
+    const char* rest = After(*entry, name);
+    if (rest != nullptr && *rest == '=') return rest + 1;
+  }
+  return nullptr;
+}
+
+// server/paths.h: $XDG_RUNTIME_DIR/cordon/run.sock when that is absolute, else
+// /tmp/cordon-<uid>/run.sock; the directory must be ours with no access for others.
+bool SocketPath(char** envp, SockaddrUn& address) {
+  PathText dir;
+  const char* runtime = Env(envp, "XDG_RUNTIME_DIR");
+  if (runtime != nullptr && runtime[0] == '/') {
+    dir.Add(runtime).Add("/cordon");
+  } else {
+    dir.Add("/tmp/cordon-").AddNumber(static_cast<uint64_t>(GetEuid()));
+  }
+  struct statx st {};
+  if (!dir.ok || Statx(AT_FDCWD, dir.data, AT_SYMLINK_NOFOLLOW, &st) != 0 ||
+      (st.stx_mode & S_IFMT) != S_IFDIR || st.stx_uid != static_cast<uint32_t>(GetEuid()) ||
+      (st.stx_mode & 077) != 0) {
+    return false;  // none, or not safe: the full cordon says why
+  }
+  dir.Add("/run.sock");
+  if (!dir.ok || dir.size >= sizeof address.path) return false;
+  address.family = kAfUnix;
+  for (size_t i = 0; i <= dir.size; ++i) address.path[i] = dir.data[i];
+  return true;
+}
+
+bool ReadAll(int fd, void* data, size_t size) {
+  char* at = static_cast<char*>(data);
+  while (size > 0) {
+    const long n = Read(fd, at, size);
+    if (n == -kEintr) continue;
+    if (n <= 0) return false;
+    at += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// Waits for a reply header for up to `milliseconds`; false on timeout, EOF or a bad header.
+bool ReadReply(int socket, long milliseconds, ReplyHeader& reply, bool& timed_out) {
+  timed_out = false;
+  for (long left = milliseconds; left > 0;) {
+    const long slice = left > 3600000 ? 3600000 : left;
+    const long ready = PollIn(socket, slice);
+    if (ready > 0) break;
+    if (ready == 0) left -= slice;
+    if (left <= 0) {
+      timed_out = true;
+      return false;
+    }
+  }
+  return ReadAll(socket, &reply, sizeof reply) && reply.magic == kMagic;
+}
+
+// Sends all of `iov` (adjusting it as parts go out).
+bool SendAll(int socket, Iovec* iov, size_t count, void* control, size_t control_length) {
+  while (count > 0) {
+    MsgHdr message;
+    message.iov = iov;
+    message.iov_count = count > 512 ? 512 : count;
+    message.control = control;
+    message.control_length = control_length;
+    long sent = SendMsg(socket, &message);
+    if (sent == -kEintr) continue;
+    if (sent < 0) return false;
+    control = nullptr;  // attached to the first byte only
+    control_length = 0;
+    while (count > 0 && static_cast<size_t>(sent) >= iov->length) {
+      sent -= static_cast<long>(iov->length);
+      ++iov, --count;
+    }
+    if (count > 0) {
+      iov->base = static_cast<const char*>(iov->base) + sent;
+      iov->length -= static_cast<size_t>(sent);
+    }
+  }
+  return true;
+}
+
+// Copies `size` bytes of the reply to `fd`.
+bool Relay(int socket, int fd, uint64_t size) {
+  char buffer[65536];
+  while (size > 0) {
+    const long n = Read(socket, buffer, size < sizeof buffer ? size : sizeof buffer);
+    if (n == -kEintr) continue;
+    if (n <= 0) return false;
+    size -= static_cast<uint64_t>(n);
+    for (long at = 0; at < n;) {
+      const long w = Write(fd, buffer + at, static_cast<size_t>(n - at));
+      if (w == -kEintr) continue;
+      if (w <= 0) break;  // our output is gone; the result still counts
+      at += w;
+    }
+  }
+  return true;
+}
+
+// Hands the command line to the server, prints its result and exits; returns when the command
+// line is better run by the full cordon (nothing ran).
+void TryServer(int argc, char** argv, char** envp, const struct statx& full) {
+  for (int fd = 0; fd < 3; ++fd) {
+    if (Fcntl(fd, kFGetfd, 0) < 0) return;  // a closed stdin, stdout or stderr
+  }
+  SockaddrUn address{};
+  if (!SocketPath(envp, address)) return;
+  char cwd[4096];
+  const long cwd_size = GetCwd(cwd, sizeof cwd);  // includes the NUL
+  if (cwd_size <= 1 || cwd[0] != '/') return;
+  PathText count;
+  count.AddNumber(static_cast<uint64_t>(argc));
+  // The body: cwd, argc, argv, environment, each with its NUL, straight from where they lie.
+  size_t parts = 2 + static_cast<size_t>(argc);
+  for (char** entry = envp; *entry != nullptr; ++entry) ++parts;
+  if (parts > kMaxParts) return;
+  Iovec iov[1 + kMaxParts];  // the header first
+  size_t body = 0;
+  size_t n = 1;
+  iov[n++] = {cwd, static_cast<size_t>(cwd_size)};
+  iov[n++] = {count.data, count.size + 1};
+  for (int i = 0; i < argc; ++i) iov[n++] = {argv[i], Length(argv[i]) + 1};
+  for (char** entry = envp; *entry != nullptr; ++entry) iov[n++] = {*entry, Length(*entry) + 1};
+  for (size_t i = 1; i < n; ++i) body += iov[i].length;
+  if (body > kMaxBodyBytes) return;
+
+  const long socket = Socket(kAfUnix, kSockStream | kSockCloexec | kSockNonblock);
+  if (socket < 0) return;
+  const int s = static_cast<int>(socket);
+  // A full backlog answers EAGAIN at once; no server, ENOENT or ECONNREFUSED.
+  if (Connect(s, &address) != 0 || Fcntl(s, kFSetfl, 0) != 0) return (void)Close(s);
+  const long self = OpenAt(AT_FDCWD, "/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (self < 0) return (void)Close(s);
+  const Confinement own = ReadConfinement(static_cast<int>(self));
+  Close(static_cast<int>(self));
+  // The sender of what follows is named to the server (SCM_PIDFD), which checks it too.
+  if (!ServerIsTrusted(s, own, full) || SetSockOpt(s, kSoPassPidfd, 1) != 0) return (void)Close(s);
+  ReplyHeader reply{};
+  bool timed_out = false;
+  if (!ReadReply(s, kHelloWaitMs, reply, timed_out) || reply.kind != kHello ||
+      reply.stdout_bytes != 0 || reply.stderr_bytes != 0) {
+    return (void)Close(s);
+  }
+  RequestHeader header{kInvocationMagic, static_cast<uint32_t>(body)};
+  iov[0] = {&header, sizeof header};
+  alignas(CmsgHdr) char control[sizeof(CmsgHdr) + 3 * sizeof(int) + 4] = {};
+  CmsgHdr* rights = reinterpret_cast<CmsgHdr*>(control);
+  rights->length = sizeof(CmsgHdr) + 3 * sizeof(int);
+  rights->level = kSolSocket;
+  rights->type = kScmRights;
+  int* fds = reinterpret_cast<int*>(control + sizeof(CmsgHdr));
+  fds[0] = 0, fds[1] = 1, fds[2] = 2;
+  if (!SendAll(s, iov, n, control, sizeof control)) return (void)Close(s);
+  // Nothing has run before kAccepted: any other answer leaves it to the full cordon.
+  if (!ReadReply(s, kAcceptWaitMs, reply, timed_out)) {
+    if (timed_out) Fail("the run server did not take the command within 30 s (stopped?)", "");
+    return (void)Close(s);
+  }
+  if (reply.kind != kAccepted) return (void)Close(s);
+  const long wait = static_cast<long>(reply.wait_seconds) * 1000 + kReplyGraceMs;
+  if (!ReadReply(s, wait, reply, timed_out)) {
+    if (timed_out) {
+      PathText message;  // the full client's words (server/client.cc)
+      message.Add("the run server did not answer within ")
+          .AddNumber(static_cast<uint64_t>(wait / 1000))
+          .Add(" s (stopped or hung?); giving up, which cancels the command");
+      Fail(message.data, "");
+    }
+    Fail("the run server vanished during the run", "");
+  }
+  if (reply.kind == kRefused) return (void)Close(s);  // it could not run it: nothing ran
+  if (reply.kind != kRan) Fail("the run server sent a second greeting instead of a result", "");
+  if (!Relay(s, 1, reply.stdout_bytes) || !Relay(s, 2, reply.stderr_bytes)) {
+    Fail("the run server vanished during the run", "");
+  }
+  Exit(reply.exit_code & 0xff);
+}
+
+}  // namespace
+
+extern "C" [[noreturn]] void FrontMain(long* stack) {
+  const int argc = static_cast<int>(stack[0]);
+  char** argv = reinterpret_cast<char**>(stack + 1);
+  char** envp = argv + argc + 1;
+  PathText full;
+  struct statx st {};
+  if (!LocateFull(full, st)) Fail("cannot find the full cordon executable next to this one", "");
+  if (Servable(argc, argv)) TryServer(argc, argv, envp, st);
+  const long error = Execve(full.data, argv, envp);
+  Fail("cannot execute ", full.data);
+  (void)error;
+}
+
+}  // namespace cordon::front
+
+// The entry point: the kernel's initial stack (argc, argv, NULL, envp, NULL, auxv) to
+// FrontMain, on a 16-byte aligned stack.
+#if defined(__x86_64__)
+asm(".text\n.global _start\n.type _start,@function\n_start:\n"
+    "  xor %rbp, %rbp\n  mov %rsp, %rdi\n  and $-16, %rsp\n  call FrontMain\n  hlt\n");
+#elif defined(__aarch64__)
+asm(".text\n.global _start\n.type _start,@function\n_start:\n"
+    "  mov x29, #0\n  mov x30, #0\n  mov x0, sp\n  and sp, x0, #-16\n  bl FrontMain\n");
+#endif
