@@ -215,6 +215,15 @@ BENCHMARK_CAPTURE(Run, short_cordon, Cordon, kShort)->Unit(benchmark::kMilliseco
 BENCHMARK_CAPTURE(RunThroughServer, short_cordon_server, kShort)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+BENCHMARK_CAPTURE(Run, short_bare_spaced, Bare, kShort, kSpaced)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(Run, short_bwrap_spaced, Bwrap, kShort, kSpaced)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(RunThroughServer, short_cordon_server_spaced, kShort, kSpaced)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(Run, short_cordon_bwrap, CordonBwrap, kShort)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();

@@ -5,11 +5,12 @@
 // one that leaves the command line to it — it execs the full cordon with the same arguments and
 // environment, which then does exactly what it always does. No C library: the front's own
 // start-up is the execve of a few pages, not glibc's initialisation and a 4 MB executable.
-#include "front/sys.h"
 #include "front/text.h"
 #include "front/trust.h"
+#include "nolibc/sys.h"
 
 namespace cordon::front {
+using namespace nolibc;  // NOLINT: the system calls
 namespace {
 
 // wire.h (server/wire.h): the constants and header layouts of the run server's protocol.
@@ -261,7 +262,7 @@ void TryServer(int argc, char** argv, char** envp, const struct statx& full) {
 
 }  // namespace
 
-extern "C" [[noreturn]] void FrontMain(long* stack) {
+extern "C" [[noreturn]] void NolibcMain(long* stack) {
   const int argc = static_cast<int>(stack[0]);
   char** argv = reinterpret_cast<char**>(stack + 1);
   char** envp = argv + argc + 1;
@@ -276,12 +277,4 @@ extern "C" [[noreturn]] void FrontMain(long* stack) {
 
 }  // namespace cordon::front
 
-// The entry point: the kernel's initial stack (argc, argv, NULL, envp, NULL, auxv) to
-// FrontMain, on a 16-byte aligned stack.
-#if defined(__x86_64__)
-asm(".text\n.global _start\n.type _start,@function\n_start:\n"
-    "  xor %rbp, %rbp\n  mov %rsp, %rdi\n  and $-16, %rsp\n  call FrontMain\n  hlt\n");
-#elif defined(__aarch64__)
-asm(".text\n.global _start\n.type _start,@function\n_start:\n"
-    "  mov x29, #0\n  mov x30, #0\n  mov x0, sp\n  and sp, x0, #-16\n  bl FrontMain\n");
-#endif
+CORDON_NOLIBC_START;

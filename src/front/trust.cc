@@ -1,9 +1,10 @@
 #include "front/trust.h"
 
-#include "front/sys.h"
 #include "front/text.h"
+#include "nolibc/sys.h"
 
 namespace cordon::front {
+using namespace nolibc;  // NOLINT: the system calls
 namespace {
 
 // The text after "Name:" at the start of a line, or nullptr.

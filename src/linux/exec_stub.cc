@@ -1,78 +1,70 @@
 #include "linux/exec_stub.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <cstring>
-
 #include "linux/exec_wire.h"
+#include "nolibc/sys.h"
 
 namespace cordon::linux_native {
 namespace {
 
-[[noreturn]] void Fail(int fd, ExecFailureStep step, int err) {
+using namespace nolibc;  // NOLINT: the system calls (no C library: decision 0028)
+
+[[noreturn]] void Fail(int fd, ExecFailureStep step, long err) {
   ExecFailure failure;
   failure.step = static_cast<std::uint32_t>(step);
-  failure.err = err;
-  const ssize_t n = ::send(fd, &failure, sizeof failure, MSG_NOSIGNAL);
-  ::_exit(n == static_cast<ssize_t>(sizeof failure) ? 127 : 126);
+  failure.err = static_cast<std::int32_t>(err);
+  const long n = Send(fd, &failure, sizeof failure);
+  Exit(n == static_cast<long>(sizeof failure) ? 127 : 126);
 }
 
-// Reads exactly `size` bytes; false on EOF or error (errno set, EPROTO for EOF).
-bool ReadFully(int fd, char* out, std::size_t size) {
+// Reads exactly `size` bytes: 0, or -errno (-EPROTO for EOF).
+long ReadFully(int fd, char* out, std::size_t size) {
   std::size_t done = 0;
   while (done < size) {
-    const ssize_t n = ::read(fd, out + done, size - done);
-    if (n == 0) {
-      errno = EPROTO;
-      return false;
-    }
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
+    const long n = Read(fd, out + done, size - done);
+    if (n == 0) return -kEproto;
+    if (n == -kEintr) continue;
+    if (n < 0) return n;
     done += static_cast<std::size_t>(n);
   }
-  return true;
+  return 0;
 }
 
 // The header and its descriptors (at most three, close-on-exec). Returns the number of
-// descriptors received, -1 on error (errno set).
-int ReceiveHeader(int fd, ExecRequestHeader& header, int (&fds)[3]) {
-  alignas(cmsghdr) char control[CMSG_SPACE(3 * sizeof(int))];
-  iovec iov{&header, sizeof header};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  ssize_t n;
+// descriptors received, or -errno.
+long ReceiveHeader(int fd, ExecRequestHeader& header, int (&fds)[3]) {
+  // One SCM_RIGHTS message of up to three descriptors: its header, then the ints.
+  alignas(CmsgHdr) char control[sizeof(CmsgHdr) + 3 * sizeof(int) + 4] = {};
+  Iovec iov{&header, sizeof header};
+  MsgHdr msg;
+  msg.iov = &iov;
+  msg.iov_count = 1;
+  msg.control = control;
+  msg.control_length = sizeof control;
+  long n;
   do {
-    n = ::recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
-  } while (n < 0 && errno == EINTR);
-  if (n <= 0) {
-    if (n == 0) errno = EPROTO;
-    return -1;
-  }
+    n = RecvMsg(fd, &msg, kMsgCmsgCloexec);
+  } while (n == -kEintr);
+  if (n <= 0) return n == 0 ? -kEproto : n;
   int count = 0;
-  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
-    const std::size_t bytes = c->cmsg_len - CMSG_LEN(0);
-    for (std::size_t i = 0; i < bytes / sizeof(int) && count < 3; ++i) {
-      std::memcpy(&fds[count++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+  for (std::size_t at = 0; at + sizeof(CmsgHdr) <= msg.control_length;) {
+    CmsgHdr c;
+    __builtin_memcpy(&c, control + at, sizeof c);
+    if (c.length < sizeof(CmsgHdr) || c.length > msg.control_length - at) break;
+    if (c.level == kSolSocket && c.type == kScmRights) {
+      const std::size_t ints = (c.length - sizeof(CmsgHdr)) / sizeof(int);
+      for (std::size_t i = 0; i < ints && count < 3; ++i) {
+        __builtin_memcpy(&fds[count++], control + at + sizeof(CmsgHdr) + i * sizeof(int),
+                         sizeof(int));
+      }
     }
+    at += (c.length + 7) & ~std::size_t{7};
   }
-  if ((msg.msg_flags & MSG_CTRUNC) != 0) {
-    errno = EPROTO;
-    return -1;
-  }
+  if ((msg.flags & kMsgCtrunc) != 0) return -kEproto;
   // The rest of the header, if the stream split it.
-  if (static_cast<std::size_t>(n) < sizeof header &&
-      !ReadFully(fd, reinterpret_cast<char*>(&header) + n, sizeof header - n)) {
-    return -1;
+  if (static_cast<std::size_t>(n) < sizeof header) {
+    const long rest = ReadFully(fd, reinterpret_cast<char*>(&header) + n,
+                                sizeof header - static_cast<std::size_t>(n));
+    if (rest < 0) return rest;
   }
   return count;
 }
@@ -81,78 +73,80 @@ int ReceiveHeader(int fd, ExecRequestHeader& header, int (&fds)[3]) {
 // null pointer; false when the body holds fewer.
 bool TakeStrings(char*& at, const char* end, std::uint32_t count, char** out) {
   for (std::uint32_t i = 0; i < count; ++i) {
-    const void* nul = std::memchr(at, '\0', static_cast<std::size_t>(end - at));
-    if (nul == nullptr) return false;
+    char* nul = at;
+    while (nul < end && *nul != '\0') ++nul;
+    if (nul == end) return false;
     out[i] = at;
-    at = static_cast<char*>(const_cast<void*>(nul)) + 1;
+    at = nul + 1;
   }
   out[count] = nullptr;
   return true;
 }
 
-int PopCount3(std::uint32_t mask) { return (mask & 1) + ((mask >> 1) & 1) + ((mask >> 2) & 1); }
+int PopCount3(std::uint32_t mask) {
+  return static_cast<int>((mask & 1) + ((mask >> 1) & 1) + ((mask >> 2) & 1));
+}
 
 }  // namespace
 
 void RunExecStub(int request_fd) {
   // The request socket must not reach the command: its close at execve is what tells the
   // supervisor the command started.
-  if (::fcntl(request_fd, F_SETFD, FD_CLOEXEC) != 0) ::_exit(126);
+  if (Fcntl(request_fd, kFSetfd, kFdCloexec) != 0) Exit(126);
   ExecRequestHeader header{};
   header.magic = 0;
   int fds[3] = {-1, -1, -1};
-  const int received = ReceiveHeader(request_fd, header, fds);
-  if (received < 0) Fail(request_fd, ExecFailureStep::kRequest, errno);
+  const long received = ReceiveHeader(request_fd, header, fds);
+  if (received < 0) Fail(request_fd, ExecFailureStep::kRequest, -received);
   const std::uint64_t strings =
       std::uint64_t{header.argc} + header.envc + header.pathc;  // no overflow in 64 bits
   if (header.magic != kExecRequestMagic || (header.stdio_mask & ~7u) != 0 ||
       PopCount3(header.stdio_mask) != received || header.argc == 0 || header.pathc == 0) {
-    Fail(request_fd, ExecFailureStep::kRequest, EPROTO);
+    Fail(request_fd, ExecFailureStep::kRequest, kEproto);
   }
   if (header.body_bytes > kExecRequestMaxBody || strings > kExecRequestMaxStrings) {
-    Fail(request_fd, ExecFailureStep::kRequest, EMSGSIZE);
+    Fail(request_fd, ExecFailureStep::kRequest, kEmsgsize);
   }
   // One mapping for the strings, one for the three pointer arrays (each null-terminated).
   const std::size_t body_size = header.body_bytes == 0 ? 1 : header.body_bytes;
-  void* body =
-      ::mmap(nullptr, body_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  void* table = ::mmap(nullptr, (strings + 3) * sizeof(char*), PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (body == MAP_FAILED || table == MAP_FAILED) Fail(request_fd, ExecFailureStep::kRequest, errno);
-  char* at = static_cast<char*>(body);
-  if (!ReadFully(request_fd, at, header.body_bytes)) {
-    Fail(request_fd, ExecFailureStep::kRequest, errno);
+  const long body = MapAnonymous(body_size);
+  const long table = MapAnonymous((strings + 3) * sizeof(char*));
+  if (body < 0) Fail(request_fd, ExecFailureStep::kRequest, -body);
+  if (table < 0) Fail(request_fd, ExecFailureStep::kRequest, -table);
+  char* at = reinterpret_cast<char*>(body);
+  if (const long read = ReadFully(request_fd, at, header.body_bytes); read < 0) {
+    Fail(request_fd, ExecFailureStep::kRequest, -read);
   }
   const char* end = at + header.body_bytes;
-  char** argv = static_cast<char**>(table);
+  char** argv = reinterpret_cast<char**>(table);
   char** envp = argv + header.argc + 1;
   char** paths = envp + header.envc + 1;
   const char* cwd = at;
-  const void* cwd_end = std::memchr(at, '\0', header.body_bytes);
-  if (cwd_end == nullptr) Fail(request_fd, ExecFailureStep::kRequest, EPROTO);
-  at = static_cast<char*>(const_cast<void*>(cwd_end)) + 1;
+  while (at < end && *at != '\0') ++at;
+  if (at == end) Fail(request_fd, ExecFailureStep::kRequest, kEproto);
+  ++at;
   if (!TakeStrings(at, end, header.argc, argv) || !TakeStrings(at, end, header.envc, envp) ||
       !TakeStrings(at, end, header.pathc, paths) || at != end) {
-    Fail(request_fd, ExecFailureStep::kRequest, EPROTO);
+    Fail(request_fd, ExecFailureStep::kRequest, kEproto);
   }
   // The caller's descriptors on 0..2 (each received one is above 2: 0..2 were open).
   int next = 0;
   for (int i = 0; i < 3; ++i) {
     if ((header.stdio_mask & (1u << i)) == 0) continue;
     const int fd = fds[next++];
-    if (::dup2(fd, i) != i) Fail(request_fd, ExecFailureStep::kStdio, errno);
-    ::close(fd);
+    if (const long r = Dup3(fd, i); r != i) Fail(request_fd, ExecFailureStep::kStdio, -r);
+    Close(fd);
   }
-  if (::chdir(cwd) != 0) Fail(request_fd, ExecFailureStep::kChdir, errno);
+  if (const long r = Chdir(cwd); r != 0) Fail(request_fd, ExecFailureStep::kChdir, -r);
   // execvp's search over candidates resolved by the supervisor: EACCES on one is remembered
   // but the search goes on; any other error than "not there" ends it.
-  int saved = ENOENT;
+  long saved = kEnoent;
   for (std::uint32_t i = 0; i < header.pathc; ++i) {
-    ::execve(paths[i], argv, envp);
-    if (errno == EACCES) {
-      saved = EACCES;
-    } else if (errno != ENOENT && errno != ENOTDIR) {
-      saved = errno;
+    const long err = -Execve(paths[i], argv, envp);
+    if (err == kEacces) {
+      saved = kEacces;
+    } else if (err != kEnoent && err != kEnotdir) {
+      saved = err;
       break;
     }
   }

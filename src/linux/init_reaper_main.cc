@@ -12,18 +12,15 @@
 // COMMAND_PID ends, write its wait status (one int) to STATUS_FD and exit, which kills whatever
 // is left in the namespace.
 //
-// Only libc, no allocation: it runs as PID 1 with the sandbox's capabilities in its user
-// namespace (never handed to the command, which drops them).
-#include <errno.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstring>
-
+// No C library (nolibc/sys.h, decision 0028: its execve is two per prepared command, and glibc's
+// start-up alone cost more than the rest), no allocation: it runs as PID 1 with the sandbox's
+// capabilities in its user namespace (never handed to the command, which drops them).
 #include "linux/exec_stub.h"
+#include "nolibc/sys.h"
 
 namespace {
+
+using namespace cordon::nolibc;  // NOLINT: the system calls
 
 // A decimal number without sign, leading "+" or trailing text; -1 otherwise.
 long ParseNumber(const char* text) {
@@ -36,27 +33,41 @@ long ParseNumber(const char* text) {
   return value;
 }
 
-}  // namespace
+bool IsExecFlag(const char* text) {
+  const char flag[] = "--exec";
+  for (unsigned i = 0; i < sizeof flag; ++i) {
+    if (text[i] != flag[i]) return false;
+  }
+  return true;
+}
 
-int main(int argc, char** argv) {
-  if (argc == 3 && std::strcmp(argv[1], "--exec") == 0) {
+[[noreturn]] void Reap(int argc, char** argv) {
+  if (argc == 3 && IsExecFlag(argv[1])) {
     const long request_fd = ParseNumber(argv[2]);
-    if (request_fd < 3) return 126;
+    if (request_fd < 3) Exit(126);
     cordon::linux_native::RunExecStub(static_cast<int>(request_fd));
   }
   // exec made this process dumpable again; the command must not be able to read or trace it.
-  if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return 126;
-  if (argc != 3) return 126;
+  if (Prctl(kPrSetDumpable, 0) != 0) Exit(126);
+  if (argc != 3) Exit(126);
   const long status_fd = ParseNumber(argv[1]);
   const long command = ParseNumber(argv[2]);
-  if (status_fd < 3 || command < 2) return 126;
+  if (status_fd < 3 || command < 2) Exit(126);
   for (;;) {
     int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, 0);
-    if (pid == static_cast<pid_t>(command)) {
-      (void)!::write(static_cast<int>(status_fd), &status, sizeof status);
-      return 0;
+    const long pid = Wait4(-1, &status);
+    if (pid == command) {
+      (void)Write(static_cast<int>(status_fd), &status, sizeof status);
+      Exit(0);
     }
-    if (pid < 0 && errno != EINTR) return 126;  // ECHILD: the command was not our child
+    if (pid < 0 && pid != -kEintr) Exit(126);  // ECHILD: the command was not our child
   }
 }
+
+}  // namespace
+
+extern "C" [[noreturn]] void NolibcMain(long* stack) {
+  Reap(static_cast<int>(stack[0]), reinterpret_cast<char**>(stack + 1));
+}
+
+CORDON_NOLIBC_START;

@@ -14,11 +14,12 @@
 #include <sstream>
 #include <string>
 
-#include "front/sys.h"
 #include "front/trust.h"
+#include "nolibc/sys.h"
 #include "server/peer.h"
 
 namespace cordon::front {
+using namespace nolibc;  // NOLINT: the system calls
 namespace {
 
 std::string ReadText(const char* path) {

@@ -1,6 +1,6 @@
-// The memory functions the compiler may call for copies and zero-initialisation in the front
-// (decision 0028), which has no C library. Built with -fno-builtin and without loop-to-call
-// transformations, so that these loops never turn into calls of themselves.
+// The memory functions the compiler may call for copies and zero-initialisation in cordon's
+// executables without a C library (nolibc/sys.h, decision 0028). Built with -fno-builtin and
+// without loop-to-call transformations, so that these loops never turn into calls of themselves.
 #include <stddef.h>
 
 extern "C" {

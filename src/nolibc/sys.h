@@ -1,6 +1,7 @@
-// The few Linux system calls the `cordon` front makes, without a C library (decision 0028): the
-// front is linked with -nostdlib so that its execve maps a few pages and runs no start-up code.
-// Every call returns the kernel's result: a value >= 0, or -errno.
+// The few Linux system calls of cordon's executables without a C library (decision 0028): the
+// `cordon` front and cordon-init are linked with -nostdlib so that their execve maps a few pages
+// and runs no start-up code. Every call returns the kernel's result: a value >= 0, or -errno.
+// The entry point is CORDON_NOLIBC_START (below), which calls NolibcMain(stack).
 #pragma once
 
 #include <asm/unistd.h>
@@ -9,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-namespace cordon::front {
+namespace cordon::nolibc {
 
 inline long Sys(long n, long a = 0, long b = 0, long c = 0, long d = 0, long e = 0, long f = 0) {
 #if defined(__x86_64__)
@@ -42,6 +43,11 @@ inline long Sys(long n, long a = 0, long b = 0, long c = 0, long d = 0, long e =
 
 inline constexpr long kEintr = 4;
 inline constexpr long kEagain = 11;
+inline constexpr long kEnoent = 2;
+inline constexpr long kEacces = 13;
+inline constexpr long kEnotdir = 20;
+inline constexpr long kEmsgsize = 90;
+inline constexpr long kEproto = 71;
 
 // The kernel's structures of the socket calls (64-bit layouts).
 struct Iovec {
@@ -93,7 +99,12 @@ inline constexpr int kScmRights = 1;
 inline constexpr int kMsgNosignal = 0x4000;
 inline constexpr short kPollIn = 0x1;
 inline constexpr int kFGetfd = 1;
+inline constexpr int kFSetfd = 2;
 inline constexpr int kFSetfl = 4;
+inline constexpr int kFdCloexec = 1;
+inline constexpr int kMsgCmsgCloexec = 0x40000000;
+inline constexpr int kMsgCtrunc = 0x8;
+inline constexpr int kPrSetDumpable = 4;
 
 inline long Read(int fd, void* buffer, size_t size) {
   return Sys(__NR_read, fd, (long)buffer, (long)size);
@@ -127,6 +138,21 @@ inline long SetSockOpt(int fd, int option, int value) {
 inline long SendMsg(int fd, const MsgHdr* message) {
   return Sys(__NR_sendmsg, fd, (long)message, kMsgNosignal);
 }
+inline long RecvMsg(int fd, MsgHdr* message, int flags) {
+  return Sys(__NR_recvmsg, fd, (long)message, flags);
+}
+inline long Send(int fd, const void* data, size_t size) {
+  return Sys(__NR_sendto, fd, (long)data, (long)size, kMsgNosignal, 0, 0);
+}
+inline long Wait4(int pid, int* status) { return Sys(__NR_wait4, pid, (long)status, 0, 0); }
+inline long Prctl(int option, long argument) { return Sys(__NR_prctl, option, argument, 0, 0, 0); }
+// Anonymous private read-write memory; -errno on failure.
+inline long MapAnonymous(size_t size) {
+  return Sys(__NR_mmap, 0, (long)size, 0x1 | 0x2 /* PROT_READ|PROT_WRITE */,
+             0x02 | 0x20 /* MAP_PRIVATE|MAP_ANONYMOUS */, -1, 0);
+}
+inline long Dup3(int from, int to) { return Sys(__NR_dup3, from, to, 0); }
+inline long Chdir(const char* path) { return Sys(__NR_chdir, (long)path); }
 // Waits up to `milliseconds` for input on `fd`: > 0 ready (or hung up), 0 timed out.
 inline long PollIn(int fd, long milliseconds) {
   Pollfd p{fd, kPollIn, 0};
@@ -145,4 +171,19 @@ inline long Execve(const char* path, char* const* argv, char* const* envp) {
   for (;;) Sys(__NR_exit_group, code);
 }
 
-}  // namespace cordon::front
+}  // namespace cordon::nolibc
+
+// The entry point: the kernel's initial stack (argc, argv, NULL, envp, NULL, auxv) to
+// `extern "C" [[noreturn]] void NolibcMain(long* stack)`, on a 16-byte aligned stack. Used once
+// per executable, at file scope.
+#if defined(__x86_64__)
+#define CORDON_NOLIBC_START                                                       \
+  asm(".text\n.global _start\n.type _start,@function\n_start:\n"                  \
+      "  xor %rbp, %rbp\n  mov %rsp, %rdi\n  and $-16, %rsp\n  call NolibcMain\n" \
+      "  hlt\n")
+#elif defined(__aarch64__)
+#define CORDON_NOLIBC_START                                              \
+  asm(".text\n.global _start\n.type _start,@function\n_start:\n"         \
+      "  mov x29, #0\n  mov x30, #0\n  mov x0, sp\n  and sp, x0, #-16\n" \
+      "  bl NolibcMain\n")
+#endif
