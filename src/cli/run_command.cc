@@ -141,6 +141,11 @@ std::optional<server::RunRequest> BuildServerRequest(const Config& config,
 // (decision 0026): its sessions have the sandbox prepared. nullopt: not served, nothing ran.
 std::optional<int> TryRunServer(const Config& config, const std::filesystem::path& workspace,
                                 const RunOptions& options) {
+  const char* runtime_dir = std::getenv("XDG_RUNTIME_DIR");
+  const server::ServerPaths paths = server::DefaultServerPaths(
+      runtime_dir != nullptr ? std::optional<std::string>(runtime_dir) : std::nullopt);
+  // No server: the request (and the JSON code that builds it) is not worth a page.
+  if (!server::MayBeListening(paths)) return std::nullopt;
   std::optional<server::RunRequest> request = BuildServerRequest(
       config, workspace, options, ThisProcess().cwd, session::CallerEnvironment(),
       session::CallerHome().string(), ::isatty(STDIN_FILENO) != 0);
@@ -150,11 +155,8 @@ std::optional<int> TryRunServer(const Config& config, const std::filesystem::pat
     fds = {STDOUT_FILENO, STDERR_FILENO};
     if (request->has_stdin) fds.push_back(STDIN_FILENO);
   }
-  const char* runtime_dir = std::getenv("XDG_RUNTIME_DIR");
-  const server::ClientResult result = server::RunThroughServer(
-      server::DefaultServerPaths(runtime_dir != nullptr ? std::optional<std::string>(runtime_dir)
-                                                        : std::nullopt),
-      *request, fds, config.limits.timeout);
+  const server::ClientResult result =
+      server::RunThroughServer(paths, *request, fds, config.limits.timeout);
   if (!result.warning.empty()) {
     fmt::print(stderr, "cordon: {}; running the command without it\n", result.warning);
   }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -57,6 +58,15 @@ bool WaitForReply(int socket, std::chrono::milliseconds limit) {
 }
 
 }  // namespace
+
+bool MayBeListening(const ServerPaths& paths) {
+  // A directory that is not safe is worth RunThroughServer's warning.
+  if (Result<void> dir = CheckDirectory(paths.directory, false); !dir) {
+    return dir.error().code != ErrorCode::kNotFound;
+  }
+  struct stat st {};
+  return !(::lstat(paths.socket.c_str(), &st) != 0 && errno == ENOENT);
+}
 
 ClientResult RunThroughServer(const ServerPaths& paths, const RunRequest& request,
                               const std::vector<int>& fds, std::chrono::milliseconds run_timeout) {

@@ -32,6 +32,11 @@ inline constexpr std::chrono::seconds kReplyGrace{5};
 // How long a server may take to greet a new connection (kHello) before the client runs its
 // command itself; nothing is sent to it before that greeting.
 inline constexpr std::chrono::seconds kHelloWait{2};
+// False when no server can be listening (no directory, or a safe one without a socket): the
+// caller need not build a request. True otherwise, also for a directory that is not safe
+// (RunThroughServer says why it is not used).
+bool MayBeListening(const ServerPaths& paths);
+
 ClientResult RunThroughServer(const ServerPaths& paths, const RunRequest& request,
                               const std::vector<int>& fds, std::chrono::milliseconds run_timeout);
 
