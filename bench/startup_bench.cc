@@ -10,9 +10,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "pause.h"
@@ -142,37 +144,71 @@ int CountLines(const std::string& path, const std::string& text) {
 // its command itself, silently: the server's log must show every command as served (the
 // figures of 2026-12-01 12:14-12:30 were one-shot runs that a server, not yet listening, never
 // saw), and the first command is not timed until the server listens.
+// A `cordon serve` of this benchmark, its socket in a private runtime directory; `env` is the
+// environment that reaches it (with XDG_RUNTIME_DIR). Waits until it listens.
+class BenchServer {
+ public:
+  BenchServer() : runtime_(Workspace() + "/rt"), log_(Workspace() + "/serve.log"), env_(kEnv) {
+    std::filesystem::create_directories(runtime_);
+    std::filesystem::permissions(runtime_, std::filesystem::perms::owner_all);
+    env_.push_back("XDG_RUNTIME_DIR=" + runtime_);
+    std::filesystem::remove(log_);  // the previous server's "listening" is not this one's
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      const int null = ::open("/dev/null", O_RDWR);
+      const int out = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      ::dup2(null, 0);
+      ::dup2(null, 1);
+      ::dup2(out, 2);
+      std::vector<char*> argv = {const_cast<char*>(CORDON_BINARY), const_cast<char*>("serve"),
+                                 nullptr};
+      std::vector<char*> envp;
+      for (const std::string& e : env_) envp.push_back(const_cast<char*>(e.c_str()));
+      envp.push_back(nullptr);
+      ::execve(CORDON_BINARY, argv.data(), envp.data());
+      _exit(127);
+    }
+    for (int i = 0; i < 500 && CountLines(log_, "listening on") == 0; ++i) ::usleep(10000);
+  }
+  BenchServer(const BenchServer&) = delete;
+  BenchServer& operator=(const BenchServer&) = delete;
+  ~BenchServer() { Stop(); }
+
+  const std::vector<std::string>& env() const { return env_; }
+
+  // Stops the server; an error when it did not run exactly `runs` commands (a client that finds
+  // no server runs its command itself, silently: the figures of 2026-12-01 12:14-12:30 were
+  // one-shot runs that a server, not yet listening, never saw).
+  std::string Stop(std::int64_t runs = -1) {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGTERM);
+      ::waitpid(pid_, nullptr, 0);
+      pid_ = -1;
+    }
+    const int served = CountLines(log_, "ran a command");
+    if (runs < 0 || served == runs) return {};
+    return "the server ran " + std::to_string(served) + " of " + std::to_string(runs) +
+           " commands (log: " + log_ + ")";
+  }
+
+ private:
+  std::string runtime_;
+  std::string log_;
+  std::vector<std::string> env_;
+  pid_t pid_ = -1;
+};
+
+// `cordon run` handing its command to a run server (`cordon serve`, decision 0026) started for
+// this benchmark. The server's log must show every timed command as served.
 void RunThroughServer(benchmark::State& state, const std::vector<std::string>& cmd,
                       std::chrono::milliseconds pause = std::chrono::milliseconds(0)) {
-  const std::string runtime = Workspace() + "/rt";
-  const std::string log = Workspace() + "/serve.log";
-  std::filesystem::create_directories(runtime);
-  std::filesystem::permissions(runtime, std::filesystem::perms::owner_all);
-  std::vector<std::string> env = kEnv;
-  env.push_back("XDG_RUNTIME_DIR=" + runtime);
-  std::filesystem::remove(log);  // the previous server's "listening" is not this one's
-  const pid_t server = ::fork();
-  if (server == 0) {
-    const int null = ::open("/dev/null", O_RDWR);
-    const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    ::dup2(null, 0);
-    ::dup2(null, 1);
-    ::dup2(out, 2);
-    std::vector<char*> argv = {const_cast<char*>(CORDON_BINARY), const_cast<char*>("serve"),
-                               nullptr};
-    std::vector<char*> envp;
-    for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-    envp.push_back(nullptr);
-    ::execve(CORDON_BINARY, argv.data(), envp.data());
-    _exit(127);
-  }
-  for (int i = 0; i < 500 && CountLines(log, "listening on") == 0; ++i) ::usleep(10000);
+  BenchServer server;
   const std::vector<std::string> argv = Cordon(cmd);
   std::uint64_t bytes = 0;
   std::int64_t runs = 0;
   for (auto _ : state) {
     PauseUntimed(state, pause);
-    SpawnStats s = SpawnAndWait(argv, env);
+    SpawnStats s = SpawnAndWait(argv, server.env());
     if (s.exit_code != 0) {
       state.SkipWithError(("exit code " + std::to_string(s.exit_code)).c_str());
       break;
@@ -181,13 +217,51 @@ void RunThroughServer(benchmark::State& state, const std::vector<std::string>& c
     ++runs;
   }
   state.SetBytesProcessed(static_cast<int64_t>(bytes));
-  ::kill(server, SIGTERM);
-  ::waitpid(server, nullptr, 0);
-  if (const int served = CountLines(log, "ran a command"); served != runs) {
-    const std::string why = "the server ran " + std::to_string(served) + " of " +
-                            std::to_string(runs) + " commands (log: " + log + ")";
-    state.SkipWithError(why.c_str());
+  if (const std::string why = server.Stop(runs); !why.empty()) state.SkipWithError(why.c_str());
+}
+
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+// The three side by side: each iteration runs the command bare, under bubblewrap and through
+// cordon's run server, one after the other (each after `pause`), so that whatever the machine
+// does meanwhile (this VM's neighbours move the separate cases above by a millisecond from one
+// minute to the next) weighs on all three alike. Counters: the median wall time of each, in ms.
+void Interleaved(benchmark::State& state, const std::vector<std::string>& cmd,
+                 std::chrono::milliseconds pause) {
+  BenchServer server;
+  const std::vector<std::string> bare = Bare(cmd);
+  const std::vector<std::string> bwrap = Bwrap(cmd);
+  const std::vector<std::string> cordon = Cordon(cmd);
+  std::vector<double> bare_ms;
+  std::vector<double> bwrap_ms;
+  std::vector<double> cordon_ms;
+  auto timed = [&](const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                   std::vector<double>& into) {
+    std::this_thread::sleep_for(pause);
+    const auto start = std::chrono::steady_clock::now();
+    const SpawnStats s = SpawnAndWait(argv, env);
+    into.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count());
+    return s.exit_code == 0;
+  };
+  std::int64_t runs = 0;
+  for (auto _ : state) {
+    if (!timed(bare, kEnv, bare_ms) || !timed(bwrap, kEnv, bwrap_ms) ||
+        !timed(cordon, server.env(), cordon_ms)) {
+      state.SkipWithError("a command failed");
+      break;
+    }
+    ++runs;
   }
+  state.counters["bare_ms"] = Median(bare_ms);
+  state.counters["bwrap_ms"] = Median(bwrap_ms);
+  state.counters["cordon_server_ms"] = Median(cordon_ms);
+  if (const std::string why = server.Stop(runs); !why.empty()) state.SkipWithError(why.c_str());
 }
 
 BENCHMARK_CAPTURE(Run, true_bare, Bare, kTrue)->Unit(benchmark::kMillisecond)->UseRealTime();
@@ -231,6 +305,10 @@ BENCHMARK_CAPTURE(Run, flood200mb_bare, Bare, kFlood)->Unit(benchmark::kMillisec
 BENCHMARK_CAPTURE(Run, flood200mb_cordon, Cordon, kFlood)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+BENCHMARK_CAPTURE(Interleaved, true, kTrue, std::chrono::milliseconds(0))->Iterations(300);
+BENCHMARK_CAPTURE(Interleaved, true_spaced, kTrue, kSpaced)->Iterations(150);
+BENCHMARK_CAPTURE(Interleaved, short, kShort, std::chrono::milliseconds(0))->Iterations(150);
+BENCHMARK_CAPTURE(Interleaved, short_spaced, kShort, kSpaced)->Iterations(100);
 BENCHMARK_CAPTURE(PeakRss, true_bare, Bare, kTrue)->Iterations(20);
 BENCHMARK_CAPTURE(PeakRss, true_bwrap, Bwrap, kTrue)->Iterations(20);
 BENCHMARK_CAPTURE(PeakRss, true_cordon, Cordon, kTrue)->Iterations(20);

@@ -16,4 +16,9 @@ function(cordon_nolibc_executable name)
     -Wall -Wextra -Werror $<$<CXX_COMPILER_ID:GNU>:-fno-tree-loop-distribute-patterns>)
   target_link_options(${name} PRIVATE -nostdlib -static-pie -fno-sanitize=all
     -Wl,--gc-sections -Wl,-z,noexecstack)
+  # Whatever the flags (say -Os, which may put a table of pointers into relocated data), an
+  # executable that would need a relocation fails the build: nothing would apply it.
+  add_custom_command(TARGET ${name} POST_BUILD
+    COMMAND ${PROJECT_SOURCE_DIR}/scripts/check_no_relocations.sh $<TARGET_FILE:${name}>
+    VERBATIM)
 endfunction()

@@ -48,32 +48,36 @@ void Say(const char* text) { (void)Write(2, text, Length(text)); }
   Exit(125);
 }
 
+// <dir of this executable><relative>, when that is a regular file.
+bool Candidate(PathText& full, struct statx& st, const char* self, size_t dir,
+               const char* relative) {
+  full = PathText();
+  full.Add(self, dir).Add(relative);
+  return full.ok && Statx(AT_FDCWD, full.data, 0, &st) == 0 && (st.stx_mode & S_IFMT) == S_IFREG;
+}
+
 // The full cordon: <dir>/../libexec/cordon/cordon installed, <dir>/../cli/cordon in the build tree.
+// (No table of the candidates: a table of pointers would need a relocation, and nothing here
+// applies relocations.)
 bool LocateFull(PathText& full, struct statx& st) {
   char self[4096];
   const long n = ReadLink("/proc/self/exe", self, sizeof self - 1);
   if (n <= 0) return false;
   long slash = n - 1;
   while (slash > 0 && self[slash] != '/') --slash;
-  const char* const relatives[] = {"/../libexec/cordon/cordon", "/../cli/cordon"};
-  for (const char* relative : relatives) {
-    full = PathText();
-    full.Add(self, static_cast<size_t>(slash)).Add(relative);
-    if (full.ok && Statx(AT_FDCWD, full.data, 0, &st) == 0 && (st.stx_mode & S_IFMT) == S_IFREG) {
-      return true;
-    }
-  }
-  return false;
+  const size_t dir = static_cast<size_t>(slash);
+  return Candidate(full, st, self, dir, "/../libexec/cordon/cordon") ||
+         Candidate(full, st, self, dir, "/../cli/cordon");
 }
 
 // A `cordon run` the server may take: the flags it never serves are left out at once.
 bool Servable(int argc, char** argv) {
   if (argc < 3 || !Equal(argv[1], "run")) return false;
   for (int i = 2; i < argc && !Equal(argv[i], "--"); ++i) {
-    const char* const unserved[] = {"--no-server", "--worktree", "--outside-sandbox", "--help",
-                                    "-h"};
-    for (const char* flag : unserved) {
-      if (Equal(argv[i], flag)) return false;
+    const char* a = argv[i];
+    if (Equal(a, "--no-server") || Equal(a, "--worktree") || Equal(a, "--outside-sandbox") ||
+        Equal(a, "--help") || Equal(a, "-h")) {
+      return false;
     }
   }
   return true;

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <poll.h>
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -12,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <csignal>
 #include <cstring>
 #include <limits>
@@ -78,9 +78,13 @@ class Server {
   Server(const ServerOptions& options, Confinement own, core::UniqueFd listener)
       : options_(options), own_(own), listener_(std::move(listener)) {}
 
+  // Serves until idle: workers wait in accept() themselves (no hand-over from an accepting
+  // thread to a new one per connection), one spare kept waiting while others run commands.
   void Run();
 
  private:
+  void Worker();
+  void StartWorker();  // with threads_mutex_ held
   void Handle(core::UniqueFd connection);
   Result<report::RunOutcome> Execute(int connection, ReceivedRequest& received);
   // Turns a front's invocation into the request its full cordon would have sent, and accepts
@@ -99,6 +103,13 @@ class Server {
   SessionCache sessions_;
   std::mutex log_mutex_;
   std::atomic<int> active_{0};
+  // Steady-clock time of the last connection accepted or finished.
+  std::atomic<Clock::rep> last_activity_{Clock::now().time_since_epoch().count()};
+  std::atomic<bool> stopping_{false};
+  std::mutex threads_mutex_;
+  std::condition_variable threads_done_;
+  int threads_ = 0;  // workers alive
+  int waiting_ = 0;  // workers in accept()
 };
 
 void Server::Log(const std::string& line) {
@@ -223,37 +234,69 @@ void Server::Handle(core::UniqueFd connection) {
                   outcome->stderr_text);
 }
 
-void Server::Run() {
-  Clock::time_point last_activity = Clock::now();
+void Server::StartWorker() {
+  ++threads_;
+  ++waiting_;
+  std::thread([this] { Worker(); }).detach();
+}
+
+void Server::Worker() {
   for (;;) {
-    const auto idle = Clock::now() - last_activity;
-    if (active_.load() == 0 && idle >= options_.idle_timeout) {
-      Log("idle, exiting");
-      return;
-    }
-    pollfd p{listener_.get(), POLLIN, 0};
-    const int ready = ::poll(&p, 1, 1000);
-    if (ready < 0 && errno != EINTR) {
-      Log(fmt::format("poll: {}", std::strerror(errno)));
-      return;
-    }
-    if (active_.load() > 0) last_activity = Clock::now();
-    if (ready <= 0) continue;
     const int raw = ::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC);
-    if (raw < 0) continue;  // EINTR, ECONNABORTED, EMFILE: the next round tries again
+    const int accept_errno = errno;
+    // Out of descriptors: give the running commands a moment to return some.
+    if (raw < 0 && (accept_errno == EMFILE || accept_errno == ENFILE)) ::usleep(10'000);
+    std::unique_lock lock(threads_mutex_);
+    if (stopping_.load()) {
+      if (raw >= 0) ::close(raw);  // accepted while the server shut down: its client runs it
+      --waiting_;
+      if (--threads_ == 0) threads_done_.notify_all();
+      return;
+    }
+    if (raw < 0) continue;  // EINTR, ECONNABORTED, EMFILE: try again
     core::UniqueFd connection(raw);
-    last_activity = Clock::now();
+    last_activity_ = Clock::now().time_since_epoch().count();
     if (active_.load() >= kMaxConnections) {
+      lock.unlock();
       (void)SendReply(raw, ReplyKind::kRefused, 125, {},
                       "cordon: the run server is at its limit of concurrent runs\n");
       continue;
     }
     ++active_;
-    std::thread([this, c = std::move(connection)]() mutable {
-      Handle(std::move(c));
-      --active_;
-    }).detach();
+    --waiting_;
+    // The next client finds a worker waiting already.
+    if (waiting_ == 0 && threads_ < kMaxConnections + 1) StartWorker();
+    lock.unlock();
+    Handle(std::move(connection));
+    lock.lock();
+    --active_;
+    last_activity_ = Clock::now().time_since_epoch().count();
+    // Enough others wait: this one ends.
+    if (waiting_ >= 2) {
+      if (--threads_ == 0) threads_done_.notify_all();
+      return;
+    }
+    ++waiting_;
   }
+}
+
+void Server::Run() {
+  {
+    std::lock_guard lock(threads_mutex_);
+    StartWorker();
+  }
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    const Clock::time_point last{Clock::duration(last_activity_.load())};
+    if (active_.load() == 0 && Clock::now() - last >= options_.idle_timeout) break;
+  }
+  Log("idle, exiting");
+  // Wakes every worker in accept() (EINVAL from then on); one that took a connection at the
+  // last moment finishes it first.
+  stopping_ = true;
+  (void)::shutdown(listener_.get(), SHUT_RDWR);
+  std::unique_lock lock(threads_mutex_);
+  threads_done_.wait(lock, [&] { return threads_ == 0; });
 }
 
 // The lock is held by an open file description, which every process cloned from a server

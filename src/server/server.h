@@ -2,7 +2,8 @@
 // long-lived sessions, so that each command finds its sandbox already prepared (decision 0023)
 // instead of building one from nothing (docs/decisions/0026-run-server.md).
 //
-// One thread accepts; each connection gets a thread of its own that checks the peer (peer.h),
+// Worker threads wait in accept() themselves, one kept spare while others serve (no hand-over
+// from an accepting thread per connection); each connection's worker checks the peer (peer.h),
 // reads one request (wire.h), runs it in the session of its configuration and workspace
 // (created on first use, at most kMaxSessions kept, the least recently used dropped), and
 // replies. The client's socket is the run's cancel descriptor: a client that dies takes its
