@@ -63,6 +63,12 @@ def main():
             print(f"  {case}, interleaved (medians of {b['iterations']}): bare {bare_ms:.2f} ms,"
                   f" bubblewrap +{bw_ms - bare_ms:.2f} ms, run server +{cs_ms - bare_ms:.2f} ms,"
                   f" ratio {(cs_ms - bare_ms) / (bw_ms - bare_ms):.2f} (target <= 0.40)")
+    flood = startup.get("InterleavedFlood/iterations:30") or next(
+        (b for n, b in startup.items() if n.startswith("InterleavedFlood")), None)
+    if flood and "cordon_mb_s" in flood:
+        print(f"  200 MB through cordon, interleaved (medians): {flood['cordon_mb_s']:.0f} MB/s vs"
+              f" bare {flood['bare_mb_s']:.0f} MB/s, ratio "
+              f"{flood['cordon_mb_s'] / flood['bare_mb_s']:.2f} (target >= 0.90)")
     bare, co = get("flood200mb_bare"), get("flood200mb_cordon")
     if bare and co:
         print(f"  200 MB through cordon: {co['bytes_per_second'] / 1e6:.0f} MB/s vs bare "

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,8 +18,21 @@ constexpr int kSinkWaitMs = 50;
 
 }  // namespace
 
+void PassThrough::GrowPipeSink() {
+  grown_ = true;
+#if defined(__linux__)
+  struct stat st {};
+  if (::fstat(sink_, &st) != 0 || !S_ISFIFO(st.st_mode)) return;
+  const int size = ::fcntl(sink_, F_GETPIPE_SZ);
+  if (size >= 0 && static_cast<std::size_t>(size) < kSpliceMax) {
+    (void)::fcntl(sink_, F_SETPIPE_SZ, static_cast<int>(kSpliceMax));  // EPERM: stays as it is
+  }
+#endif
+}
+
 PassThrough::Outcome PassThrough::Splice(int source) {
 #if defined(__linux__)
+  if (!grown_) GrowPipeSink();
   // No SPLICE_F_NONBLOCK: a blocking sink (the usual stdout) holds the loop while it is full,
   // exactly as a write would; the source is only spliced after poll() found it readable.
   const ssize_t n = ::splice(source, nullptr, sink_, nullptr, kSpliceMax, SPLICE_F_MOVE);

@@ -92,6 +92,26 @@ TEST(PassThrough, SplicesFromAPipeIntoAPipe) {
   EXPECT_EQ(through.Splice(source.read.get()).status, PassThrough::Status::kEof);
 }
 
+// A pipe sink grows to the command pipe's 1 MiB at the first splice (fewer wake-ups of the
+// supervisor and the reader); a larger one is left alone, and a file sink is no pipe to grow.
+TEST(PassThrough, APipeSinkGrowsToAMegabyteAndNeverShrinks) {
+  Pipe source = MakePipe();
+  Pipe sink = MakePipe();
+  ASSERT_EQ(::fcntl(sink.write.get(), F_GETPIPE_SZ), 65536);
+  ASSERT_EQ(::write(source.write.get(), "x", 1), 1);
+  PassThrough through(sink.write.get());
+  ASSERT_EQ(through.Splice(source.read.get()).status, PassThrough::Status::kMoved);
+  EXPECT_EQ(::fcntl(sink.write.get(), F_GETPIPE_SZ), 1 << 20);
+
+  Pipe big = MakePipe();
+  if (::fcntl(big.write.get(), F_SETPIPE_SZ, 2 << 20) == 2 << 20) {  // above pipe-max-size: root
+    ASSERT_EQ(::write(source.write.get(), "y", 1), 1);
+    PassThrough into_big(big.write.get());
+    ASSERT_EQ(into_big.Splice(source.read.get()).status, PassThrough::Status::kMoved);
+    EXPECT_EQ(::fcntl(big.write.get(), F_GETPIPE_SZ), 2 << 20);
+  }
+}
+
 // The kernel refuses to splice into a file opened with O_APPEND: the caller is told to read
 // and write instead, and nothing was taken from the source.
 TEST(PassThrough, AnAppendOnlyFileIsUnsupportedAndKeepsTheBytes) {
