@@ -352,16 +352,18 @@ std::optional<server::ResolvedInvocation> ResolveRunInvocation(const server::Inv
   }
   Result<Config> config = LoadConfig(global, options.flags, caller);
   if (!config || config->sandbox.mode == SandboxMode::kOff) return std::nullopt;
-  const std::filesystem::path workspace =
-      options.workspace.empty()
-          ? caller.cwd
-          : (caller.cwd / std::filesystem::path(options.workspace)).lexically_normal();
+  // Resolved on disk, as the session resolves the full cordon's (not lexically: for "link/.."
+  // that would be another directory); one that does not resolve is the full cordon's to report.
+  Result<std::filesystem::path> workspace = core::Canonical(
+      options.workspace.empty() ? caller.cwd
+                                : caller.cwd / std::filesystem::path(options.workspace));
+  if (!workspace) return std::nullopt;
   // session::CallerHome(), for the caller: its HOME when absolute, else the user's entry.
   const std::string caller_home = caller.env.home && caller.env.home->starts_with('/')
                                       ? *caller.env.home
                                       : session::PasswdHome().string();
   std::optional<server::RunRequest> request = BuildServerRequest(
-      *config, workspace, options, caller.cwd, invocation.env, caller_home, stdin_is_terminal);
+      *config, *workspace, options, caller.cwd, invocation.env, caller_home, stdin_is_terminal);
   if (!request) return std::nullopt;
   return server::ResolvedInvocation{*std::move(request), config->limits.timeout};
 }

@@ -59,9 +59,15 @@ bool Candidate(PathText& full, struct statx& st, const char* self, size_t dir,
 // The full cordon: <dir>/../libexec/cordon/cordon installed, <dir>/../cli/cordon in the build tree.
 // (No table of the candidates: a table of pointers would need a relocation, and nothing here
 // applies relocations.)
-bool LocateFull(PathText& full, struct statx& st) {
+bool LocateFull(PathText& full, struct statx& st, const char* execfn) {
   char self[4096];
-  const long n = ReadLink("/proc/self/exe", self, sizeof self - 1);
+  long n = ReadLink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0 && execfn != nullptr) {
+    // No /proc (a minimal chroot): the path this executable was started by.
+    n = static_cast<long>(Length(execfn));
+    if (n >= static_cast<long>(sizeof self)) return false;
+    for (long i = 0; i < n; ++i) self[i] = execfn[i];
+  }
   if (n <= 0) return false;
   long slash = n - 1;
   while (slash > 0 && self[slash] != '/') --slash;
@@ -129,15 +135,16 @@ bool ReadAll(int fd, void* data, size_t size) {
 // Waits for a reply header for up to `milliseconds`; false on timeout, EOF or a bad header.
 bool ReadReply(int socket, long milliseconds, ReplyHeader& reply, bool& timed_out) {
   timed_out = false;
-  for (long left = milliseconds; left > 0;) {
-    const long slice = left > 3600000 ? 3600000 : left;
-    const long ready = PollIn(socket, slice);
-    if (ready > 0) break;
-    if (ready == 0) left -= slice;
+  const long deadline = MonotonicMs() + milliseconds;
+  for (;;) {
+    const long left = deadline - MonotonicMs();
     if (left <= 0) {
       timed_out = true;
       return false;
     }
+    const long ready = PollIn(socket, left > 3600000 ? 3600000 : left);
+    if (ready > 0) break;
+    if (ready < 0 && ready != -kEintr) return false;
   }
   return ReadAll(socket, &reply, sizeof reply) && reply.magic == kMagic;
 }
@@ -270,9 +277,18 @@ extern "C" [[noreturn]] void NolibcMain(long* stack) {
   const int argc = static_cast<int>(stack[0]);
   char** argv = reinterpret_cast<char**>(stack + 1);
   char** envp = argv + argc + 1;
+  // The auxiliary vector follows the environment: AT_EXECFN (31) is the path execve was given.
+  const char* execfn = nullptr;
+  char** end = envp;
+  while (*end != nullptr) ++end;
+  for (const long* aux = reinterpret_cast<const long*>(end + 1); aux[0] != 0; aux += 2) {
+    if (aux[0] == 31) execfn = reinterpret_cast<const char*>(aux[1]);
+  }
   PathText full;
   struct statx st {};
-  if (!LocateFull(full, st)) Fail("cannot find the full cordon executable next to this one", "");
+  if (!LocateFull(full, st, execfn)) {
+    Fail("cannot find the full cordon executable next to this one", "");
+  }
   if (Servable(argc, argv)) TryServer(argc, argv, envp, st);
   const long error = Execve(full.data, argv, envp);
   Fail("cannot execute ", full.data);

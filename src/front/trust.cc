@@ -27,7 +27,10 @@ long Numbers(const char* text, long* values, long capacity) {
     if (*text == '\n' || *text == '\0') return count;
     if (*text < '0' || *text > '9') return -1;
     long value = 0;
-    while (*text >= '0' && *text <= '9') value = value * 10 + (*text++ - '0');
+    for (int digits = 0; *text >= '0' && *text <= '9'; ++digits) {
+      if (digits == 18) return -1;  // no field of /proc/PID/status is that long
+      value = value * 10 + (*text++ - '0');
+    }
     if (count < capacity) values[count] = value;
     ++count;
   }
@@ -41,6 +44,25 @@ bool Number(const char* status, const char* name, long index, long& out) {
   if (count <= index || index >= 8) return false;
   out = values[index];
   return true;
+}
+
+// The "Pid:" of /proc/self/fdinfo/PIDFD: the pidfd's process in this /proc's PID namespace
+// (-1 when it has exited, 0 outside the namespace, -2 unreadable).
+long PidfdPid(int pidfd) {
+  PathText path;
+  path.Add("/proc/self/fdinfo/").AddNumber(static_cast<uint64_t>(pidfd));
+  const long fd = path.ok ? OpenAt(AT_FDCWD, path.data, O_RDONLY | O_CLOEXEC) : -1;
+  if (fd < 0) return -2;
+  char text[1024];
+  const long n = Read(static_cast<int>(fd), text, sizeof text - 1);
+  Close(static_cast<int>(fd));
+  if (n <= 0) return -2;
+  text[n] = '\0';
+  long pid = -2;
+  const char* field = Field(text, "Pid");
+  long values[1];
+  if (field != nullptr && Numbers(field, values, 1) == 1) pid = values[0];
+  return pid;
 }
 
 }  // namespace
@@ -84,7 +106,12 @@ bool ServerIsTrusted(int socket, const Confinement& own, const struct statx& exe
   if (GetSockOpt(socket, kSoPeercred, &cred, &length) == 0 && cred.pid > 0) {
     PathText proc;
     proc.Add("/proc/").AddNumber(static_cast<uint64_t>(cred.pid));
-    const long dir = proc.ok ? OpenAt(AT_FDCWD, proc.data, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    // /proc/PID must name the pidfd's process in the PID namespace of this /proc (the peer's
+    // pid as the socket gives it is in ours, which a /proc of another namespace would not
+    // share): /proc/self/fdinfo says which pid the pidfd has there.
+    const long dir = proc.ok && PidfdPid(pidfd) == cred.pid
+                         ? OpenAt(AT_FDCWD, proc.data, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                         : -1;
     // The directory was opened while the pidfd's process lived: it is that process's.
     if (dir >= 0 && PidfdSendSignal(pidfd, 0) == 0) {
       const Confinement server = ReadConfinement(static_cast<int>(dir));

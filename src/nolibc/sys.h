@@ -159,6 +159,12 @@ inline long PollIn(int fd, long milliseconds) {
   Timespec limit{milliseconds / 1000, (milliseconds % 1000) * 1000000};
   return Sys(__NR_ppoll, (long)&p, 1, (long)&limit, 0, 0);
 }
+// CLOCK_MONOTONIC in milliseconds (0 if the clock cannot be read).
+inline long MonotonicMs() {
+  Timespec now{0, 0};
+  if (Sys(__NR_clock_gettime, 1 /* CLOCK_MONOTONIC */, (long)&now) != 0) return 0;
+  return now.seconds * 1000 + now.nanoseconds / 1000000;
+}
 inline long GetEuid() { return Sys(__NR_geteuid); }
 inline long GetCwd(char* buffer, size_t size) { return Sys(__NR_getcwd, (long)buffer, (long)size); }
 inline long PidfdSendSignal(int pidfd, int signal) {

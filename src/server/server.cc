@@ -269,8 +269,9 @@ void Server::Worker() {
     lock.unlock();
     Handle(std::move(connection));
     lock.lock();
-    --active_;
+    // In this order: Run() reads active_ before last_activity_.
     last_activity_ = Clock::now().time_since_epoch().count();
+    --active_;
     // Enough others wait: this one ends.
     if (waiting_ >= 2) {
       if (--threads_ == 0) threads_done_.notify_all();
@@ -287,8 +288,9 @@ void Server::Run() {
   }
   for (;;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    if (active_.load() != 0) continue;
     const Clock::time_point last{Clock::duration(last_activity_.load())};
-    if (active_.load() == 0 && Clock::now() - last >= options_.idle_timeout) break;
+    if (Clock::now() - last >= options_.idle_timeout) break;
   }
   Log("idle, exiting");
   // Wakes every worker in accept() (EINVAL from then on); one that took a connection at the

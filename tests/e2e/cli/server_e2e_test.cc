@@ -262,6 +262,19 @@ TEST_F(ServerTest, AFrontInAnotherMountNamespaceIsLeftToItself) {
   EXPECT_EQ(CountOf(ServerLog(), "command line resolved here"), 0) << ServerLog();
 }
 
+// Without /proc (a minimal chroot or container) the front finds the full cordon by the path it
+// was started with (AT_EXECFN) and runs it; with /proc it reads /proc/self/exe.
+TEST_F(ServerTest, TheFrontRunsTheFullCordonWithoutProc) {
+  if (::geteuid() != 0) GTEST_SKIP() << "unmounting /proc in a mount namespace needs root";
+  Invocation inv = CordonInvocation({"--version"});
+  const std::string front = inv.argv[0];
+  inv.argv = {"/usr/bin/unshare", "--mount", "/bin/sh", "-c",
+              "umount -l /proc && ! test -e /proc/self && exec " + front + " --version"};
+  Outcome o = RunBinary(inv);
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_FALSE(o.out.empty()) << o.err;
+}
+
 // A hostile client inside a sandbox: it skips every check cordon's own client makes and speaks
 // the protocol itself (the socket lies in its workspace here, so its supervisor's connect
 // broker connects it, with the supervisor's credentials). argv: socket path, workspace, a file
