@@ -8,28 +8,18 @@
 #include "front/text.h"
 #include "front/trust.h"
 #include "nolibc/sys.h"
+#include "server/wire_header.h"
 
 namespace cordon::front {
 using namespace nolibc;  // NOLINT: the system calls
 namespace {
 
-// wire.h (server/wire.h): the constants and header layouts of the run server's protocol.
-constexpr uint32_t kMagic = 0x31444e43;            // replies
-constexpr uint32_t kInvocationMagic = 0x31494e43;  // "CNI1"
-constexpr uint32_t kMaxBodyBytes = 8u << 20;
-constexpr uint32_t kRan = 0, kRefused = 1, kHello = 2, kAccepted = 4;
-struct RequestHeader {
-  uint32_t magic;
-  uint32_t body_bytes;
-};
-struct ReplyHeader {
-  uint32_t magic;
-  uint32_t kind;
-  int32_t exit_code;
-  uint32_t wait_seconds;
-  uint64_t stdout_bytes;
-  uint64_t stderr_bytes;
-};
+using server::kInvocationMagic;
+using server::kMagic;
+using server::kMaxBodyBytes;
+using server::ReplyHeader;
+using server::ReplyKind;
+using server::RequestHeader;
 // client.h: kHelloWait and kReplyGrace.
 constexpr long kHelloWaitMs = 2000;
 constexpr long kReplyGraceMs = 5000;
@@ -232,7 +222,7 @@ void TryServer(int argc, char** argv, char** envp, const struct statx& full) {
   if (!ServerIsTrusted(s, own, full) || SetSockOpt(s, kSoPassPidfd, 1) != 0) return (void)Close(s);
   ReplyHeader reply{};
   bool timed_out = false;
-  if (!ReadReply(s, kHelloWaitMs, reply, timed_out) || reply.kind != kHello ||
+  if (!ReadReply(s, kHelloWaitMs, reply, timed_out) || reply.kind != ReplyKind::kHello ||
       reply.stdout_bytes != 0 || reply.stderr_bytes != 0) {
     return (void)Close(s);
   }
@@ -251,7 +241,7 @@ void TryServer(int argc, char** argv, char** envp, const struct statx& full) {
     if (timed_out) Fail("the run server did not take the command within 30 s (stopped?)", "");
     return (void)Close(s);
   }
-  if (reply.kind != kAccepted) return (void)Close(s);
+  if (reply.kind != ReplyKind::kAccepted) return (void)Close(s);
   const long wait = static_cast<long>(reply.wait_seconds) * 1000 + kReplyGraceMs;
   if (!ReadReply(s, wait, reply, timed_out)) {
     if (timed_out) {
@@ -263,8 +253,9 @@ void TryServer(int argc, char** argv, char** envp, const struct statx& full) {
     }
     Fail("the run server vanished during the run", "");
   }
-  if (reply.kind == kRefused) return (void)Close(s);  // it could not run it: nothing ran
-  if (reply.kind != kRan) Fail("the run server sent a second greeting instead of a result", "");
+  if (reply.kind == ReplyKind::kRefused) return (void)Close(s);  // it could not run it: nothing ran
+  if (reply.kind != ReplyKind::kRan)
+    Fail("the run server sent a second greeting instead of a result", "");
   if (!Relay(s, 1, reply.stdout_bytes) || !Relay(s, 2, reply.stderr_bytes)) {
     Fail("the run server vanished during the run", "");
   }

@@ -193,26 +193,11 @@ TEST_F(ServerTest, TheFrontsCommandLineIsResolvedWithItsOwnDirectoryAndEnvironme
   const std::filesystem::path extra = tmp_.path() / "extra";
   std::filesystem::create_directories(extra);
   for (const bool served : {true, false}) {
-    std::initializer_list<std::string> served_args = {
-        "run",
-        "--writable-root",
-        "../../extra",
-        "--",
-        "sh",
-        "-c",
-        "pwd; echo \"$CORDON_E2E_PASSED\"; echo w > ../../extra/landed"};
-    std::initializer_list<std::string> local_args = {
-        "run",
-        "--no-server",
-        "--writable-root",
-        "../../extra",
-        "--",
-        "sh",
-        "-c",
-        "pwd; echo \"$CORDON_E2E_PASSED\"; echo w > ../../extra/landed"};
     Invocation inv = CordonInvocation(
-        served ? served_args : local_args,
+        {"run", "--writable-root", "../../extra", "--", "sh", "-c",
+         "pwd; echo \"$CORDON_E2E_PASSED\"; echo w > ../../extra/landed"},
         {RuntimeEnv(), "XDG_CONFIG_HOME=" + config_home.string(), "CORDON_E2E_PASSED=the-callers"});
+    if (!served) inv.argv.insert(inv.argv.begin() + 2, "--no-server");  // after "run"
     inv.cwd = workspace_ / "sub";
     std::filesystem::remove(extra / "landed");
     Outcome o = RunBinary(inv);
