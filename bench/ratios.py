@@ -37,8 +37,8 @@ def main():
         bare, bw, co = get(cmd + "_bare"), get(cmd + "_bwrap"), get(cmd + "_cordon")
         if bare and bw and co:
             cordon_cost, bwrap_cost = ms(co) - ms(bare), ms(bw) - ms(bare)
-            print(f"  {cmd}: cordon start-up cost {cordon_cost:.2f} ms, bubblewrap {bwrap_cost:.2f} ms,"
-                  f" ratio {cordon_cost / bwrap_cost:.2f} (target <= 0.40)")
+            print(f"  {cmd}: one-shot (--no-server) start-up cost {cordon_cost:.2f} ms, bubblewrap"
+                  f" {bwrap_cost:.2f} ms, ratio {cordon_cost / bwrap_cost:.2f}")
         cs = get(cmd + "_cordon_server")
         if bare and bw and cs:
             cs_cost = ms(cs) - ms(bare)
@@ -65,10 +65,14 @@ def main():
                   f" ratio {(cs_ms - bare_ms) / (bw_ms - bare_ms):.2f} (target <= 0.40)")
     flood = startup.get("InterleavedFlood/iterations:30") or next(
         (b for n, b in startup.items() if n.startswith("InterleavedFlood")), None)
+    if flood and "served_mb_s" in flood:
+        print(f"  200 MB through cordon run (served, the default), interleaved (medians):"
+              f" {flood['served_mb_s']:.0f} MB/s vs bare {flood['bare_mb_s']:.0f} MB/s, ratio "
+              f"{flood['served_mb_s'] / flood['bare_mb_s']:.2f} (target >= 0.90)")
     if flood and "cordon_mb_s" in flood:
-        print(f"  200 MB through cordon, interleaved (medians): {flood['cordon_mb_s']:.0f} MB/s vs"
-              f" bare {flood['bare_mb_s']:.0f} MB/s, ratio "
-              f"{flood['cordon_mb_s'] / flood['bare_mb_s']:.2f} (target >= 0.90)")
+        print(f"  200 MB through cordon run --no-server, interleaved (medians):"
+              f" {flood['cordon_mb_s']:.0f} MB/s vs bare {flood['bare_mb_s']:.0f} MB/s, ratio "
+              f"{flood['cordon_mb_s'] / flood['bare_mb_s']:.2f}")
     bare, co = get("flood200mb_bare"), get("flood200mb_cordon")
     if bare and co:
         print(f"  200 MB through cordon: {co['bytes_per_second'] / 1e6:.0f} MB/s vs bare "

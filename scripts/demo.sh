@@ -23,6 +23,9 @@ test: hello
 	./hello | grep -q sandbox && echo "test passed"
 MAKE
 cd "$ws"
+# The demo leaves nothing running: it uses a run server you started, but starts none
+# (decision 0030; without this, the first `cordon run` starts one for the next runs).
+export CORDON_RUN_SERVER=${CORDON_RUN_SERVER:-use}
 
 show() { printf '\n$ %s\n' "$*"; }
 

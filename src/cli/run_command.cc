@@ -24,6 +24,7 @@
 #include <optional>
 
 #include "config/to_json.h"
+#include "server/autostart.h"
 #include "server/client.h"
 #include "session/request.h"
 
@@ -139,13 +140,17 @@ std::optional<server::RunRequest> BuildServerRequest(const Config& config,
 
 // Hands the command to this user's run server when one is listening and can be trusted
 // (decision 0026): its sessions have the sandbox prepared. nullopt: not served, nothing ran.
+// With `use` kAuto, a run that finds no server starts one for the next runs (decision 0030).
 std::optional<int> TryRunServer(const Config& config, const std::filesystem::path& workspace,
-                                const RunOptions& options) {
+                                const RunOptions& options, server::ServerUse use) {
   const char* runtime_dir = std::getenv("XDG_RUNTIME_DIR");
   const server::ServerPaths paths = server::DefaultServerPaths(
       runtime_dir != nullptr ? std::optional<std::string>(runtime_dir) : std::nullopt);
   // No server: the request (and the JSON code that builds it) is not worth a page.
-  if (!server::MayBeListening(paths)) return std::nullopt;
+  if (!server::MayBeListening(paths)) {
+    if (use == server::ServerUse::kAuto) server::StartServerInBackground(paths);
+    return std::nullopt;
+  }
   std::optional<server::RunRequest> request = BuildServerRequest(
       config, workspace, options, ThisProcess().cwd, session::CallerEnvironment(),
       session::CallerHome().string(), ::isatty(STDIN_FILENO) != 0);
@@ -159,6 +164,9 @@ std::optional<int> TryRunServer(const Config& config, const std::filesystem::pat
       server::RunThroughServer(paths, *request, fds, config.limits.timeout);
   if (!result.warning.empty()) {
     fmt::print(stderr, "cordon: {}; running the command without it\n", result.warning);
+  }
+  if (result.none_running && use == server::ServerUse::kAuto) {
+    server::StartServerInBackground(paths);
   }
   if (!result.served) return std::nullopt;
   return result.exit_code;
@@ -186,8 +194,12 @@ int RunRun(const GlobalOptions& global, const RunOptions& options) {
     fmt::print(stderr, "cordon: WARNING: approved: running this one command outside the sandbox\n");
   }
 #if defined(CORDON_RUN_SERVER)
-  if (!options.no_server && !options.worktree) {
-    if (std::optional<int> served = TryRunServer(*config, workspace->path, options)) {
+  const char* use_setting = std::getenv("CORDON_RUN_SERVER");
+  Result<server::ServerUse> use = server::ParseServerUse(
+      use_setting != nullptr ? std::optional<std::string>(use_setting) : std::nullopt);
+  if (!use) return ReportSetupError(use.error());
+  if (!options.no_server && !options.worktree && *use != server::ServerUse::kOff) {
+    if (std::optional<int> served = TryRunServer(*config, workspace->path, options, *use)) {
       return *served;
     }
   }
@@ -275,7 +287,7 @@ CLI::App* DefineRunCommand(CLI::App& root, RunOptions& options) {
   app->add_option("command", options.argv, "The command and its arguments, after --")
       ->type_name("COMMAND");
   app->add_flag("--no-server", options.no_server,
-                "Run in this process even when a run server (`cordon serve`) is listening");
+                "Run in this process: neither use a run server (`cordon serve`) nor start one");
   app->add_flag("--worktree", options.worktree,
                 "Worktree mode: the workspace must be a linked git worktree, the only writable "
                 "root (docs/mcp.md)");
@@ -348,6 +360,10 @@ std::optional<server::ResolvedInvocation> ResolveRunInvocation(const server::Inv
     if (entry.starts_with("HOME=") && !caller.env.home) caller.env.home = entry.substr(5);
     if (entry.starts_with("XDG_CONFIG_HOME=") && !caller.env.xdg_config_home) {
       caller.env.xdg_config_home = entry.substr(16);
+    }
+    // A setting the full cordon refuses is its to report (the front passes on all but "off").
+    if (entry.starts_with("CORDON_RUN_SERVER=") && !server::ParseServerUse(entry.substr(18))) {
+      return std::nullopt;
     }
   }
   Result<Config> config = LoadConfig(global, options.flags, caller);

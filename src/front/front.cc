@@ -79,12 +79,24 @@ bool Servable(int argc, char** argv) {
   return true;
 }
 
+bool Closed(int socket) {
+  Close(socket);
+  return false;
+}
+
 const char* Env(char** envp, const char* name) {
   for (char** entry = envp; *entry != nullptr; ++entry) {
     const char* rest = After(*entry, name);
     if (rest != nullptr && *rest == '=') return rest + 1;
   }
   return nullptr;
+}
+
+// CORDON_RUN_SERVER=off: never hand a command to a run server (decision 0030). Any other value
+// is the full cordon's to check.
+bool ServerWanted(char** envp) {
+  const char* setting = Env(envp, "CORDON_RUN_SERVER");
+  return setting == nullptr || !Equal(setting, "off");
 }
 
 // server/paths.h: $XDG_RUNTIME_DIR/cordon/run.sock when that is absolute, else
@@ -183,22 +195,24 @@ bool Relay(int socket, int fd, uint64_t size) {
 }
 
 // Hands the command line to the server, prints its result and exits; returns when the command
-// line is better run by the full cordon (nothing ran).
-void TryServer(int argc, char** argv, char** envp, const struct statx& full) {
+// line is better run by the full cordon (nothing ran): true when the server said so itself
+// (kRunYourself: not for this caller's context, or not a command line it runs as it stands),
+// so the full cordon need not ask it again.
+bool TryServer(int argc, char** argv, char** envp, const struct statx& full) {
   for (int fd = 0; fd < 3; ++fd) {
-    if (Fcntl(fd, kFGetfd, 0) < 0) return;  // a closed stdin, stdout or stderr
+    if (Fcntl(fd, kFGetfd, 0) < 0) return false;  // a closed stdin, stdout or stderr
   }
   SockaddrUn address{};
-  if (!SocketPath(envp, address)) return;
+  if (!SocketPath(envp, address)) return false;
   char cwd[4096];
   const long cwd_size = GetCwd(cwd, sizeof cwd);  // includes the NUL
-  if (cwd_size <= 1 || cwd[0] != '/') return;
+  if (cwd_size <= 1 || cwd[0] != '/') return false;
   PathText count;
   count.AddNumber(static_cast<uint64_t>(argc));
   // The body: cwd, argc, argv, environment, each with its NUL, straight from where they lie.
   size_t parts = 2 + static_cast<size_t>(argc);
   for (char** entry = envp; *entry != nullptr; ++entry) ++parts;
-  if (parts > kMaxParts) return;
+  if (parts > kMaxParts) return false;
   Iovec iov[1 + kMaxParts];  // the header first
   size_t body = 0;
   size_t n = 1;
@@ -207,24 +221,24 @@ void TryServer(int argc, char** argv, char** envp, const struct statx& full) {
   for (int i = 0; i < argc; ++i) iov[n++] = {argv[i], Length(argv[i]) + 1};
   for (char** entry = envp; *entry != nullptr; ++entry) iov[n++] = {*entry, Length(*entry) + 1};
   for (size_t i = 1; i < n; ++i) body += iov[i].length;
-  if (body > kMaxBodyBytes) return;
+  if (body > kMaxBodyBytes) return false;
 
   const long socket = Socket(kAfUnix, kSockStream | kSockCloexec | kSockNonblock);
-  if (socket < 0) return;
+  if (socket < 0) return false;
   const int s = static_cast<int>(socket);
   // A full backlog answers EAGAIN at once; no server, ENOENT or ECONNREFUSED.
-  if (Connect(s, &address) != 0 || Fcntl(s, kFSetfl, 0) != 0) return (void)Close(s);
+  if (Connect(s, &address) != 0 || Fcntl(s, kFSetfl, 0) != 0) return Closed(s);
   const long self = OpenAt(AT_FDCWD, "/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (self < 0) return (void)Close(s);
+  if (self < 0) return Closed(s);
   const Confinement own = ReadConfinement(static_cast<int>(self));
   Close(static_cast<int>(self));
   // The sender of what follows is named to the server (SCM_PIDFD), which checks it too.
-  if (!ServerIsTrusted(s, own, full) || SetSockOpt(s, kSoPassPidfd, 1) != 0) return (void)Close(s);
+  if (!ServerIsTrusted(s, own, full) || SetSockOpt(s, kSoPassPidfd, 1) != 0) return Closed(s);
   ReplyHeader reply{};
   bool timed_out = false;
   if (!ReadReply(s, kHelloWaitMs, reply, timed_out) || reply.kind != ReplyKind::kHello ||
       reply.stdout_bytes != 0 || reply.stderr_bytes != 0) {
-    return (void)Close(s);
+    return Closed(s);
   }
   RequestHeader header{kInvocationMagic, static_cast<uint32_t>(body)};
   iov[0] = {&header, sizeof header};
@@ -235,13 +249,16 @@ void TryServer(int argc, char** argv, char** envp, const struct statx& full) {
   rights->type = kScmRights;
   int* fds = reinterpret_cast<int*>(control + sizeof(CmsgHdr));
   fds[0] = 0, fds[1] = 1, fds[2] = 2;
-  if (!SendAll(s, iov, n, control, sizeof control)) return (void)Close(s);
+  if (!SendAll(s, iov, n, control, sizeof control)) return Closed(s);
   // Nothing has run before kAccepted: any other answer leaves it to the full cordon.
   if (!ReadReply(s, kAcceptWaitMs, reply, timed_out)) {
     if (timed_out) Fail("the run server did not take the command within 30 s (stopped?)", "");
-    return (void)Close(s);
+    return Closed(s);
   }
-  if (reply.kind != ReplyKind::kAccepted) return (void)Close(s);
+  if (reply.kind != ReplyKind::kAccepted) {
+    Close(s);
+    return reply.kind == ReplyKind::kRunYourself;
+  }
   const long wait = static_cast<long>(reply.wait_seconds) * 1000 + kReplyGraceMs;
   if (!ReadReply(s, wait, reply, timed_out)) {
     if (timed_out) {
@@ -253,7 +270,7 @@ void TryServer(int argc, char** argv, char** envp, const struct statx& full) {
     }
     Fail("the run server vanished during the run", "");
   }
-  if (reply.kind == ReplyKind::kRefused) return (void)Close(s);  // it could not run it: nothing ran
+  if (reply.kind == ReplyKind::kRefused) return Closed(s);  // it could not run it: nothing ran
   if (reply.kind != ReplyKind::kRan)
     Fail("the run server sent a second greeting instead of a result", "");
   if (!Relay(s, 1, reply.stdout_bytes) || !Relay(s, 2, reply.stderr_bytes)) {
@@ -280,8 +297,17 @@ extern "C" [[noreturn]] void NolibcMain(long* stack) {
   if (!LocateFull(full, st, execfn)) {
     Fail("cannot find the full cordon executable next to this one", "");
   }
-  if (Servable(argc, argv)) TryServer(argc, argv, envp, st);
-  const long error = Execve(full.data, argv, envp);
+  char** args = argv;
+  char* with_no_server[2 + kMaxParts + 2];
+  if (Servable(argc, argv) && ServerWanted(envp) && TryServer(argc, argv, envp, st)) {
+    // `cordon run --no-server ...`: the server has just declined it.
+    with_no_server[0] = argv[0];
+    with_no_server[1] = argv[1];
+    with_no_server[2] = const_cast<char*>("--no-server");
+    for (int i = 2; i <= argc; ++i) with_no_server[i + 1] = argv[i];  // with the final null
+    args = with_no_server;
+  }
+  const long error = Execve(full.data, args, envp);
   Fail("cannot execute ", full.data);
   (void)error;
 }

@@ -42,6 +42,12 @@ ClientResult NotServed(std::string warning) {
   return result;
 }
 
+ClientResult NoneRunning() {
+  ClientResult result;
+  result.none_running = true;
+  return result;
+}
+
 // Waits until the reply can be read, at most `limit`; false when it did not come.
 bool WaitForReply(int socket, std::chrono::milliseconds limit) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
@@ -72,7 +78,7 @@ ClientResult RunThroughServer(const ServerPaths& paths, const RunRequest& reques
                               const std::vector<int>& fds, std::chrono::milliseconds run_timeout) {
   // No directory, or one that is not safe: no server to use (the latter is worth a word).
   if (Result<void> dir = CheckDirectory(paths.directory, false); !dir) {
-    if (dir.error().code == ErrorCode::kNotFound) return {};
+    if (dir.error().code == ErrorCode::kNotFound) return NoneRunning();
     return NotServed(dir.error().message);
   }
   sockaddr_un address{};
@@ -88,7 +94,8 @@ ClientResult RunThroughServer(const ServerPaths& paths, const RunRequest& reques
     if (errno == EAGAIN) {
       return NotServed("the run server at " + path + " accepts no connection (stopped or busy)");
     }
-    return {};  // ENOENT, ECONNREFUSED: no server running
+    if (errno == ENOENT || errno == ECONNREFUSED) return NoneRunning();
+    return {};
   }
   if (::fcntl(socket.get(), F_SETFL, 0) != 0) return {};
   // The request carries the caller's environment: only to a server that is not sandboxed.
@@ -146,6 +153,9 @@ ClientResult RunThroughServer(const ServerPaths& paths, const RunRequest& reques
     return result;
   }
   if (reply->kind == ReplyKind::kRefused) return NotServed(Chomp(reply->stderr_text));
+  // Not for this caller's context (another cgroup, namespaces, limits: decision 0030): this
+  // process runs it, as it would without a server; nothing ran there.
+  if (reply->kind == ReplyKind::kRunYourself) return {};
   if (reply->kind != ReplyKind::kRan) {
     ClientResult result;
     result.served = true;  // the request was sent: it may have run

@@ -19,6 +19,8 @@ struct ClientResult {
   // Why it was not served, when that deserves a warning (a server that refused or could not
   // be trusted); empty when simply no server is running.
   std::string warning;
+  // No server is running there (no directory, no socket, or a stale one): one may be started.
+  bool none_running = false;
 };
 
 // Connects to `paths.socket`, checks the server (peer.h), sends `request` with `fds` (stdout,

@@ -24,21 +24,6 @@ constexpr int kSoPeerPidfd = 77;
 // Largest /proc/PID/status read; the real one is about 1.5 KiB.
 constexpr std::size_t kStatusMax = 16384;
 
-std::string_view Field(std::string_view status, std::string_view name) {
-  std::size_t at = 0;
-  while (at < status.size()) {
-    std::size_t end = status.find('\n', at);
-    if (end == std::string_view::npos) end = status.size();
-    std::string_view line = status.substr(at, end - at);
-    if (line.size() > name.size() && line.starts_with(name) && line[name.size()] == ':') {
-      line.remove_prefix(name.size() + 1);
-      return line;
-    }
-    at = end + 1;
-  }
-  return {};
-}
-
 // The numbers of a field, separated by tabs or spaces.
 std::vector<long> Numbers(std::string_view text) {
   std::vector<long> numbers;
@@ -81,7 +66,7 @@ Result<std::string> ReadStatus(int proc_dir, const std::string& what) {
 Result<Confinement> ParseStatus(std::string_view status) {
   Confinement c;
   auto need = [&](std::string_view name, std::size_t at_least) -> Result<std::vector<long>> {
-    std::vector<long> numbers = Numbers(Field(status, name));
+    std::vector<long> numbers = Numbers(StatusField(status, name));
     if (numbers.size() < at_least) {
       return Fail(ErrorCode::kInvalidArgument,
                   fmt::format("/proc/PID/status: no readable \"{}:\" line", name));
@@ -110,21 +95,6 @@ void AddExecutable(int proc_dir, Confinement& c) {
   c.exe_ino = static_cast<std::uint64_t>(st.st_ino);
 }
 
-// The mount namespace and root directory of the process (ptrace read access: the same user,
-// dumpable). Unknown when /proc would not say.
-void AddView(int proc_dir, Confinement& c) {
-  struct stat ns {};
-  struct stat root {};
-  if (::fstatat(proc_dir, "ns/mnt", &ns, 0) != 0 || ::fstatat(proc_dir, "root", &root, 0) != 0) {
-    return;
-  }
-  c.view_known = true;
-  c.mnt_ns_dev = static_cast<std::uint64_t>(ns.st_dev);
-  c.mnt_ns_ino = static_cast<std::uint64_t>(ns.st_ino);
-  c.root_dev = static_cast<std::uint64_t>(root.st_dev);
-  c.root_ino = static_cast<std::uint64_t>(root.st_ino);
-}
-
 }  // namespace
 
 Result<Confinement> OwnConfinement() {
@@ -133,7 +103,7 @@ Result<Confinement> OwnConfinement() {
   CORDON_TRY(std::string status, ReadStatus(self.get(), "/proc/self"));
   CORDON_TRY(Confinement c, ParseStatus(status));
   AddExecutable(self.get(), c);
-  AddView(self.get(), c);
+  c.context = ReadContext(self.get(), status);
   return c;
 }
 
@@ -151,7 +121,7 @@ std::string Mismatch(const Confinement& own, const Confinement& peer) {
   return {};
 }
 
-Result<Confinement> ConfinementOf(int pidfd, bool executable, bool view) {
+Result<Confinement> ConfinementOf(int pidfd, bool executable, bool context) {
   // The pid behind the pidfd, in our PID namespace ("Pid:\t-1" once it has exited).
   const std::string info = fmt::format("/proc/self/fdinfo/{}", pidfd);
   core::UniqueFd info_fd(::open(info.c_str(), O_RDONLY | O_CLOEXEC));
@@ -160,7 +130,7 @@ Result<Confinement> ConfinementOf(int pidfd, bool executable, bool view) {
   const ssize_t n = ::read(info_fd.get(), text, sizeof text - 1);
   if (n <= 0) return core::FailSyscall("read", info);
   std::vector<long> pid =
-      Numbers(Field(std::string_view(text, static_cast<std::size_t>(n)), "Pid"));
+      Numbers(StatusField(std::string_view(text, static_cast<std::size_t>(n)), "Pid"));
   if (pid.size() != 1 || pid[0] <= 0) {
     return Fail(ErrorCode::kUnavailable,
                 "the other process has exited or lies outside this "
@@ -177,7 +147,7 @@ Result<Confinement> ConfinementOf(int pidfd, bool executable, bool view) {
   CORDON_TRY(std::string status, ReadStatus(dir.get(), what));
   CORDON_TRY(Confinement c, ParseStatus(status));
   if (executable) AddExecutable(dir.get(), c);
-  if (view) AddView(dir.get(), c);
+  if (context) c.context = ReadContext(dir.get(), status);
   return c;
 }
 
@@ -211,19 +181,6 @@ Result<void> CheckProcess(const Confinement& own, int pidfd) {
 
 Result<void> CheckPeer(const Confinement& own, int socket) {
   return Trusted(own, PeerConfinement(socket));
-}
-
-std::string ViewMismatch(const Confinement& own, const Confinement& other) {
-  if (!own.view_known || !other.view_known) {
-    return "its mount namespace and root are not readable here";
-  }
-  if (own.mnt_ns_dev != other.mnt_ns_dev || own.mnt_ns_ino != other.mnt_ns_ino) {
-    return "it runs in another mount namespace";
-  }
-  if (own.root_dev != other.root_dev || own.root_ino != other.root_ino) {
-    return "it runs under another root directory (chroot)";
-  }
-  return {};
 }
 
 Result<void> CheckServer(const Confinement& own, int socket) {

@@ -22,6 +22,7 @@
 #include <string_view>
 
 #include "cordon/error.h"
+#include "server/context.h"
 
 namespace cordon::server {
 
@@ -35,13 +36,9 @@ struct Confinement {
   bool exe_known = false;
   std::uint64_t exe_dev = 0;
   std::uint64_t exe_ino = 0;
-  // The mount namespace and root directory (stat of /proc/PID/ns/mnt and /proc/PID/root):
-  // always for OwnConfinement, for another process only when asked.
-  bool view_known = false;
-  std::uint64_t mnt_ns_dev = 0;
-  std::uint64_t mnt_ns_ino = 0;
-  std::uint64_t root_dev = 0;
-  std::uint64_t root_ino = 0;
+  // What a command run for the process would inherit (context.h): always for OwnConfinement,
+  // for another process only when asked.
+  Context context;
 };
 
 // Parses the text of /proc/PID/status. kInvalidArgument naming the missing field when a line
@@ -57,9 +54,9 @@ std::string Mismatch(const Confinement& own, const Confinement& peer);
 // The confinement of the process behind `pidfd` (its /proc entry, confirmed through the pidfd
 // to still be that process).
 // With `executable`, also its exe_* fields (one more stat; only the client's check needs it);
-// with `view`, its view_* fields.
+// with `context`, its context.
 [[nodiscard]] Result<Confinement> ConfinementOf(int pidfd, bool executable = false,
-                                                bool view = false);
+                                                bool context = false);
 
 // The confinement of the process that connected `socket` (client side: that called listen()),
 // through SO_PEERPIDFD.
@@ -71,11 +68,6 @@ std::string Mismatch(const Confinement& own, const Confinement& peer);
 // PeerConfinement + Mismatch against `own`: kUnavailable with the reason when the
 // peer must not be trusted or when the kernel cannot say (no SO_PEERPIDFD).
 [[nodiscard]] Result<void> CheckPeer(const Confinement& own, int socket);
-
-// Empty when `other` (its view_* fields read) sees the filesystem as `own` does — the same mount
-// namespace and root — else why not. A `cordon` front's relative paths, configuration file and
-// workspace are looked up in the server (decision 0028): only for such a process.
-std::string ViewMismatch(const Confinement& own, const Confinement& other);
 
 // CheckPeer for a client looking at its server, which must also run this very executable: a
 // server of another cordon (one still running after an upgrade, another install) may speak

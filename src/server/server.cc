@@ -89,7 +89,7 @@ class Server {
   Result<report::RunOutcome> Execute(int connection, ReceivedRequest& received);
   // Turns a front's invocation into the request its full cordon would have sent, and accepts
   // it; false when the front is told to run it itself (or is gone).
-  bool Resolve(int connection, ReceivedRequest& received, const Confinement& sender);
+  bool Resolve(int connection, ReceivedRequest& received);
   void Log(const std::string& line);
   // Logs "<log_prefix>: <why>" and replies kRefused ("the run server <reply_prefix>: <why>"):
   // the client then runs the command itself.
@@ -154,14 +154,7 @@ Result<report::RunOutcome> Server::Execute(int connection, ReceivedRequest& rece
   return report::RenderRunOutcome(result, r.json, session.config().limits.timeout);
 }
 
-bool Server::Resolve(int fd, ReceivedRequest& received, const Confinement& sender) {
-  // Its paths, configuration file and workspace are looked up here: only for a process that
-  // sees the same filesystem.
-  if (std::string why = ViewMismatch(own_, sender); !why.empty()) {
-    Log("left a command line to its client: " + why);
-    (void)SendReply(fd, ReplyKind::kRunYourself, 0, {}, {});
-    return false;
-  }
+bool Server::Resolve(int fd, ReceivedRequest& received) {
   std::optional<ResolvedInvocation> resolved;
   if (options_.resolve_invocation) {
     resolved = options_.resolve_invocation(*received.invocation, ::isatty(received.fds[0].get()));
@@ -214,14 +207,22 @@ void Server::Handle(core::UniqueFd connection) {
   }
   // The sender, not only the connecting process: a sandboxed command's connect() is made by
   // its unconfined supervisor (decision 0019), but it sends its request itself.
-  Result<Confinement> sender = ConfinementOf(received->sender.get(), /*executable=*/false,
-                                             /*view=*/received->invocation.has_value());
+  Result<Confinement> sender =
+      ConfinementOf(received->sender.get(), /*executable=*/false, /*context=*/true);
   if (!sender) return Refuse(fd, "refused a client", "refused this client", sender.error());
   if (std::string why = Mismatch(own_, *sender); !why.empty()) {
     return Refuse(fd, "refused a client", "refused this client",
                   Error{ErrorCode::kUnavailable, 0, "the other end is not trusted: " + why});
   }
-  if (received->invocation && !Resolve(fd, *received, *sender)) return;
+  // A command run here inherits this process's namespaces, cgroup, limits and credentials,
+  // not its caller's: only for a caller whose are the same (decision 0030). A front's paths,
+  // configuration file and workspace are also looked up here, which needs the same view.
+  if (std::string why = ContextMismatch(own_.context, sender->context); !why.empty()) {
+    Log("left a command to its client: " + why);
+    (void)SendReply(fd, ReplyKind::kRunYourself, 0, {}, {});
+    return;
+  }
+  if (received->invocation && !Resolve(fd, *received)) return;
   Result<report::RunOutcome> outcome = Execute(fd, *received);
   if (!outcome) {
     // The client runs the command itself: nothing ran here.

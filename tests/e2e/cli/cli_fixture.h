@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <initializer_list>
 #include <string>
+#include <string_view>
 
 #include "run_binary.h"
 
@@ -25,19 +26,24 @@ inline std::string CordonBinary() {
 // not see the build tree, which can lie below /tmp): the front as dir/bin/cordon with the full
 // executable where it looks for it (dir/cli/cordon, decision 0028), or the full executable
 // alone when there is no front. Returns the path to run.
-inline std::filesystem::path StageCordon(const std::filesystem::path& dir) {
-  const std::filesystem::path under_test = CordonBinary();
+// The full executable beside the front `under_test` (where the front looks for it), or empty
+// when `under_test` is the full executable itself.
+inline std::filesystem::path FullCordonOf(const std::filesystem::path& under_test) {
   const std::filesystem::path bin = under_test.parent_path();
-  std::filesystem::path full;
   for (const std::filesystem::path& candidate :
        {bin / "../libexec/cordon/cordon", bin / "../cli/cordon"}) {
     std::error_code ec;
     if (std::filesystem::exists(candidate, ec) &&
         !std::filesystem::equivalent(candidate, under_test, ec)) {
-      full = candidate;
-      break;
+      return candidate;
     }
   }
+  return {};
+}
+
+inline std::filesystem::path StageCordon(const std::filesystem::path& dir) {
+  const std::filesystem::path under_test = CordonBinary();
+  const std::filesystem::path full = FullCordonOf(under_test);
   std::filesystem::create_directories(dir / "bin");
   const std::filesystem::path staged = dir / "bin/cordon";
   std::filesystem::copy_file(under_test, staged, std::filesystem::copy_options::overwrite_existing);
@@ -71,11 +77,14 @@ class CliTest : public ::testing::Test {
     inv.argv.insert(inv.argv.end(), args.begin(), args.end());
     inv.env = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + home_.string(), "LANG=C.UTF-8"};
     // No run server unless a test starts its own: one the user left running (cordon serve)
-    // would take the commands and make the tests depend on it.
-    const bool own_runtime = std::any_of(extra_env.begin(), extra_env.end(), [](const auto& e) {
-      return e.starts_with("XDG_RUNTIME_DIR=");
-    });
-    if (!own_runtime) inv.env.push_back(NoRunServer());
+    // would take the commands and make the tests depend on it. None started on demand either
+    // (decision 0030) unless a test asks: it would outlive the test.
+    auto given = [&](std::string_view name) {
+      return std::any_of(extra_env.begin(), extra_env.end(),
+                         [&](const std::string& e) { return e.starts_with(name); });
+    };
+    if (!given("XDG_RUNTIME_DIR=")) inv.env.push_back(NoRunServer());
+    if (!given("CORDON_RUN_SERVER=")) inv.env.push_back("CORDON_RUN_SERVER=use");
     inv.env.insert(inv.env.end(), extra_env.begin(), extra_env.end());
     inv.cwd = workspace_;
     return inv;

@@ -13,10 +13,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -224,27 +226,51 @@ TEST_F(ServerTest, TheFrontLeavesWhatTheServerDoesNotResolveToTheFullCordon) {
   const std::string log = ServerLog();
   EXPECT_EQ(CountOf(log, "left a command line to its client"), 2) << log;
   EXPECT_EQ(CountOf(log, "command line resolved here"), 0) << log;
-  // mode off was then sent resolved by the full cordon, and served.
-  EXPECT_EQ(CountOf(log, "ran a command"), 1) << log;
+  // The full cordon is told not to ask again (--no-server): it runs both itself.
+  EXPECT_EQ(CountOf(log, "ran a command"), 0) << log;
 }
 
-// A front in another mount namespace sees other files under the same names: its command line
-// is not resolved here (the full cordon then sends what it resolved, which the server checks
-// against its own view of the workspace).
-TEST_F(ServerTest, AFrontInAnotherMountNamespaceIsLeftToItself) {
-  if (::geteuid() != 0) GTEST_SKIP() << "unshare --mount needs root";
+// A command run by the server inherits the server's namespaces, cgroup, limits and
+// credentials, not its caller's (decision 0030): a caller whose differ runs its command itself,
+// silently — through the front (which the server tells so) and through the full cordon alike.
+// A caller in another mount namespace would also see other files under the same names. The
+// twin: the same command line, in the server's context, is served.
+TEST_F(ServerTest, ACallerInAnotherContextRunsItsCommandItself) {
   StartServer();
-  Invocation inv = CordonInvocation({"run", "--", "sh", "-c", "echo here"}, {RuntimeEnv()});
-  inv.argv.insert(inv.argv.begin(), {"/usr/bin/unshare", "--mount"});
-  Outcome o = RunBinary(inv);
-  EXPECT_EQ(o.exit_code, 0) << o.err;
-  EXPECT_EQ(o.out, "here\n");
-  EXPECT_EQ(CountOf(ServerLog(),
-                    "left a command line to its client: it runs in another mount "
-                    "namespace"),
-            1)
-      << ServerLog();
-  EXPECT_EQ(CountOf(ServerLog(), "command line resolved here"), 0) << ServerLog();
+  struct Variant {
+    std::vector<std::string> prefix;
+    bool full;  // the full cordon rather than the front
+    std::string reason;
+    bool needs_root;
+  };
+  const std::vector<Variant> variants = {
+      {{"/usr/bin/prlimit", "--nofile=256:256", "--"}, false, "other resource limits", false},
+      {{"/usr/bin/prlimit", "--nofile=256:256", "--"}, true, "other resource limits", false},
+      {{"/usr/bin/unshare", "--mount", "--"}, false, "another mount namespace", true},
+      {{"/usr/bin/unshare", "--net", "--"}, true, "another network namespace", true},
+  };
+  int left = 0;
+  for (const Variant& v : variants) {
+    if (v.needs_root && ::geteuid() != 0) continue;
+    Invocation inv = CordonInvocation({"run", "--", "sh", "-c", "echo here"}, {RuntimeEnv()});
+    if (v.full) inv.argv[0] = FullCordonOf(inv.argv[0]).string();
+    ASSERT_FALSE(inv.argv[0].empty());
+    inv.argv.insert(inv.argv.begin(), v.prefix.begin(), v.prefix.end());
+    Outcome o = RunBinary(inv);
+    EXPECT_EQ(o.exit_code, 0) << v.reason << ": " << o.err;
+    EXPECT_EQ(o.out, "here\n") << v.reason;
+    EXPECT_EQ(o.err, "") << v.reason;
+    ++left;
+    EXPECT_EQ(CountOf(ServerLog(), "left a command to its client: it runs with " + v.reason) +
+                  CountOf(ServerLog(), "left a command to its client: it runs in " + v.reason),
+              v.reason == "other resource limits" ? (v.full ? 2 : 1) : 1)
+        << ServerLog();
+  }
+  EXPECT_EQ(CountOf(ServerLog(), "left a command to its client"), left) << ServerLog();
+  EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 0) << ServerLog();
+  Outcome same = Run({"run", "--", "sh", "-c", "echo here"});
+  EXPECT_EQ(same.out, "here\n") << same.err;
+  EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 1) << ServerLog();
 }
 
 // Without /proc (a minimal chroot or container) the front finds the full cordon by the path it
@@ -324,8 +350,12 @@ TEST_F(ServerTest, ASandboxedClientIsRefused) {
   EXPECT_NE(own_client.err.find("not using the run server"), std::string::npos) << own_client.err;
   EXPECT_FALSE(std::filesystem::exists(outside));
 
-  // The twin: the same request from outside any sandbox is served and the file lands.
-  Outcome trusted = Run({"run", "--mode", "off", "--", "touch", outside.string()});
+  // The twin: the same request from outside any sandbox, sent by the full cordon (the front
+  // leaves mode off to it, decision 0028), is served and the file lands.
+  Invocation full =
+      CordonInvocation({"run", "--mode", "off", "--", "touch", outside.string()}, {RuntimeEnv()});
+  full.argv[0] = FullCordonOf(full.argv[0]).string();
+  Outcome trusted = RunBinary(full);
   EXPECT_EQ(trusted.exit_code, 0) << trusted.err;
   EXPECT_TRUE(std::filesystem::exists(outside));
   EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 1) << ServerLog();
@@ -500,6 +530,153 @@ TEST_F(ServerTest, ADirectoryOthersCanEnterIsRefusedByBothSides) {
   EXPECT_EQ(run.exit_code, 0);
   EXPECT_EQ(run.out, "still\n");
   EXPECT_NE(run.err.find("others must have no access"), std::string::npos) << run.err;
+}
+
+// The pid of the process listening on `socket` (SO_PEERCRED of a connection to it), or -1.
+pid_t ListenerPid(const std::filesystem::path& socket) {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, socket.c_str(), sizeof address.sun_path - 1);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  const bool ok = ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0 &&
+                  ::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0;
+  ::close(fd);
+  return ok ? cred.pid : -1;
+}
+
+// The process whose command line is exactly `argv0 argv1`, or -1.
+pid_t FindProcess(const std::string& argv0, const std::string& argv1) {
+  const std::string wanted = argv0 + '\0' + argv1 + '\0';
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.empty() || name[0] < '0' || name[0] > '9') continue;
+    if (ReadFile(entry.path() / "cmdline") == wanted) return std::stoi(name);
+  }
+  return -1;
+}
+
+// `pid` and its parents up to the first process, as this PID namespace sees them.
+std::vector<pid_t> Ancestors(pid_t pid) {
+  std::vector<pid_t> chain;
+  while (pid > 0 && chain.size() < 64) {
+    chain.push_back(pid);
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    pid_t parent = 0;
+    for (std::string line; std::getline(status, line);) {
+      if (line.starts_with("PPid:")) parent = std::stoi(line.substr(5));
+    }
+    pid = parent;
+  }
+  return chain;
+}
+
+bool Contains(const std::vector<pid_t>& pids, pid_t pid) {
+  return std::find(pids.begin(), pids.end(), pid) != pids.end();
+}
+
+// `cordon run` starting the user's run server when none listens (decision 0030).
+class AutoStartTest : public ServerTest {
+ protected:
+  ~AutoStartTest() override {
+    if (const pid_t server = ListenerPid(Socket()); server > 0) ::kill(server, SIGKILL);
+  }
+  std::vector<std::string> Auto() const { return {RuntimeEnv(), "CORDON_RUN_SERVER=auto"}; }
+
+  // The process that runs `sleep <marker>` for `client`, and whether `server` is above it.
+  void ExpectServedBy(const Invocation& client, pid_t server, bool served) {
+    static int count = 0;
+    const std::string marker = std::to_string(4000 + ++count) + ".25";
+    Invocation inv = client;
+    inv.argv.push_back("sleep");
+    inv.argv.push_back(marker);
+    Background run(inv, tmp_.path() / "client.log");
+    pid_t sleeper = -1;
+    ASSERT_TRUE(WaitFor([&] { return (sleeper = FindProcess("sleep", marker)) > 0; }))
+        << ReadFile(tmp_.path() / "client.log");
+    const std::vector<pid_t> above = Ancestors(sleeper);
+    EXPECT_EQ(Contains(above, server), served) << "server " << server;
+    EXPECT_EQ(Contains(above, run.pid()), !served) << "client " << run.pid();
+  }
+};
+
+// The first run finds no server, runs its command itself and starts one, detached (its own
+// session, at /, with none of the client's descriptors); the next run's command is the
+// server's. The twin: --no-server still runs its command itself.
+TEST_F(AutoStartTest, TheFirstRunStartsAServerThatServesTheRunsAfterIt) {
+  ASSERT_FALSE(std::filesystem::exists(Socket()));
+  // Returns: the server holds no copy of its stdout and stderr, whose EOF it waits for.
+  Outcome first = Cordon({"run", "--", "sh", "-c", "echo first"}, Auto());
+  EXPECT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(first.out, "first\n");
+  EXPECT_EQ(first.err, "");
+  pid_t server = -1;
+  ASSERT_TRUE(WaitFor([&] { return (server = ListenerPid(Socket())) > 0; }));
+  const std::string proc = "/proc/" + std::to_string(server);
+  EXPECT_EQ(ReadFile(proc + "/cmdline"), std::string("cordon\0serve\0--idle-timeout\0"
+                                                     "300\0",
+                                                     32));
+  EXPECT_EQ(std::filesystem::read_symlink(proc + "/cwd"), "/");
+  for (const char* fd : {"0", "1", "2"}) {
+    EXPECT_EQ(std::filesystem::read_symlink(proc + "/fd/" + fd), "/dev/null") << fd;
+  }
+  const std::string stat_text = ReadFile(proc + "/stat");
+  std::istringstream stat(stat_text.substr(stat_text.rfind(')') + 2));
+  std::string state, ppid, pgrp, session;
+  stat >> state >> ppid >> pgrp >> session;
+  // setsid() in the process between: another session than the client's, no terminal.
+  EXPECT_NE(session, std::to_string(::getsid(0)));
+  std::string tty;
+  stat >> tty;
+  EXPECT_EQ(tty, "0");
+
+  Invocation client = CordonInvocation({"run", "--"}, Auto());
+  ExpectServedBy(client, server, true);
+  Invocation no_server = CordonInvocation({"run", "--no-server", "--"}, Auto());
+  ExpectServedBy(no_server, server, false);
+}
+
+// CORDON_RUN_SERVER=use uses a server but starts none, =off uses none, and so does --no-server;
+// a server's socket left by a dead one is replaced by one started on demand.
+TEST_F(AutoStartTest, NoServerIsStartedWhenTheCallerDoesNotWantOne) {
+  for (const auto& [setting, flag] : std::vector<std::pair<std::string, std::string>>{
+           {"use", "--"}, {"off", "--"}, {"auto", "--no-server"}}) {
+    Invocation inv =
+        CordonInvocation({"run", flag}, {RuntimeEnv(), "CORDON_RUN_SERVER=" + setting});
+    if (flag != "--") inv.argv.push_back("--");
+    inv.argv.insert(inv.argv.end(), {"sh", "-c", "echo ran"});
+    Outcome o = RunBinary(inv);
+    EXPECT_EQ(o.exit_code, 0) << setting << " " << flag << ": " << o.err;
+    EXPECT_EQ(o.out, "ran\n");
+  }
+  std::this_thread::sleep_for(1s);  // a server started on demand listens within milliseconds
+  EXPECT_FALSE(std::filesystem::exists(Socket()));
+
+  StartServer();
+  server_->Stop(SIGKILL);
+  ASSERT_TRUE(std::filesystem::exists(Socket()));  // left behind, refusing connections
+  EXPECT_EQ(ListenerPid(Socket()), -1);
+  Outcome o = Cordon({"run", "--", "sh", "-c", "echo ran"}, Auto());
+  EXPECT_EQ(o.out, "ran\n") << o.err;
+  EXPECT_TRUE(WaitFor([&] { return ListenerPid(Socket()) > 0; }));
+}
+
+// A CORDON_RUN_SERVER that is none of auto, use, off refuses the run, named, with or without a
+// server listening (the server leaves that command line to the full cordon); nothing runs.
+TEST_F(AutoStartTest, ABadRunServerSettingIsRefused) {
+  for (const bool listening : {false, true}) {
+    if (listening) StartServer();
+    Outcome o =
+        Cordon({"run", "--", "touch", "made"}, {RuntimeEnv(), "CORDON_RUN_SERVER=sometimes"});
+    EXPECT_EQ(o.exit_code, 125) << o.err;
+    EXPECT_NE(o.err.find("CORDON_RUN_SERVER=sometimes: expected auto, use or off"),
+              std::string::npos)
+        << o.err;
+    EXPECT_FALSE(std::filesystem::exists(workspace_ / "made"));
+  }
+  EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 0) << ServerLog();
 }
 
 TEST_F(ServerTest, ServeRejectsABadIdleTimeout) {

@@ -33,7 +33,9 @@ const workspace = path.join(scratch, 'workspace');
 const configHome = path.join(scratch, 'config');
 fs.mkdirSync(workspace);
 fs.mkdirSync(configHome);
-const env = { ...process.env, XDG_CONFIG_HOME: configHome };
+// CORDON_RUN_SERVER=off: the `cordon run`s here neither use a run server the machine may have
+// nor start one that would outlive the test (decision 0030).
+const env = { ...process.env, XDG_CONFIG_HOME: configHome, CORDON_RUN_SERVER: 'off' };
 const clients = [];
 after(async () => {
   for (const c of clients) await c.close().catch(() => {});

@@ -1,12 +1,19 @@
 // The run server's pure parts and its socket checks: /proc status parsing, the trust rule,
 // the request's encoding and every malformed form of it, over a real socket pair.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstring>
 #include <vector>
 
+#include "core/unique_fd.h"
+#include "server/context.h"
 #include "server/peer.h"
 #include "server/wire.h"
 
@@ -93,25 +100,83 @@ TEST(Wire, MalformedBodiesAreRefusedNamingTheProblem) {
   EXPECT_NE(bad_argv.error().message.find("array of strings"), std::string::npos);
 }
 
-TEST(ViewMismatch, OnlyTheSameMountNamespaceAndRootAreTheSameView) {
-  Confinement own{1000, false, 0, 1};
-  own.view_known = true;
-  own.mnt_ns_dev = 4, own.mnt_ns_ino = 40, own.root_dev = 8, own.root_ino = 2;
-  EXPECT_EQ(ViewMismatch(own, own), "");
-  Confinement other = own;
-  other.mnt_ns_ino = 41;
-  EXPECT_NE(ViewMismatch(own, other).find("another mount namespace"), std::string::npos);
-  other = own;
-  other.root_ino = 3;
-  EXPECT_NE(ViewMismatch(own, other).find("another root"), std::string::npos);
-  other = own;
-  other.view_known = false;
-  EXPECT_NE(ViewMismatch(own, other), "");
-  // This process and the one it reads through its own pidfd share theirs.
+Context SampleContext() {
+  Context c;
+  c.known = true;
+  c.root = {8, 2};
+  for (std::size_t i = 0; i < c.namespaces.size(); ++i) c.namespaces[i] = {4, 40 + i};
+  c.credentials = "Uid:\t1000\t1000\t1000\t1000\nGroups:\t24 27\n";
+  c.umask = "Umask:\t0022\n";
+  c.affinity = "Cpus_allowed_list:\t0-1\n";
+  c.cgroup = "0::/user.slice/a.scope\n";
+  c.limits = "Max open files            1024                 524288               files\n";
+  c.lsm = "unconfined\n";
+  return c;
+}
+
+// Each part of the context that a served command would take from the server instead of its
+// caller makes the caller's commands its own to run.
+TEST(ContextMismatch, EveryPartOfTheContextCounts) {
+  const Context own = SampleContext();
+  EXPECT_EQ(ContextMismatch(own, own), "");
+  auto differs = [&](auto change, std::string_view words) {
+    Context other = own;
+    change(other);
+    const std::string why = ContextMismatch(own, other);
+    EXPECT_NE(why.find(words), std::string::npos) << why << " (expected " << words << ")";
+  };
+  differs([](Context& c) { c.namespaces[0].ino = 99; }, "another mount namespace");
+  differs([](Context& c) { c.namespaces[1].ino = 99; }, "another network namespace");
+  differs([](Context& c) { c.namespaces[2].dev = 5; }, "another user namespace");
+  differs([](Context& c) { c.namespaces[7].ino = 99; }, "another time namespace");
+  differs([](Context& c) { c.root.ino = 3; }, "another root");
+  differs([](Context& c) { c.credentials = "Uid:\t1000\t1000\t1000\t1000\nGroups:\t24\n"; },
+          "group ids");
+  differs([](Context& c) { c.cgroup = "0::/user.slice/b.scope\n"; }, "another cgroup");
+  differs([](Context& c) { c.limits += "Max processes 10 10 processes\n"; }, "resource limits");
+  differs([](Context& c) { c.lsm = "confined-profile (enforce)\n"; }, "security label");
+  differs([](Context& c) { c.umask = "Umask:\t0077\n"; }, "umask");
+  differs([](Context& c) { c.affinity = "Cpus_allowed_list:\t0\n"; }, "affinity");
+  differs([](Context& c) { c.known = false; }, "not readable");
+}
+
+// This process, read as itself and through a pidfd of itself, has one context; a child that
+// lowered a resource limit does not share it.
+TEST(ContextMismatch, ReadThroughProcIsTheSameForTheSameProcessAndNotForAChildWithOtherLimits) {
   Result<Confinement> self = OwnConfinement();
   ASSERT_TRUE(self.has_value());
-  EXPECT_TRUE(self->view_known);
-  EXPECT_EQ(ViewMismatch(*self, *self), "");
+  ASSERT_TRUE(self->context.known);
+  EXPECT_EQ(ContextMismatch(self->context, self->context), "");
+  core::UniqueFd own_pidfd(static_cast<int>(::syscall(SYS_pidfd_open, ::getpid(), 0)));
+  ASSERT_TRUE(own_pidfd.valid());
+  Result<Confinement> through = ConfinementOf(own_pidfd.get(), false, /*context=*/true);
+  ASSERT_TRUE(through.has_value());
+  EXPECT_EQ(ContextMismatch(self->context, through->context), "");
+
+  int ready[2];
+  ASSERT_EQ(::pipe2(ready, O_CLOEXEC), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    rlimit files{};
+    ::getrlimit(RLIMIT_NOFILE, &files);
+    files.rlim_cur = files.rlim_cur > 64 ? files.rlim_cur - 1 : files.rlim_cur + 1;
+    ::setrlimit(RLIMIT_NOFILE, &files);
+    (void)!::write(ready[1], "x", 1);
+    ::pause();
+    ::_exit(0);
+  }
+  ::close(ready[1]);
+  char byte = 0;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  ::close(ready[0]);
+  core::UniqueFd child_pidfd(static_cast<int>(::syscall(SYS_pidfd_open, child, 0)));
+  ASSERT_TRUE(child_pidfd.valid());
+  Result<Confinement> other = ConfinementOf(child_pidfd.get(), false, /*context=*/true);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  ASSERT_TRUE(other.has_value());
+  EXPECT_EQ(ContextMismatch(self->context, other->context), "it runs with other resource limits");
 }
 
 Invocation SampleInvocation() {
