@@ -183,6 +183,15 @@ class BenchServer {
   // Stops the server; an error when it did not run exactly `runs` commands (a client that finds
   // no server runs its command itself, silently: the figures of 2026-12-01 12:14-12:30 were
   // one-shot runs that a server, not yet listening, never saw).
+  // The server's peak resident set so far (VmHWM), in KiB; 0 once stopped.
+  long PeakRssKib() const {
+    std::ifstream status("/proc/" + std::to_string(pid_) + "/status");
+    for (std::string line; pid_ > 0 && std::getline(status, line);) {
+      if (line.starts_with("VmHWM:")) return std::stol(line.substr(6));
+    }
+    return 0;
+  }
+
   std::string Stop(std::int64_t runs = -1) {
     if (pid_ > 0) {
       ::kill(pid_, SIGTERM);
@@ -265,6 +274,7 @@ void Interleaved(benchmark::State& state, const std::vector<std::string>& cmd,
   state.counters["bare_ms"] = Median(bare_ms);
   state.counters["bwrap_ms"] = Median(bwrap_ms);
   state.counters["cordon_server_ms"] = Median(cordon_ms);
+  state.counters["server_peak_rss_kib"] = static_cast<double>(server.PeakRssKib());
   if (const std::string why = server.Stop(runs); !why.empty()) state.SkipWithError(why.c_str());
 }
 
@@ -339,6 +349,7 @@ void InterleavedFlood(benchmark::State& state) {
   state.counters["bare_mb_s"] = Median(bare_mbs);
   state.counters["cordon_mb_s"] = Median(one_shot_mbs);
   state.counters["served_mb_s"] = Median(served_mbs);
+  state.counters["server_peak_rss_kib"] = static_cast<double>(server.PeakRssKib());
   if (const std::string why = server.Stop(runs); !why.empty()) state.SkipWithError(why.c_str());
 }
 

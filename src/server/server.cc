@@ -85,15 +85,17 @@ class Server {
  private:
   void Worker();
   void StartWorker();  // with threads_mutex_ held
-  void Handle(core::UniqueFd connection);
+  // True when it ran a command: only that keeps the server from its idle exit (a caller it
+  // leaves its commands to, or refuses, must not keep it alive: decision 0030).
+  bool Handle(core::UniqueFd connection);
   Result<report::RunOutcome> Execute(int connection, ReceivedRequest& received);
   // Turns a front's invocation into the request its full cordon would have sent, and accepts
   // it; false when the front is told to run it itself (or is gone).
   bool Resolve(int connection, ReceivedRequest& received);
   void Log(const std::string& line);
   // Logs "<log_prefix>: <why>" and replies kRefused ("the run server <reply_prefix>: <why>"):
-  // the client then runs the command itself.
-  void Refuse(int fd, std::string_view log_prefix, std::string_view reply_prefix,
+  // the client then runs the command itself. False: nothing ran.
+  bool Refuse(int fd, std::string_view log_prefix, std::string_view reply_prefix,
               const Error& error);
 
   const ServerOptions& options_;
@@ -179,14 +181,15 @@ bool Server::Resolve(int fd, ReceivedRequest& received) {
   return SendReply(fd, ReplyKind::kAccepted, 0, {}, {}, wait).has_value();
 }
 
-void Server::Refuse(int fd, std::string_view log_prefix, std::string_view reply_prefix,
+bool Server::Refuse(int fd, std::string_view log_prefix, std::string_view reply_prefix,
                     const Error& error) {
   Log(fmt::format("{}: {}", log_prefix, error.message));
   (void)SendReply(fd, ReplyKind::kRefused, 125, {},
                   fmt::format("cordon: the run server {}: {}\n", reply_prefix, error.message));
+  return false;
 }
 
-void Server::Handle(core::UniqueFd connection) {
+bool Server::Handle(core::UniqueFd connection) {
   const int fd = connection.get();
   // A request sent without either socket asking for its sender arrives unnamed and is refused
   // (ReceiveRequest); the client asks, and so does this end as early as it can.
@@ -198,7 +201,7 @@ void Server::Handle(core::UniqueFd connection) {
   }
   // The client hands over its stdout and stderr only after this: a stopped server would hold
   // descriptors in flight to it, and whoever reads the client's output would wait for it.
-  if (!SendReply(fd, ReplyKind::kHello, 0, {}, {})) return;  // the client is gone
+  if (!SendReply(fd, ReplyKind::kHello, 0, {}, {})) return false;  // the client is gone
   timeval timeout{kRequestTimeoutSeconds, 0};
   (void)::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
   Result<ReceivedRequest> received = ReceiveRequest(fd);
@@ -220,9 +223,9 @@ void Server::Handle(core::UniqueFd connection) {
   if (std::string why = ContextMismatch(own_.context, sender->context); !why.empty()) {
     Log("left a command to its client: " + why);
     (void)SendReply(fd, ReplyKind::kRunYourself, 0, {}, {});
-    return;
+    return false;
   }
-  if (received->invocation && !Resolve(fd, *received)) return;
+  if (received->invocation && !Resolve(fd, *received)) return false;
   Result<report::RunOutcome> outcome = Execute(fd, *received);
   if (!outcome) {
     // The client runs the command itself: nothing ran here.
@@ -233,6 +236,7 @@ void Server::Handle(core::UniqueFd connection) {
                   received->invocation ? "; command line resolved here" : ""));
   (void)SendReply(fd, ReplyKind::kRan, outcome->exit_code, outcome->stdout_text,
                   outcome->stderr_text);
+  return true;
 }
 
 void Server::StartWorker() {
@@ -256,7 +260,6 @@ void Server::Worker() {
     }
     if (raw < 0) continue;  // EINTR, ECONNABORTED, EMFILE: try again
     core::UniqueFd connection(raw);
-    last_activity_ = Clock::now().time_since_epoch().count();
     if (active_.load() >= kMaxConnections) {
       lock.unlock();
       (void)SendReply(raw, ReplyKind::kRefused, 125, {},
@@ -268,10 +271,11 @@ void Server::Worker() {
     // The next client finds a worker waiting already.
     if (waiting_ == 0 && threads_ < kMaxConnections + 1) StartWorker();
     lock.unlock();
-    Handle(std::move(connection));
+    const bool ran = Handle(std::move(connection));
     lock.lock();
-    // In this order: Run() reads active_ before last_activity_.
-    last_activity_ = Clock::now().time_since_epoch().count();
+    // In this order: Run() reads active_ before last_activity_. (A connection taken just as
+    // Run() found the server idle is finished before it exits.)
+    if (ran) last_activity_ = Clock::now().time_since_epoch().count();
     --active_;
     // Enough others wait: this one ends.
     if (waiting_ >= 2) {

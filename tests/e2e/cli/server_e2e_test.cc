@@ -114,8 +114,12 @@ class ServerTest : public CliTest {
   std::string ServerLog() const { return ReadFile(Log()); }
   std::string RuntimeEnv() const { return "XDG_RUNTIME_DIR=" + runtime_.string(); }
 
-  void StartServer() {
-    server_.emplace(CordonInvocation({"serve", "--idle-timeout", "60"}, {RuntimeEnv()}), Log());
+  void StartServer(const std::string& idle_timeout = "60") {
+    // The previous server's "listening on" is not this one's (the new one truncates the log
+    // only once it runs).
+    std::filesystem::remove(Log());
+    server_.emplace(CordonInvocation({"serve", "--idle-timeout", idle_timeout}, {RuntimeEnv()}),
+                    Log());
     // Not the socket file: a dead server's may still be there.
     ASSERT_TRUE(WaitFor([&] { return ServerLog().find("listening on") != std::string::npos; }))
         << "not listening; log: " << ServerLog();
@@ -530,6 +534,29 @@ TEST_F(ServerTest, ADirectoryOthersCanEnterIsRefusedByBothSides) {
   EXPECT_EQ(run.exit_code, 0);
   EXPECT_EQ(run.out, "still\n");
   EXPECT_NE(run.err.find("others must have no access"), std::string::npos) << run.err;
+}
+
+// Only a command it ran keeps a server from its idle exit (decision 0030): callers it leaves
+// their commands to (here: other resource limits) do not, so a server that none of its callers
+// can use makes way for one of theirs. The twin: served runs at the same pace keep it.
+TEST_F(ServerTest, OnlyCommandsItRunsKeepTheServerFromItsIdleExit) {
+  for (const bool served : {false, true}) {
+    StartServer("2");
+    const auto end = std::chrono::steady_clock::now() + 3500ms;
+    int runs = 0;
+    while (std::chrono::steady_clock::now() < end) {
+      Invocation inv = CordonInvocation({"run", "--", "true"}, {RuntimeEnv()});
+      if (!served)
+        inv.argv.insert(inv.argv.begin(), {"/usr/bin/prlimit", "--nofile=256:256", "--"});
+      EXPECT_EQ(RunBinary(inv).exit_code, 0);
+      ++runs;
+      std::this_thread::sleep_for(300ms);
+    }
+    const std::string log = ServerLog();
+    EXPECT_EQ(CountOf(log, "ran a command"), served ? runs : 0) << log;
+    EXPECT_EQ(CountOf(log, "idle, exiting"), served ? 0 : 1) << log;
+    server_->Stop(SIGKILL);
+  }
 }
 
 // The pid of the process listening on `socket` (SO_PEERCRED of a connection to it), or -1.
