@@ -181,6 +181,13 @@ int RunRun(const GlobalOptions& global, const RunOptions& options) {
   if (auto flags = CheckWorktreeFlags(options.flags, options.worktree); !flags) {
     return ReportSetupError(flags.error());
   }
+#if defined(CORDON_RUN_SERVER)
+  // Checked first: a bad value must not cost anyone an approval on the terminal.
+  const char* use_setting = std::getenv("CORDON_RUN_SERVER");
+  Result<server::ServerUse> use = server::ParseServerUse(
+      use_setting != nullptr ? std::optional<std::string>(use_setting) : std::nullopt);
+  if (!use) return ReportSetupError(use.error());
+#endif
   auto config = LoadConfig(global, options.flags);
   if (!config) return ReportSetupError(config.error());
   WarnWhenUnsandboxed(*config, options.worktree, "running");
@@ -194,11 +201,10 @@ int RunRun(const GlobalOptions& global, const RunOptions& options) {
     fmt::print(stderr, "cordon: WARNING: approved: running this one command outside the sandbox\n");
   }
 #if defined(CORDON_RUN_SERVER)
-  const char* use_setting = std::getenv("CORDON_RUN_SERVER");
-  Result<server::ServerUse> use = server::ParseServerUse(
-      use_setting != nullptr ? std::optional<std::string>(use_setting) : std::nullopt);
-  if (!use) return ReportSetupError(use.error());
-  if (!options.no_server && !options.worktree && *use != server::ServerUse::kOff) {
+  // Unsandboxed commands (mode off, --outside-sandbox) run here: a server would run them with
+  // whatever of its own process context /proc does not show (decision 0030).
+  if (!options.no_server && !options.worktree && !options.outside_sandbox &&
+      config->sandbox.mode != SandboxMode::kOff && *use != server::ServerUse::kOff) {
     if (std::optional<int> served = TryRunServer(*config, workspace->path, options, *use)) {
       return *served;
     }

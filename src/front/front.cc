@@ -99,12 +99,19 @@ bool ServerWanted(char** envp) {
   return setting == nullptr || !Equal(setting, "off");
 }
 
-// server/paths.h: $XDG_RUNTIME_DIR/cordon/run.sock when that is absolute, else
-// /tmp/cordon-<uid>/run.sock; the directory must be ours with no access for others.
+// server/paths.h: $XDG_RUNTIME_DIR/cordon/run.sock when that is absolute and ours (or absent),
+// else /tmp/cordon-<uid>/run.sock; the directory must be ours with no access for others.
 bool SocketPath(char** envp, SockaddrUn& address) {
   PathText dir;
   const char* runtime = Env(envp, "XDG_RUNTIME_DIR");
-  if (runtime != nullptr && runtime[0] == '/') {
+  struct statx rt {};
+  const long found = runtime != nullptr ? Statx(AT_FDCWD, runtime, AT_SYMLINK_NOFOLLOW, &rt) : -1;
+  // Ours (a directory of this user that no one else may write), or not there at all.
+  const bool ours_or_absent =
+      found == -kEnoent ||
+      (found == 0 && (rt.stx_mode & S_IFMT) == S_IFDIR &&
+       rt.stx_uid == static_cast<uint32_t>(GetEuid()) && (rt.stx_mode & 022) == 0);
+  if (runtime != nullptr && runtime[0] == '/' && ours_or_absent) {
     dir.Add(runtime).Add("/cordon");
   } else {
     dir.Add("/tmp/cordon-").AddNumber(static_cast<uint64_t>(GetEuid()));
@@ -279,6 +286,22 @@ bool TryServer(int argc, char** argv, char** envp, const struct statx& full) {
   Exit(reply.exit_code & 0xff);
 }
 
+// Execs the full cordon as `cordon run --no-server ARGS...`: the server has just declined the
+// command line, so the full cordon need not ask it again. A frame of its own, after TryServer's
+// has gone (their arrays together would need 400 KiB of stack). TryServer declined only a
+// command line of fewer than kMaxParts parts.
+[[noreturn]] __attribute__((noinline)) void ExecWithoutServer(const char* full, int argc,
+                                                              char** argv, char** envp) {
+  char* args[kMaxParts + 2];
+  if (argc < 2 || static_cast<size_t>(argc) > kMaxParts) Fail("too many arguments", "");
+  args[0] = argv[0];
+  args[1] = argv[1];
+  args[2] = const_cast<char*>("--no-server");
+  for (int i = 2; i <= argc; ++i) args[i + 1] = argv[i];  // with the final null
+  (void)Execve(full, args, envp);
+  Fail("cannot execute ", full);
+}
+
 }  // namespace
 
 extern "C" [[noreturn]] void NolibcMain(long* stack) {
@@ -297,17 +320,10 @@ extern "C" [[noreturn]] void NolibcMain(long* stack) {
   if (!LocateFull(full, st, execfn)) {
     Fail("cannot find the full cordon executable next to this one", "");
   }
-  char** args = argv;
-  char* with_no_server[2 + kMaxParts + 2];
   if (Servable(argc, argv) && ServerWanted(envp) && TryServer(argc, argv, envp, st)) {
-    // `cordon run --no-server ...`: the server has just declined it.
-    with_no_server[0] = argv[0];
-    with_no_server[1] = argv[1];
-    with_no_server[2] = const_cast<char*>("--no-server");
-    for (int i = 2; i <= argc; ++i) with_no_server[i + 1] = argv[i];  // with the final null
-    args = with_no_server;
+    ExecWithoutServer(full.data, argc, argv, envp);
   }
-  const long error = Execve(full.data, args, envp);
+  const long error = Execve(full.data, argv, envp);
   Fail("cannot execute ", full.data);
   (void)error;
 }

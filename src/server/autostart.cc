@@ -2,12 +2,15 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <csignal>
 #include <string>
+
+#include "server/peer.h"
 
 namespace cordon::server {
 
@@ -20,6 +23,8 @@ Result<ServerUse> ParseServerUse(const std::optional<std::string>& setting) {
 }
 
 void StartServerInBackground(const ServerPaths& paths) {
+  // It would exit at once (Serve() checks the same).
+  if (!CheckKernelNamesPeers()) return;
   struct stat st {};
   if (::stat(paths.directory.parent_path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return;
   // The server would make it too; made here, a client racing this one finds it safe or not.
@@ -45,11 +50,20 @@ void StartServerInBackground(const ServerPaths& paths) {
     // It must not keep a mount busy, or hold the caller's output open (its reader waits for
     // EOF).
     if (::chdir("/") != 0) ::_exit(127);
-    const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    // Not O_CLOEXEC: with the caller's stdin, stdout or stderr closed it lands on 0, 1 or 2,
+    // where dup2 onto itself would leave the flag (and the server without that descriptor).
+    const int null = ::open("/dev/null", O_RDWR);
     if (null < 0 || ::dup2(null, 0) < 0 || ::dup2(null, 1) < 0 || ::dup2(null, 2) < 0) {
       ::_exit(127);
     }
-    ::close_range(3, ~0U, 0);
+    // Every other descriptor: none of the caller's may live on in the server (a pipe whose
+    // reader waits for EOF). Where close_range is denied (an old container profile), one by one.
+    if (::close_range(3, ~0U, 0) != 0) {
+      rlimit files{};
+      if (::getrlimit(RLIMIT_NOFILE, &files) != 0) ::_exit(127);
+      const rlim_t end = files.rlim_cur == RLIM_INFINITY ? 1 << 20 : files.rlim_cur;
+      for (rlim_t fd = 3; fd < end; ++fd) ::close(static_cast<int>(fd));
+    }
     ::execve("/proc/self/exe", argv, environ);
     ::_exit(127);
   }

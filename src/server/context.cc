@@ -3,17 +3,21 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <optional>
+#include <vector>
 
 #include "core/unique_fd.h"
 
 namespace cordon::server {
 namespace {
 
+// <linux/ioprio.h>: ioprio_get(IOPRIO_WHO_PROCESS, pid).
+constexpr int kIoprioWhoProcess = 1;
 // Largest cgroup, limits or attr/current text read; the real ones are far smaller.
 constexpr std::size_t kFileMax = 8192;
 // kContextNamespaces in words.
@@ -49,6 +53,26 @@ std::optional<std::string> ReadSmall(int proc_dir, const char* name, int& error)
   return text;
 }
 
+// Fields 19 (nice), 40 (rt_priority) and 41 (policy) of a /proc/PID/stat text, counted after
+// the command name in parentheses (which may hold spaces and parentheses itself).
+std::optional<std::string> Scheduling(std::string_view stat) {
+  const std::size_t close = stat.rfind(')');
+  if (close == std::string_view::npos) return std::nullopt;
+  std::vector<std::string_view> fields;  // fields[0] is field 3 (state)
+  std::size_t at = close + 1;
+  while (at < stat.size()) {
+    while (at < stat.size() && (stat[at] == ' ' || stat[at] == '\n')) ++at;
+    const std::size_t end = stat.find_first_of(" \n", at);
+    if (at < stat.size())
+      fields.push_back(
+          stat.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
+    at = end == std::string_view::npos ? stat.size() : end;
+  }
+  if (fields.size() < 41 - 2) return std::nullopt;
+  return fmt::format("nice {} rt_priority {} policy {}", fields[19 - 3], fields[40 - 3],
+                     fields[41 - 3]);
+}
+
 std::string Lines(std::string_view status, std::initializer_list<std::string_view> names) {
   std::string text;
   for (std::string_view name : names) {
@@ -74,10 +98,12 @@ std::string_view StatusField(std::string_view status, std::string_view name) {
   return {};
 }
 
-Context ReadContext(int proc_dir, std::string_view status) {
+Context ReadContext(int pid, int proc_dir, std::string_view status) {
   Context c;
   c.credentials =
       Lines(status, {"Uid", "Gid", "Groups", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"});
+  c.restrictions = Lines(status, {"NoNewPrivs", "Seccomp", "Seccomp_filters",
+                                  "Speculation_Store_Bypass", "SpeculationIndirectBranch"});
   c.umask = Lines(status, {"Umask"});
   c.affinity = Lines(status, {"Cpus_allowed_list", "Mems_allowed_list"});
   std::optional<FileId> root = Stat(proc_dir, "root");
@@ -96,6 +122,13 @@ Context ReadContext(int proc_dir, std::string_view status) {
   if (!cgroup || !limits) return c;
   c.cgroup = std::move(*cgroup);
   c.limits = std::move(*limits);
+  std::optional<std::string> stat = ReadSmall(proc_dir, "stat", error);
+  std::optional<std::string> oom = ReadSmall(proc_dir, "oom_score_adj", error);
+  std::optional<std::string> scheduling = stat ? Scheduling(*stat) : std::nullopt;
+  errno = 0;
+  const long ioprio = ::syscall(SYS_ioprio_get, kIoprioWhoProcess, pid);
+  if (!scheduling || !oom || ioprio < 0) return c;
+  c.scheduling = fmt::format("{} ioprio {} oom_score_adj {}", *scheduling, ioprio, *oom);
   // EINVAL without a security module that keeps a label: the same for every process.
   std::optional<std::string> lsm = ReadSmall(proc_dir, "attr/current", error);
   c.lsm = lsm ? std::move(*lsm) : fmt::format("(unreadable: {})", std::strerror(error));
@@ -114,11 +147,17 @@ std::string ContextMismatch(const Context& own, const Context& other) {
   if (own.credentials != other.credentials) {
     return "it runs with other user or group ids or capabilities";
   }
+  if (own.restrictions != other.restrictions) {
+    return "it runs under other no_new_privs, seccomp or speculation settings";
+  }
   if (own.cgroup != other.cgroup) return "it runs in another cgroup";
   if (own.limits != other.limits) return "it runs with other resource limits";
   if (own.lsm != other.lsm) return "it runs under another security label";
   if (own.umask != other.umask) return "it runs with another umask";
   if (own.affinity != other.affinity) return "it runs with another CPU or memory-node affinity";
+  if (own.scheduling != other.scheduling) {
+    return "it runs with another scheduling or I/O priority or OOM score adjustment";
+  }
   return {};
 }
 

@@ -12,7 +12,12 @@ namespace cordon::server {
 
 ServerPaths DefaultServerPaths(const std::optional<std::string>& runtime_dir) {
   ServerPaths paths;
-  if (runtime_dir && !runtime_dir->empty() && runtime_dir->front() == '/') {
+  struct stat st {};
+  const bool ours_or_absent =
+      runtime_dir && ::lstat(runtime_dir->c_str(), &st) != 0
+          ? errno == ENOENT
+          : S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() && (st.st_mode & 022) == 0;
+  if (runtime_dir && !runtime_dir->empty() && runtime_dir->front() == '/' && ours_or_absent) {
     paths.directory = std::filesystem::path(*runtime_dir) / "cordon";
   } else {
     paths.directory = fmt::format("/tmp/cordon-{}", ::geteuid());

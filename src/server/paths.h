@@ -1,8 +1,10 @@
 // Where the run server of this user listens: <dir>/run.sock, next to <dir>/server.lock (held by
 // the running server). <dir> is $XDG_RUNTIME_DIR/cordon when XDG_RUNTIME_DIR is set, absolute
-// and ours, else /tmp/cordon-<uid>. The directory must be a real directory (not a symlink)
-// owned by this user with no access for anyone else; anything else refuses, since whoever
-// controls it could stand in for the server.
+// and ours (or does not exist: then no server is there), else /tmp/cordon-<uid>. "Ours": a real
+// directory (not a symlink) owned by this user that no one else may write — `su` keeps another
+// user's XDG_RUNTIME_DIR, whose owner could swap <dir> under a server started there. The directory
+// must be a real directory (not a symlink) owned by this user with no access for anyone else;
+// anything else refuses, since whoever controls it could stand in for the server.
 #pragma once
 
 #include <filesystem>
@@ -19,7 +21,7 @@ struct ServerPaths {
   std::filesystem::path lock;    // directory / "server.lock"
 };
 
-// `runtime_dir` is $XDG_RUNTIME_DIR (nullopt when unset). Pure: touches nothing.
+// `runtime_dir` is $XDG_RUNTIME_DIR (nullopt when unset). Looks at it (lstat), nothing else.
 ServerPaths DefaultServerPaths(const std::optional<std::string>& runtime_dir);
 
 // Checks the directory (lstat: a directory, owned by the effective uid, mode 0700 or

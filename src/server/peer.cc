@@ -103,7 +103,7 @@ Result<Confinement> OwnConfinement() {
   CORDON_TRY(std::string status, ReadStatus(self.get(), "/proc/self"));
   CORDON_TRY(Confinement c, ParseStatus(status));
   AddExecutable(self.get(), c);
-  c.context = ReadContext(self.get(), status);
+  c.context = ReadContext(::getpid(), self.get(), status);
   return c;
 }
 
@@ -147,7 +147,7 @@ Result<Confinement> ConfinementOf(int pidfd, bool executable, bool context) {
   CORDON_TRY(std::string status, ReadStatus(dir.get(), what));
   CORDON_TRY(Confinement c, ParseStatus(status));
   if (executable) AddExecutable(dir.get(), c);
-  if (context) c.context = ReadContext(dir.get(), status);
+  if (context) c.context = ReadContext(static_cast<int>(pid[0]), dir.get(), status);
   return c;
 }
 
@@ -161,6 +161,25 @@ Result<Confinement> PeerConfinement(int socket, bool executable) {
   }
   core::UniqueFd pidfd(raw_pidfd);
   return ConfinementOf(pidfd.get(), executable);
+}
+
+Result<void> CheckKernelNamesPeers() {
+  int pair[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
+    return core::FailSyscall("socketpair", "AF_UNIX");
+  }
+  core::UniqueFd a(pair[0]);
+  core::UniqueFd b(pair[1]);
+  int raw_pidfd = -1;
+  socklen_t len = sizeof raw_pidfd;
+  if (::getsockopt(a.get(), SOL_SOCKET, kSoPeerPidfd, &raw_pidfd, &len) != 0) {
+    return Fail(ErrorCode::kUnavailable,
+                fmt::format("this kernel cannot name a socket's peer (getsockopt(SO_PEERPIDFD): "
+                            "{}; Linux 6.5 or later): a run server could trust no client",
+                            std::strerror(errno)));
+  }
+  core::UniqueFd pidfd(raw_pidfd);
+  return {};
 }
 
 namespace {

@@ -69,6 +69,10 @@ std::string Mismatch(const Confinement& own, const Confinement& peer);
 // peer must not be trusted or when the kernel cannot say (no SO_PEERPIDFD).
 [[nodiscard]] Result<void> CheckPeer(const Confinement& own, int socket);
 
+// Whether this kernel names a unix socket's peer by pidfd (SO_PEERPIDFD, Linux 6.5): without
+// it a server can trust no client. kUnavailable saying so when not.
+[[nodiscard]] Result<void> CheckKernelNamesPeers();
+
 // CheckPeer for a client looking at its server, which must also run this very executable: a
 // server of another cordon (one still running after an upgrade, another install) may speak
 // another protocol.

@@ -134,6 +134,12 @@ Result<report::RunOutcome> Server::Execute(int connection, ReceivedRequest& rece
                             r.workspace));
   }
   CORDON_TRY(Session session, sessions_.Get(r));
+  // A command without a sandbox would run with whatever of this process's context /proc does
+  // not show (a Landlock domain, the keyring): its caller runs it (decision 0030).
+  if (session.config().sandbox.mode == SandboxMode::kOff) {
+    return Fail(ErrorCode::kUnavailable,
+                "mode off (no sandbox) runs in the client, never in the run server");
+  }
   CommandRequest request;
   request.argv = std::move(r.argv);
   request.shell_text = std::move(r.shell_text);
@@ -347,6 +353,8 @@ Result<core::UniqueFd> Listen(const ServerPaths& paths) {
 }  // namespace
 
 Result<void> Serve(const ServerOptions& options) {
+  // Without it every client would be refused (and warned on every run): no server at all.
+  CORDON_TRY_VOID(CheckKernelNamesPeers());
   CORDON_TRY_VOID(CheckDirectory(options.paths.directory, true));
   // Read once: the bar every client is checked against (an error here would refuse them all).
   CORDON_TRY(Confinement own, OwnConfinement());

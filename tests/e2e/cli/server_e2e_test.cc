@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -92,6 +93,13 @@ int CountProcesses(const std::string& argv0, const std::string& argv1) {
   }
   ::closedir(proc);
   return count;
+}
+
+// A prlimit flag that gives a command another soft limit of open files than this process's.
+std::string OtherFileLimit() {
+  rlimit files{};
+  ::getrlimit(RLIMIT_NOFILE, &files);
+  return "--nofile=" + std::to_string(files.rlim_cur - 1) + ":" + std::to_string(files.rlim_max);
 }
 
 class ServerTest : public CliTest {
@@ -248,8 +256,8 @@ TEST_F(ServerTest, ACallerInAnotherContextRunsItsCommandItself) {
     bool needs_root;
   };
   const std::vector<Variant> variants = {
-      {{"/usr/bin/prlimit", "--nofile=256:256", "--"}, false, "other resource limits", false},
-      {{"/usr/bin/prlimit", "--nofile=256:256", "--"}, true, "other resource limits", false},
+      {{"/usr/bin/prlimit", OtherFileLimit(), "--"}, false, "other resource limits", false},
+      {{"/usr/bin/prlimit", OtherFileLimit(), "--"}, true, "other resource limits", false},
       {{"/usr/bin/unshare", "--mount", "--"}, false, "another mount namespace", true},
       {{"/usr/bin/unshare", "--net", "--"}, true, "another network namespace", true},
   };
@@ -299,17 +307,22 @@ TEST_F(ServerTest, TheFrontRunsTheFullCordonWithoutProc) {
 // decision 0028).
 constexpr const char* kHostileClient = R"(
 import array, json, os, socket, struct, sys
-path, workspace, target, named, kind = sys.argv[1:6]
+path, workspace, target, named, kind, payload = sys.argv[1:7]
 st = os.stat(workspace)
+root = os.path.dirname(target)
+if payload == "off":
+    config, flags = {"sandbox": {"mode": "off"}}, ["--mode", "off"]
+else:
+    config, flags = {"sandbox": {"writable_roots": [root]}}, ["--writable-root", root]
 if kind == "request":
     magic, fds = 0x31444e43, []
-    body = json.dumps({"config": json.dumps({"sandbox": {"mode": "off"}}), "workspace": workspace,
+    body = json.dumps({"config": json.dumps(config), "workspace": workspace,
                        "workspace_dev": st.st_dev, "workspace_ino": st.st_ino,
                        "argv": ["touch", target], "cwd": workspace, "json": True,
                        "env": [], "home": "/root"}).encode()
 else:
     magic, fds = 0x31494e43, [0, 1, 2]
-    argv = ["cordon", "run", "--mode", "off", "--", "touch", target]
+    argv = ["cordon", "run"] + flags + ["--", "touch", target]
     body = b"".join(p.encode() + b"\0" for p in [workspace, str(len(argv))] + argv + ["PATH=/bin"])
 s = socket.socket(socket.AF_UNIX)
 s.connect(path)
@@ -318,18 +331,27 @@ if named == "1":
 rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))] if fds else []
 s.sendmsg([struct.pack("<II", magic, len(body))], rights)
 s.sendall(body)
-print(s.recv(65536))
+reply = b""  # to the end: the server checks the sender while it is alive
+while chunk := s.recv(65536):
+    reply += chunk
+print(reply)
 )";
 
 // A process inside a sandbox that reaches the server's socket is refused: it cannot have a
-// command run outside its sandbox (here: mode off, writing a file beside the workspace).
+// command run outside its sandbox (here: with a directory beside the workspace as a writable
+// root, writing a file there).
 TEST_F(ServerTest, ASandboxedClientIsRefused) {
   StartServer();
-  const std::filesystem::path outside = workspace_.parent_path() / "escaped";
+  // A directory beside the workspace, and a file to make in it.
+  const std::filesystem::path beside = tmp_.path() / "beside";
+  std::filesystem::create_directories(beside);
+  const std::filesystem::path outside = beside / "escaped";
+  const std::string root = beside.string();
   for (const char* kind : {"request", "invocation"}) {
     for (const char* named : {"1", "0"}) {
-      Outcome outer = Run({"run", "--no-server", "--", "python3", "-c", kHostileClient,
-                           Socket().string(), workspace_.string(), outside.string(), named, kind});
+      Outcome outer =
+          Run({"run", "--no-server", "--", "python3", "-c", kHostileClient, Socket().string(),
+               workspace_.string(), outside.string(), named, kind, "root"});
       EXPECT_EQ(outer.exit_code, 0) << outer.err;
       EXPECT_FALSE(std::filesystem::exists(outside)) << outer.out << outer.err;
     }
@@ -348,19 +370,60 @@ TEST_F(ServerTest, ASandboxedClientIsRefused) {
   // cordon's own client inside the sandbox (the front, then the full cordon it execs) does not
   // even send: the server is not in its PID namespace, so it cannot check it; it runs the
   // command itself, inside its sandbox.
-  const std::string inner = "m=of; " + RuntimeEnv() + " " + CordonInWorkspace() +
-                            " run --mode \"${m}f\" -- touch " + outside.string();
+  const std::string inner =
+      RuntimeEnv() + " " + CordonInWorkspace() + " run -- touch " + outside.string();
   Outcome own_client = Run({"run", "--no-server", "--", "sh", "-c", inner});
   EXPECT_NE(own_client.err.find("not using the run server"), std::string::npos) << own_client.err;
   EXPECT_FALSE(std::filesystem::exists(outside));
 
-  // The twin: the same request from outside any sandbox, sent by the full cordon (the front
-  // leaves mode off to it, decision 0028), is served and the file lands.
-  Invocation full =
-      CordonInvocation({"run", "--mode", "off", "--", "touch", outside.string()}, {RuntimeEnv()});
-  full.argv[0] = FullCordonOf(full.argv[0]).string();
-  Outcome trusted = RunBinary(full);
+  // The twin: the same command line from outside any sandbox is served and the file lands.
+  Outcome trusted = Run({"run", "--writable-root", root, "--", "touch", outside.string()});
   EXPECT_EQ(trusted.exit_code, 0) << trusted.err;
+  EXPECT_TRUE(std::filesystem::exists(outside));
+  EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 1) << ServerLog();
+}
+
+// No command runs unsandboxed in the server (decision 0030): a request for mode off, even from
+// a trusted client, is refused and left to its caller — which `cordon run` never sends: it runs
+// mode off itself and starts no server for it. The twin: the sandboxed request is served.
+TEST_F(ServerTest, NoUnsandboxedCommandRunsInTheServer) {
+  StartServer();
+  const std::filesystem::path beside = tmp_.path() / "beside";
+  std::filesystem::create_directories(beside);
+  const std::filesystem::path outside = beside / "unsandboxed";
+  for (const char* kind : {"request", "invocation"}) {
+    Invocation inv;
+    inv.argv = {"/usr/bin/python3",
+                "-c",
+                kHostileClient,
+                Socket().string(),
+                workspace_.string(),
+                outside.string(),
+                "1",
+                kind,
+                "off"};
+    inv.env = {"PATH=/usr/bin:/bin", "HOME=" + home_.string(), NoRunServer()};
+    inv.cwd = workspace_;
+    Outcome o = RunBinary(inv);
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_FALSE(std::filesystem::exists(outside)) << kind << ": " << o.out;
+  }
+  EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 0) << ServerLog();
+  EXPECT_EQ(CountOf(ServerLog(), "could not serve: mode off"), 1) << ServerLog();
+  EXPECT_EQ(CountOf(ServerLog(), "left a command line to its client"), 1) << ServerLog();
+  // cordon run itself: mode off runs in the client, and no server is started for it.
+  const std::filesystem::path fresh = tmp_.path() / "fresh-runtime";
+  std::filesystem::create_directories(fresh);
+  std::filesystem::permissions(fresh, std::filesystem::perms::owner_all);
+  Outcome off = Cordon({"run", "--mode", "off", "--", "touch", outside.string()},
+                       {"XDG_RUNTIME_DIR=" + fresh.string(), "CORDON_RUN_SERVER=auto"});
+  EXPECT_EQ(off.exit_code, 0) << off.err;
+  EXPECT_TRUE(std::filesystem::exists(outside));
+  EXPECT_FALSE(std::filesystem::exists(fresh / "cordon"));
+  std::filesystem::remove(outside);
+  Outcome served =
+      Run({"run", "--writable-root", beside.string(), "--", "touch", outside.string()});
+  EXPECT_EQ(served.exit_code, 0) << served.err;
   EXPECT_TRUE(std::filesystem::exists(outside));
   EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 1) << ServerLog();
 }
@@ -541,13 +604,12 @@ TEST_F(ServerTest, ADirectoryOthersCanEnterIsRefusedByBothSides) {
 // can use makes way for one of theirs. The twin: served runs at the same pace keep it.
 TEST_F(ServerTest, OnlyCommandsItRunsKeepTheServerFromItsIdleExit) {
   for (const bool served : {false, true}) {
-    StartServer("2");
-    const auto end = std::chrono::steady_clock::now() + 3500ms;
+    StartServer("3");
+    const auto end = std::chrono::steady_clock::now() + 5s;
     int runs = 0;
     while (std::chrono::steady_clock::now() < end) {
       Invocation inv = CordonInvocation({"run", "--", "true"}, {RuntimeEnv()});
-      if (!served)
-        inv.argv.insert(inv.argv.begin(), {"/usr/bin/prlimit", "--nofile=256:256", "--"});
+      if (!served) inv.argv.insert(inv.argv.begin(), {"/usr/bin/prlimit", OtherFileLimit(), "--"});
       EXPECT_EQ(RunBinary(inv).exit_code, 0);
       ++runs;
       std::this_thread::sleep_for(300ms);
@@ -614,8 +676,8 @@ class AutoStartTest : public ServerTest {
 
   // The process that runs `sleep <marker>` for `client`, and whether `server` is above it.
   void ExpectServedBy(const Invocation& client, pid_t server, bool served) {
-    static int count = 0;
-    const std::string marker = std::to_string(4000 + ++count) + ".25";
+    static int count = 0;  // and this process's pid: unique among concurrent tests
+    const std::string marker = std::to_string(::getpid()) + "." + std::to_string(++count);
     Invocation inv = client;
     inv.argv.push_back("sleep");
     inv.argv.push_back(marker);
@@ -678,8 +740,8 @@ TEST_F(AutoStartTest, NoServerIsStartedWhenTheCallerDoesNotWantOne) {
     EXPECT_EQ(o.exit_code, 0) << setting << " " << flag << ": " << o.err;
     EXPECT_EQ(o.out, "ran\n");
   }
-  std::this_thread::sleep_for(1s);  // a server started on demand listens within milliseconds
-  EXPECT_FALSE(std::filesystem::exists(Socket()));
+  // A run that starts a server makes its directory first, before it returns.
+  EXPECT_FALSE(std::filesystem::exists(runtime_ / "cordon"));
 
   StartServer();
   server_->Stop(SIGKILL);

@@ -4,16 +4,19 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <csignal>
 #include <cstring>
+#include <filesystem>
 #include <vector>
 
 #include "core/unique_fd.h"
 #include "server/context.h"
+#include "server/paths.h"
 #include "server/peer.h"
 #include "server/wire.h"
 
@@ -106,6 +109,8 @@ Context SampleContext() {
   c.root = {8, 2};
   for (std::size_t i = 0; i < c.namespaces.size(); ++i) c.namespaces[i] = {4, 40 + i};
   c.credentials = "Uid:\t1000\t1000\t1000\t1000\nGroups:\t24 27\n";
+  c.restrictions = "NoNewPrivs:\t0\nSeccomp:\t0\nSeccomp_filters:\t0\n";
+  c.scheduling = "nice 0 rt_priority 0 policy 0 ioprio 4 oom_score_adj 0\n";
   c.umask = "Umask:\t0022\n";
   c.affinity = "Cpus_allowed_list:\t0-1\n";
   c.cgroup = "0::/user.slice/a.scope\n";
@@ -137,6 +142,8 @@ TEST(ContextMismatch, EveryPartOfTheContextCounts) {
   differs([](Context& c) { c.lsm = "confined-profile (enforce)\n"; }, "security label");
   differs([](Context& c) { c.umask = "Umask:\t0077\n"; }, "umask");
   differs([](Context& c) { c.affinity = "Cpus_allowed_list:\t0\n"; }, "affinity");
+  differs([](Context& c) { c.restrictions = "NoNewPrivs:\t1\n"; }, "no_new_privs, seccomp");
+  differs([](Context& c) { c.scheduling = "nice 19 rt_priority 0 policy 0"; }, "scheduling");
   differs([](Context& c) { c.known = false; }, "not readable");
 }
 
@@ -153,34 +160,63 @@ TEST(ContextMismatch, ReadThroughProcIsTheSameForTheSameProcessAndNotForAChildWi
   ASSERT_TRUE(through.has_value());
   EXPECT_EQ(ContextMismatch(self->context, through->context), "");
 
+  rlimit files{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &files), 0);
+  ASSERT_GT(files.rlim_cur, 3u);
   int ready[2];
   ASSERT_EQ(::pipe2(ready, O_CLOEXEC), 0);
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    rlimit files{};
-    ::getrlimit(RLIMIT_NOFILE, &files);
-    files.rlim_cur = files.rlim_cur > 64 ? files.rlim_cur - 1 : files.rlim_cur + 1;
-    ::setrlimit(RLIMIT_NOFILE, &files);
+    files.rlim_cur -= 1;  // lowering the soft limit is always allowed
+    if (::setrlimit(RLIMIT_NOFILE, &files) != 0) ::_exit(1);
     (void)!::write(ready[1], "x", 1);
     ::pause();
     ::_exit(0);
   }
   ::close(ready[1]);
   char byte = 0;
-  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  const bool limited = ::read(ready[0], &byte, 1) == 1;
   ::close(ready[0]);
   core::UniqueFd child_pidfd(static_cast<int>(::syscall(SYS_pidfd_open, child, 0)));
-  ASSERT_TRUE(child_pidfd.valid());
-  Result<Confinement> other = ConfinementOf(child_pidfd.get(), false, /*context=*/true);
+  Result<Confinement> other = child_pidfd.valid()
+                                  ? ConfinementOf(child_pidfd.get(), false, /*context=*/true)
+                                  : Fail(ErrorCode::kSystem, "pidfd_open");
   ::kill(child, SIGKILL);
   ::waitpid(child, nullptr, 0);
-  ASSERT_TRUE(other.has_value());
+  ASSERT_TRUE(limited);
+  ASSERT_TRUE(other.has_value()) << other.error().message;
   EXPECT_EQ(ContextMismatch(self->context, other->context), "it runs with other resource limits");
 }
 
 Invocation SampleInvocation() {
   return Invocation{"/w/sub", {"cordon", "run", "--", "echo", "a b"}, {"A=b", "HOME=/h"}};
+}
+
+// XDG_RUNTIME_DIR names the socket's directory only when it is this user's own directory that
+// no one else may write (`su` keeps another user's), or when it does not exist (then no server
+// is there); anything else means /tmp/cordon-<uid>. The kernel's check is cordon's own.
+TEST(ServerPaths, OnlyARuntimeDirectoryOfOurOwnIsUsed) {
+  char pattern[] = "/tmp/cordon-paths.XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern), nullptr);
+  const std::filesystem::path base = pattern;
+  const std::string fallback = "/tmp/cordon-" + std::to_string(::geteuid());
+  const std::filesystem::path ours = base / "ours";
+  std::filesystem::create_directory(ours);
+  ::chmod(ours.c_str(), 0700);
+  EXPECT_EQ(DefaultServerPaths(ours.string()).directory, ours / "cordon");
+  EXPECT_EQ(DefaultServerPaths((base / "absent").string()).directory, base / "absent/cordon");
+  const std::filesystem::path open = base / "open";
+  std::filesystem::create_directory(open);
+  ::chmod(open.c_str(), 0777);
+  EXPECT_EQ(DefaultServerPaths(open.string()).directory, fallback);
+  const std::filesystem::path link = base / "link";
+  std::filesystem::create_directory_symlink(ours, link);
+  EXPECT_EQ(DefaultServerPaths(link.string()).directory, fallback);
+  EXPECT_EQ(DefaultServerPaths("relative").directory, fallback);
+  EXPECT_EQ(DefaultServerPaths(std::nullopt).directory, fallback);
+  EXPECT_EQ(CheckKernelNamesPeers().has_value(), true);  // Linux 6.5 or later here
+  std::filesystem::remove_all(base);
 }
 
 TEST(Wire, AnInvocationSurvivesTheRoundTrip) {
