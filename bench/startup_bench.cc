@@ -355,9 +355,9 @@ void InterleavedFlood(benchmark::State& state) {
 
 BENCHMARK(InterleavedFlood)->Iterations(30);
 BENCHMARK_CAPTURE(Interleaved, true, kTrue, std::chrono::milliseconds(0))->Iterations(300);
-BENCHMARK_CAPTURE(Interleaved, true_spaced, kTrue, kSpaced)->Iterations(150);
-BENCHMARK_CAPTURE(Interleaved, short, kShort, std::chrono::milliseconds(0))->Iterations(150);
-BENCHMARK_CAPTURE(Interleaved, short_spaced, kShort, kSpaced)->Iterations(100);
+BENCHMARK_CAPTURE(Interleaved, true_spaced, kTrue, kSpaced)->Iterations(250);
+BENCHMARK_CAPTURE(Interleaved, short, kShort, std::chrono::milliseconds(0))->Iterations(250);
+BENCHMARK_CAPTURE(Interleaved, short_spaced, kShort, kSpaced)->Iterations(250);
 BENCHMARK_CAPTURE(PeakRss, true_bare, Bare, kTrue)->Iterations(20);
 BENCHMARK_CAPTURE(PeakRss, true_bwrap, Bwrap, kTrue)->Iterations(20);
 BENCHMARK_CAPTURE(PeakRss, true_cordon, Cordon, kTrue)->Iterations(20);

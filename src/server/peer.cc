@@ -121,8 +121,10 @@ std::string Mismatch(const Confinement& own, const Confinement& peer) {
   return {};
 }
 
-Result<Confinement> ConfinementOf(int pidfd, bool executable, bool context) {
-  // The pid behind the pidfd, in our PID namespace ("Pid:\t-1" once it has exited).
+namespace {
+
+// The pid behind the pidfd, in our PID namespace ("Pid:\t-1" once it has exited).
+Result<long> PidOf(int pidfd) {
   const std::string info = fmt::format("/proc/self/fdinfo/{}", pidfd);
   core::UniqueFd info_fd(::open(info.c_str(), O_RDONLY | O_CLOEXEC));
   if (!info_fd.valid()) return core::FailSyscall("open", info);
@@ -136,19 +138,49 @@ Result<Confinement> ConfinementOf(int pidfd, bool executable, bool context) {
                 "the other process has exited or lies outside this "
                 "process's PID namespace");
   }
-  const std::string what = fmt::format("/proc/{}", pid[0]);
+  return pid[0];
+}
+
+bool Alive(int pidfd) { return ::syscall(SYS_pidfd_send_signal, pidfd, 0, nullptr, 0) == 0; }
+
+}  // namespace
+
+Result<Confinement> ConfinementOf(int pidfd, bool executable, bool context) {
+  CORDON_TRY(const long pid, PidOf(pidfd));
+  const std::string what = fmt::format("/proc/{}", pid);
   core::UniqueFd dir(::open(what.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dir.valid()) return core::FailSyscall("open", what);
   // The directory was opened while the pidfd's process was alive: it is that process's, not a
   // later one's with a recycled PID.
-  if (::syscall(SYS_pidfd_send_signal, pidfd, 0, nullptr, 0) != 0) {
-    return core::FailSyscall("pidfd_send_signal", fmt::format("pid {}, signal 0", pid[0]));
+  if (!Alive(pidfd)) {
+    return core::FailSyscall("pidfd_send_signal", fmt::format("pid {}, signal 0", pid));
   }
   CORDON_TRY(std::string status, ReadStatus(dir.get(), what));
   CORDON_TRY(Confinement c, ParseStatus(status));
+  c.pid = static_cast<int>(pid);
   if (executable) AddExecutable(dir.get(), c);
-  if (context) c.context = ReadContext(static_cast<int>(pid[0]), dir.get(), status);
+  if (context) c.context = ReadContext(c.pid, dir.get(), status);
   return c;
+}
+
+Result<Peer> PeerWithContext(int socket) {
+  int raw_pidfd = -1;
+  socklen_t len = sizeof raw_pidfd;
+  if (::getsockopt(socket, SOL_SOCKET, kSoPeerPidfd, &raw_pidfd, &len) != 0) {
+    return Fail(ErrorCode::kUnavailable,
+                fmt::format("getsockopt(SO_PEERPIDFD): {} (needs Linux 6.5 or later)",
+                            std::strerror(errno)));
+  }
+  Peer peer;
+  peer.pidfd = core::UniqueFd(raw_pidfd);
+  CORDON_TRY(peer.confinement,
+             ConfinementOf(peer.pidfd.get(), /*executable=*/false, /*context=*/true));
+  return peer;
+}
+
+bool SameLiveProcess(const Peer& peer, int other_pidfd) {
+  Result<long> other = PidOf(other_pidfd);
+  return other && *other == peer.confinement.pid && Alive(peer.pidfd.get()) && Alive(other_pidfd);
 }
 
 Result<Confinement> PeerConfinement(int socket, bool executable) {

@@ -22,6 +22,7 @@
 #include <string_view>
 
 #include "cordon/error.h"
+#include "core/unique_fd.h"
 #include "server/context.h"
 
 namespace cordon::server {
@@ -39,6 +40,7 @@ struct Confinement {
   // What a command run for the process would inherit (context.h): always for OwnConfinement,
   // for another process only when asked.
   Context context;
+  int pid = 0;  // in this process's PID namespace (ConfinementOf only)
 };
 
 // Parses the text of /proc/PID/status. kInvalidArgument naming the missing field when a line
@@ -61,6 +63,17 @@ std::string Mismatch(const Confinement& own, const Confinement& peer);
 // The confinement of the process that connected `socket` (client side: that called listen()),
 // through SO_PEERPIDFD.
 [[nodiscard]] Result<Confinement> PeerConfinement(int socket, bool executable = false);
+
+// The process that connected `socket` (SO_PEERPIDFD) and its confinement with its context.
+struct Peer {
+  core::UniqueFd pidfd;
+  Confinement confinement;
+};
+[[nodiscard]] Result<Peer> PeerWithContext(int socket);
+
+// True when both pidfds name one live process: the same pid, both alive now (two live
+// processes never share a pid).
+bool SameLiveProcess(const Peer& peer, int other_pidfd);
 
 // ConfinementOf + Mismatch against `own` (OwnConfinement(), read once by the caller).
 [[nodiscard]] Result<void> CheckProcess(const Confinement& own, int pidfd);

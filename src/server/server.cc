@@ -202,8 +202,13 @@ bool Server::Handle(core::UniqueFd connection) {
   if (Result<void> named = PassSenderPidfd(fd); !named) {
     return Refuse(fd, "refused a client", "refused this client", named.error());
   }
-  if (Result<void> trusted = CheckPeer(own_, fd); !trusted) {
-    return Refuse(fd, "refused a client", "refused this client", trusted.error());
+  // Its context is read now, while the client checks this server in turn: when the request
+  // comes from this same process (a front, a full cordon) it need not be read again.
+  Result<Peer> peer = PeerWithContext(fd);
+  if (!peer) return Refuse(fd, "refused a client", "refused this client", peer.error());
+  if (std::string why = Mismatch(own_, peer->confinement); !why.empty()) {
+    return Refuse(fd, "refused a client", "refused this client",
+                  Error{ErrorCode::kUnavailable, 0, "the other end is not trusted: " + why});
   }
   // The client hands over its stdout and stderr only after this: a stopped server would hold
   // descriptors in flight to it, and whoever reads the client's output would wait for it.
@@ -216,8 +221,12 @@ bool Server::Handle(core::UniqueFd connection) {
   }
   // The sender, not only the connecting process: a sandboxed command's connect() is made by
   // its unconfined supervisor (decision 0019), but it sends its request itself.
+  // The same live process that connected was checked above; any other is checked now (a
+  // process that confined itself since connecting gains nothing it did not have then).
   Result<Confinement> sender =
-      ConfinementOf(received->sender.get(), /*executable=*/false, /*context=*/true);
+      SameLiveProcess(*peer, received->sender.get())
+          ? Result<Confinement>(peer->confinement)
+          : ConfinementOf(received->sender.get(), /*executable=*/false, /*context=*/true);
   if (!sender) return Refuse(fd, "refused a client", "refused this client", sender.error());
   if (std::string why = Mismatch(own_, *sender); !why.empty()) {
     return Refuse(fd, "refused a client", "refused this client",

@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -725,6 +726,42 @@ TEST_F(AutoStartTest, TheFirstRunStartsAServerThatServesTheRunsAfterIt) {
   ExpectServedBy(client, server, true);
   Invocation no_server = CordonInvocation({"run", "--no-server", "--"}, Auto());
   ExpectServedBy(no_server, server, false);
+}
+
+// Servers started on demand for this test's runtime directory (by their environment), not
+// counting the processes a server forks for its sessions (the same command line).
+int ServersFor(const std::string& runtime_env) {
+  const std::string cmdline = std::string(
+      "cordon\0serve\0--idle-timeout\0"
+      "300\0",
+      32);
+  std::vector<pid_t> servers;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.empty() || name[0] < '0' || name[0] > '9') continue;
+    if (ReadFile(entry.path() / "cmdline") != cmdline) continue;
+    const std::string environ = ReadFile(entry.path() / "environ");
+    if (environ.find(runtime_env + '\0') != std::string::npos) servers.push_back(std::stoi(name));
+  }
+  return static_cast<int>(std::count_if(servers.begin(), servers.end(), [&](pid_t pid) {
+    const std::vector<pid_t> up = Ancestors(pid);
+    return std::none_of(up.begin() + 1, up.end(), [&](pid_t p) { return Contains(servers, p); });
+  }));
+}
+
+// Runs that find no server at the same moment may each start one: the lock keeps one and the
+// others exit.
+TEST_F(AutoStartTest, RunsStartingServersAtOnceLeaveOne) {
+  std::vector<std::unique_ptr<Background>> runs;
+  for (int i = 0; i < 3; ++i) {
+    runs.push_back(
+        std::make_unique<Background>(CordonInvocation({"run", "--", "true"}, Auto()),
+                                     tmp_.path() / ("run" + std::to_string(i) + ".log")));
+  }
+  for (auto& run : runs) EXPECT_EQ(run->Stop(0), 0);  // signal 0: waits for its exit
+  EXPECT_TRUE(WaitFor([&] { return ListenerPid(Socket()) > 0; }));
+  EXPECT_TRUE(WaitFor([&] { return ServersFor(RuntimeEnv()) == 1; }))
+      << ServersFor(RuntimeEnv()) << " servers";
 }
 
 // CORDON_RUN_SERVER=use uses a server but starts none, =off uses none, and so does --no-server;
