@@ -7,8 +7,10 @@
 
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "core/fd_passing.h"
 #include "core/syscall_error.h"
@@ -40,10 +42,17 @@ Result<void> WriteAll(int socket, const void* data, std::size_t size, const char
   return {};
 }
 
-// kInvalidArgument when the peer closed before `size` bytes came.
-Result<void> ReadAll(int socket, void* data, std::size_t size, const char* what) {
+// kInvalidArgument when the peer closed before `size` bytes came, or when `deadline` passed
+// before they did (a peer sending a byte now and then must not hold the reader for ever; each
+// recv itself is bounded by the socket's SO_RCVTIMEO, if any).
+Result<void> ReadAll(int socket, void* data, std::size_t size, const char* what,
+                     std::optional<std::chrono::steady_clock::time_point> deadline = {}) {
   char* at = static_cast<char*>(data);
   while (size > 0) {
+    if (deadline && std::chrono::steady_clock::now() >= *deadline) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("run server protocol: the {} came too slowly", what));
+    }
     const ssize_t n = ::recv(socket, at, size, 0);
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -225,7 +234,7 @@ Result<void> PassSenderPidfd(int socket) {
   return {};
 }
 
-Result<ReceivedRequest> ReceiveRequest(int socket) {
+Result<ReceivedRequest> ReceiveRequest(int socket, std::chrono::milliseconds body_time) {
   RequestHeader header;
   iovec iov{&header, sizeof header};
   alignas(cmsghdr) char
@@ -274,7 +283,8 @@ Result<ReceivedRequest> ReceiveRequest(int socket) {
                             kMaxBodyBytes));
   }
   std::string body(header.body_bytes, '\0');
-  CORDON_TRY_VOID(ReadAll(socket, body.data(), body.size(), "run request body"));
+  CORDON_TRY_VOID(ReadAll(socket, body.data(), body.size(), "run request body",
+                          std::chrono::steady_clock::now() + body_time));
   if (header.magic == kInvocationMagic) {
     CORDON_TRY(received.invocation, DecodeInvocation(body));
     if (received.fds.size() != 3) {

@@ -19,6 +19,7 @@
 // socket reads EOF and the server kills the command's whole tree (CommandRequest::cancel_fd).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -83,7 +84,10 @@ struct ReceivedRequest {
 // Reads one request or invocation (after PassSenderPidfd); kInvalidArgument for a malformed one
 // (bad magic, a body over the limit or cut short, descriptors that do not match the request —
 // an invocation has exactly three — no sender).
-[[nodiscard]] Result<ReceivedRequest> ReceiveRequest(int socket);
+// The body must have arrived within `body_time` of the header (plus one SO_RCVTIMEO period):
+// a client sending a byte now and then is cut off.
+[[nodiscard]] Result<ReceivedRequest> ReceiveRequest(
+    int socket, std::chrono::milliseconds body_time = std::chrono::seconds(10));
 
 [[nodiscard]] Result<void> SendReply(int socket, ReplyKind kind, int exit_code,
                                      std::string_view stdout_text, std::string_view stderr_text,

@@ -103,6 +103,23 @@ std::string OtherFileLimit() {
   return "--nofile=" + std::to_string(files.rlim_cur - 1) + ":" + std::to_string(files.rlim_max);
 }
 
+// Whether every thread of `pid` is stopped (state T): SIGSTOP takes effect after kill()
+// returns, and a worker thread that runs on for a moment could still accept a connection.
+bool AllThreadsStopped(pid_t pid) {
+  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  std::error_code ec;
+  int threads = 0;
+  for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
+    const std::string stat = ReadFile(task.path() / "stat");
+    const std::size_t close = stat.rfind(')');
+    if (close == std::string::npos || close + 2 >= stat.size() || stat[close + 2] != 'T') {
+      return false;
+    }
+    ++threads;
+  }
+  return !ec && threads > 0;
+}
+
 class ServerTest : public CliTest {
  protected:
   ServerTest() : runtime_(workspace_ / "rt") {
@@ -503,6 +520,7 @@ TEST_F(ServerTest, AServerOfAnotherExecutableIsNotUsed) {
 TEST_F(ServerTest, AStoppedServerIsHandedNothing) {
   StartServer();
   ASSERT_EQ(::kill(server_->pid(), SIGSTOP), 0);
+  ASSERT_TRUE(WaitFor([&] { return AllThreadsStopped(server_->pid()); }));
   Outcome run = Run({"run", "--", "sh", "-c", "echo here"});
   ASSERT_EQ(::kill(server_->pid(), SIGCONT), 0);
   EXPECT_EQ(run.exit_code, 0) << run.err;
@@ -524,6 +542,7 @@ TEST_F(ServerTest, AServerStoppedDuringARunIsGivenUpOn) {
       tmp_.path() / "client.log");
   ASSERT_TRUE(WaitFor([&] { return CountProcesses("sleep", marker) == 1; })) << ServerLog();
   ASSERT_EQ(::kill(server_->pid(), SIGSTOP), 0);
+  ASSERT_TRUE(WaitFor([&] { return AllThreadsStopped(server_->pid()); }));
   const auto start = std::chrono::steady_clock::now();
   int status = 0;
   pid_t done = 0;
@@ -546,6 +565,7 @@ TEST_F(ServerTest, AServerStoppedDuringARunIsGivenUpOn) {
 TEST_F(ServerTest, AFullBacklogMeansRunningWithoutTheServer) {
   StartServer();
   ASSERT_EQ(::kill(server_->pid(), SIGSTOP), 0);
+  ASSERT_TRUE(WaitFor([&] { return AllThreadsStopped(server_->pid()); }));
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
   std::strncpy(address.sun_path, Socket().c_str(), sizeof address.sun_path - 1);

@@ -9,9 +9,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 #include <vector>
 
 #include "core/unique_fd.h"
@@ -61,6 +63,35 @@ TEST(PeerCheck, AProcessTrustsItsOwnSocketPeer) {
   EXPECT_TRUE(CheckPeer(*OwnConfinement(), fds[0]).has_value());
   ::close(fds[0]);
   ::close(fds[1]);
+}
+
+// The peer read with its context at connection time stands for the sender only when the
+// sender is that same live process: this process is both ends of a socketpair; a child is not.
+TEST(PeerCheck, OnlyTheSameLiveProcessStandsForThePeer) {
+  int fds[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+  core::UniqueFd a(fds[0]);
+  core::UniqueFd b(fds[1]);
+  Result<Peer> peer = PeerWithContext(a.get());
+  ASSERT_TRUE(peer.has_value()) << peer.error().message;
+  EXPECT_EQ(peer->confinement.pid, ::getpid());
+  EXPECT_TRUE(peer->confinement.context.known);
+  core::UniqueFd self(static_cast<int>(::syscall(SYS_pidfd_open, ::getpid(), 0)));
+  ASSERT_TRUE(self.valid());
+  EXPECT_TRUE(SameLiveProcess(*peer, self.get()));
+
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  core::UniqueFd other(static_cast<int>(::syscall(SYS_pidfd_open, child, 0)));
+  const bool same_as_child = other.valid() && SameLiveProcess(*peer, other.get());
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  EXPECT_TRUE(other.valid());
+  EXPECT_FALSE(same_as_child);
 }
 
 RunRequest Sample() {
@@ -326,6 +357,32 @@ TEST_F(WireSocket, ABadHeaderAnOversizedBodyAndACutBodyAreRefused) {
   got = ReceiveRequest(server_.get());
   ASSERT_FALSE(got.has_value());
   EXPECT_NE(got.error().message.find("closed inside"), std::string::npos);
+}
+
+// A body that trickles in is cut off at its deadline however often a byte comes; the twin:
+// the same body sent whole is read.
+TEST_F(WireSocket, ABodyThatTricklesInIsCutOffAtItsDeadline) {
+  const std::string body = "0123456789";
+  const std::uint32_t header[2] = {kMagic, static_cast<std::uint32_t>(body.size())};
+  ASSERT_EQ(::send(client_.get(), header, sizeof header, 0), static_cast<ssize_t>(sizeof header));
+  std::thread trickle([&] {
+    for (char c : body) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (::send(client_.get(), &c, 1, MSG_NOSIGNAL) != 1) return;
+    }
+  });
+  Result<ReceivedRequest> got = ReceiveRequest(server_.get(), std::chrono::milliseconds(300));
+  trickle.join();
+  ASSERT_FALSE(got.has_value());
+  EXPECT_NE(got.error().message.find("came too slowly"), std::string::npos) << got.error().message;
+
+  char rest[64];  // what trickled in after the cut
+  while (::recv(server_.get(), rest, sizeof rest, MSG_DONTWAIT) > 0) {
+  }
+  RunRequest whole = Sample();
+  ASSERT_TRUE(SendRequest(client_.get(), whole, {}).has_value());
+  got = ReceiveRequest(server_.get(), std::chrono::milliseconds(300));
+  ASSERT_TRUE(got.has_value()) << got.error().message;
 }
 
 TEST_F(WireSocket, AReplySurvivesTheRoundTripAndACutOneIsRefused) {
