@@ -163,7 +163,10 @@ Result<Confinement> ConfinementOf(int pidfd, bool executable, bool context) {
   return c;
 }
 
-Result<Peer> PeerWithContext(int socket) {
+namespace {
+
+// A pidfd of the process that connected `socket` (client side: that called listen()).
+Result<core::UniqueFd> PeerPidfd(int socket) {
   int raw_pidfd = -1;
   socklen_t len = sizeof raw_pidfd;
   if (::getsockopt(socket, SOL_SOCKET, kSoPeerPidfd, &raw_pidfd, &len) != 0) {
@@ -171,8 +174,14 @@ Result<Peer> PeerWithContext(int socket) {
                 fmt::format("getsockopt(SO_PEERPIDFD): {} (needs Linux 6.5 or later)",
                             std::strerror(errno)));
   }
+  return core::UniqueFd(raw_pidfd);
+}
+
+}  // namespace
+
+Result<Peer> PeerWithContext(int socket) {
   Peer peer;
-  peer.pidfd = core::UniqueFd(raw_pidfd);
+  CORDON_TRY(peer.pidfd, PeerPidfd(socket));
   CORDON_TRY(peer.confinement,
              ConfinementOf(peer.pidfd.get(), /*executable=*/false, /*context=*/true));
   return peer;
@@ -184,14 +193,7 @@ bool SameLiveProcess(const Peer& peer, int other_pidfd) {
 }
 
 Result<Confinement> PeerConfinement(int socket, bool executable) {
-  int raw_pidfd = -1;
-  socklen_t len = sizeof raw_pidfd;
-  if (::getsockopt(socket, SOL_SOCKET, kSoPeerPidfd, &raw_pidfd, &len) != 0) {
-    return Fail(ErrorCode::kUnavailable,
-                fmt::format("getsockopt(SO_PEERPIDFD): {} (needs Linux 6.5 or later)",
-                            std::strerror(errno)));
-  }
-  core::UniqueFd pidfd(raw_pidfd);
+  CORDON_TRY(core::UniqueFd pidfd, PeerPidfd(socket));
   return ConfinementOf(pidfd.get(), executable);
 }
 
