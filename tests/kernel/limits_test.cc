@@ -152,11 +152,13 @@ TEST_F(LimitsTest, MemoryLimitAppliesInModeOffToo) {
 
 // Starts `n` background children that each record themselves and then sleep (one process
 // each: a copy of sleep named `marker`, so the host's /proc finds them); the command lingers a
-// moment so that every child that could start has written its line.
+// moment so that every child that could start has written its line. The loop runs in a
+// subshell of its own: a shell that cannot fork exits at once, and the command's end would
+// kill the children it did start before they had run.
 std::string SpawnChildren(int n, const std::string& marker) {
   return fmt::format(
-      "cp /bin/sleep ./{1}; i=0; while [ $i -lt {0} ]; do (echo x >> children; exec ./{1} 30) & "
-      "i=$((i+1)); done 2>/dev/null; sleep 1",
+      "cp /bin/sleep ./{1}; (i=0; while [ $i -lt {0} ]; do (echo x >> children; exec ./{1} 30) & "
+      "i=$((i+1)); done) 2>/dev/null; sleep 1",
       n, marker);
 }
 
@@ -167,7 +169,7 @@ TEST_F(LimitsTest, ProcessLimitCapsHowManyChildrenStart) {
   const RunResult result = Shell(*session, SpawnChildren(40, marker), 60s);
   EXPECT_EQ(result.status, RunStatus::kExited) << Describe(result);
   const std::size_t started = CountLines(workspace_ / "children");
-  EXPECT_GE(started, 1u);
+  EXPECT_GE(started, 1u) << Describe(result);
   EXPECT_LT(started, 10u) << "the shell itself counts against the limit";
   EXPECT_TRUE(NoneWithMarker(marker, 5s));
   if (Mechanism(session->GetCapabilities(), "processes").find("cgroup") != std::string::npos) {
