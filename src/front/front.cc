@@ -205,7 +205,10 @@ bool Relay(int socket, int fd, uint64_t size) {
 // line is better run by the full cordon (nothing ran): true when the server said so itself
 // (kRunYourself: not for this caller's context, or not a command line it runs as it stands),
 // so the full cordon need not ask it again.
-bool TryServer(int argc, char** argv, char** envp, const struct statx& full) {
+// The full cordon is located (`full`, `st`, `located`) only once connected: the server starts
+// on the connection while this process does that.
+bool TryServer(int argc, char** argv, char** envp, const char* execfn, PathText& full,
+               struct statx& st, bool& located) {
   for (int fd = 0; fd < 3; ++fd) {
     if (Fcntl(fd, kFGetfd, 0) < 0) return false;  // a closed stdin, stdout or stderr
   }
@@ -235,12 +238,14 @@ bool TryServer(int argc, char** argv, char** envp, const struct statx& full) {
   const int s = static_cast<int>(socket);
   // A full backlog answers EAGAIN at once; no server, ENOENT or ECONNREFUSED.
   if (Connect(s, &address) != 0 || Fcntl(s, kFSetfl, 0) != 0) return Closed(s);
+  located = LocateFull(full, st, execfn);
+  if (!located) return Closed(s);
   const long self = OpenAt(AT_FDCWD, "/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (self < 0) return Closed(s);
   const Confinement own = ReadConfinement(static_cast<int>(self));
   Close(static_cast<int>(self));
   // The sender of what follows is named to the server (SCM_PIDFD), which checks it too.
-  if (!ServerIsTrusted(s, own, full) || SetSockOpt(s, kSoPassPidfd, 1) != 0) return Closed(s);
+  if (!ServerIsTrusted(s, own, st) || SetSockOpt(s, kSoPassPidfd, 1) != 0) return Closed(s);
   ReplyHeader reply{};
   bool timed_out = false;
   if (!ReadReply(s, kHelloWaitMs, reply, timed_out) || reply.kind != ReplyKind::kHello ||
@@ -317,11 +322,13 @@ extern "C" [[noreturn]] void NolibcMain(long* stack) {
   }
   PathText full;
   struct statx st {};
-  if (!LocateFull(full, st, execfn)) {
-    Fail("cannot find the full cordon executable next to this one", "");
+  bool located = false;
+  if (Servable(argc, argv) && ServerWanted(envp) &&
+      TryServer(argc, argv, envp, execfn, full, st, located)) {
+    ExecWithoutServer(full.data, argc, argv, envp);  // TryServer located it
   }
-  if (Servable(argc, argv) && ServerWanted(envp) && TryServer(argc, argv, envp, st)) {
-    ExecWithoutServer(full.data, argc, argv, envp);
+  if (!located && !LocateFull(full, st, execfn)) {
+    Fail("cannot find the full cordon executable next to this one", "");
   }
   const long error = Execve(full.data, argv, envp);
   Fail("cannot execute ", full.data);

@@ -109,9 +109,10 @@ ClientResult RunThroughServer(const ServerPaths& paths, const RunRequest& reques
   if (Result<void> named = PassSenderPidfd(socket.get()); !named) {
     return NotServed(named.error().message);
   }
-  // Nothing is handed over before the server has taken the connection and checked this
-  // process: a stopped server would keep the descriptors below in flight (and whoever reads
-  // this process's output waiting) for as long as it stays stopped.
+  // Nothing is handed over before the server has taken the connection (it checks this process
+  // meanwhile, and acts on nothing before that): a stopped server would keep the descriptors
+  // below in flight (and whoever reads this process's output waiting) for as long as it stays
+  // stopped.
   if (!WaitForReply(socket.get(), kHelloWait)) {
     return NotServed(
         fmt::format("the run server at {} did not take the connection within {} s "

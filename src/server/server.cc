@@ -202,20 +202,23 @@ bool Server::Handle(core::UniqueFd connection) {
   if (Result<void> named = PassSenderPidfd(fd); !named) {
     return Refuse(fd, "refused a client", "refused this client", named.error());
   }
-  // Its context is read now, while the client checks this server in turn: when the request
-  // comes from this same process (a front, a full cordon) it need not be read again.
+  // The greeting first, so that the client's check of this server and its request overlap
+  // with this end's reading of the client's context. It says that this server is running (a
+  // stopped one would hold the descriptors the client hands over in flight, and whoever reads
+  // the client's output would wait); nothing is acted on before the checks below.
+  if (!SendReply(fd, ReplyKind::kHello, 0, {}, {})) return false;  // the client is gone
+  // When the request comes from this same process (a front, a full cordon), its context need
+  // not be read again.
   Result<Peer> peer = PeerWithContext(fd);
+  timeval timeout{kRequestTimeoutSeconds, 0};
+  (void)::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  // Read whole even from a client about to be refused, so that it reads the refusal's reason.
+  Result<ReceivedRequest> received = ReceiveRequest(fd);
   if (!peer) return Refuse(fd, "refused a client", "refused this client", peer.error());
   if (std::string why = Mismatch(own_, peer->confinement); !why.empty()) {
     return Refuse(fd, "refused a client", "refused this client",
                   Error{ErrorCode::kUnavailable, 0, "the other end is not trusted: " + why});
   }
-  // The client hands over its stdout and stderr only after this: a stopped server would hold
-  // descriptors in flight to it, and whoever reads the client's output would wait for it.
-  if (!SendReply(fd, ReplyKind::kHello, 0, {}, {})) return false;  // the client is gone
-  timeval timeout{kRequestTimeoutSeconds, 0};
-  (void)::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-  Result<ReceivedRequest> received = ReceiveRequest(fd);
   if (!received) {
     return Refuse(fd, "bad request", "could not read the request", received.error());
   }
