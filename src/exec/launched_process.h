@@ -35,8 +35,9 @@ struct ConnectRules {
 };
 
 // Something a backend holds for one command until the run is over (the Seatbelt backend's
-// private HOME/TMPDIR directory): released when the LaunchedProcess is destroyed, which the
-// supervisor does only after the command was reaped and its tree killed.
+// private HOME/TMPDIR directory, the zygote's hold on the command's mount namespace): released
+// when the LaunchedProcess is destroyed, which the supervisor does only after the command was
+// reaped and its tree killed.
 class RunResource {
  public:
   virtual ~RunResource() = default;
@@ -60,7 +61,7 @@ struct LaunchedProcess {
   // connects; the command never holds it. The supervisor answers it following `connect_rules`.
   core::UniqueFd connect_listener;
   ConnectRules connect_rules;
-  // Released after the run (see RunResource); null for the Linux backends.
+  // Released after the run (see RunResource); null for the one-shot Linux launches.
   std::unique_ptr<RunResource> resource;
 };
 

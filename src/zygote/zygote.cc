@@ -13,6 +13,7 @@
 #include "linux/launcher.h"
 #include "linux/seccomp_filter.h"
 #include "zygote/command_init.h"
+#include "zygote/namespace_hold.h"
 
 namespace cordon::zygote {
 namespace {
@@ -138,7 +139,9 @@ Result<exec::LaunchedProcess> Zygote::Join(const plan::LaunchPlan& plan,
   entry.cgroup = cgroup;
   entry.request_fd = request_fd;
   entry.seccomp_program = plan.seccomp.enabled ? &seccomp_program_ : nullptr;
-  return linux_native::LaunchWithEntry(plan, stdio, entry);
+  CORDON_TRY(exec::LaunchedProcess launched, linux_native::LaunchWithEntry(plan, stdio, entry));
+  HoldMountNamespace(launched);
+  return launched;
 }
 
 }  // namespace cordon::zygote

@@ -9,8 +9,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <optional>
 #include <thread>
 
+#include "core/close_later.h"
 #include "kernel_support.h"
 #include "linux/init_reaper.h"
 #include "linux/kernel_features.h"
@@ -156,6 +159,38 @@ TEST_F(PreparedTest, ACommandStartsInItAndWritesOnlyWhereAllowed) {
   const int denied = WaitStatus(*started);
   EXPECT_TRUE(WIFEXITED(denied) && WEXITSTATUS(denied) != 0) << denied;
   EXPECT_FALSE(Exists(etc));
+}
+
+// The descriptors of this process that name `link` ("mnt:[INODE]").
+int HoldersOf(const std::string& link) {
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    if (std::filesystem::read_symlink(entry.path(), ec).string() == link) ++count;
+  }
+  return count;
+}
+
+TEST_F(PreparedTest, ItsMountNamespaceOutlivesInitUntilTheRunIsOverAndIsThenReleased) {
+  auto plan = PlanShell("readlink /proc/self/ns/mnt > prepared-ns");
+  if (!plan) return;
+  auto [z, prepared] = StartAndPrepare(*plan);
+  ASSERT_TRUE(z && prepared);
+  std::optional<Result<exec::LaunchedProcess>> started = prepared->Start(*plan, exec::StdioFds{});
+  ASSERT_TRUE(*started) << started->error().message;
+  const int status = WaitStatus(**started);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  std::string ns = ReadFile(workspace_ / "prepared-ns");
+  if (!ns.empty() && ns.back() == '\n') ns.pop_back();
+  ASSERT_TRUE(ns.starts_with("mnt:[")) << ns;
+  // init is reaped: its namespace is held here (its teardown is not in init's exit), and by
+  // nothing that could enter it but this process.
+  EXPECT_EQ(HoldersOf(ns), 1) << ns;
+  // Twin: once the run's process is dropped, the hold is released (closed on the closing
+  // thread), not kept for the life of the session.
+  started.reset();
+  core::WaitForClosed();
+  EXPECT_EQ(HoldersOf(ns), 0) << ns << " is still held after the run";
 }
 
 TEST_F(PreparedTest, ASandboxThatDiedBeforeItsCommandCameRunsNothing) {
