@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <iterator>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -19,15 +21,53 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path PasswdHome() {
+fs::path LookUpPasswdHome(uid_t uid) {
   passwd entry{};
   passwd* found = nullptr;
   std::string buffer(16384, '\0');
-  if (::getpwuid_r(::geteuid(), &entry, buffer.data(), buffer.size(), &found) != 0 ||
-      found == nullptr || found->pw_dir == nullptr || found->pw_dir[0] != '/') {
+  if (::getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) != 0 || found == nullptr ||
+      found->pw_dir == nullptr || found->pw_dir[0] != '/') {
     return {};
   }
   return found->pw_dir;
+}
+
+// The user's home in the user database. Every plan asks, and a long-lived session plans every
+// command: the answer is kept while the effective uid and /etc/passwd (its identity, size and
+// times) stay the same, which costs one stat instead of the C library's lookup.
+fs::path PasswdHome() {
+  struct Key {
+    uid_t uid = 0;
+    dev_t dev = 0;
+    ino_t ino = 0;
+    off_t size = 0;
+    timespec mtime{};
+    timespec ctime{};
+    bool operator==(const Key& o) const {
+      return uid == o.uid && dev == o.dev && ino == o.ino && size == o.size &&
+             mtime.tv_sec == o.mtime.tv_sec && mtime.tv_nsec == o.mtime.tv_nsec &&
+             ctime.tv_sec == o.ctime.tv_sec && ctime.tv_nsec == o.ctime.tv_nsec;
+    }
+  };
+  static std::mutex mutex;
+  static std::optional<Key> cached_key;
+  static fs::path cached_home;
+  struct stat st {};
+  if (::stat("/etc/passwd", &st) != 0) return LookUpPasswdHome(::geteuid());  // not files: ask
+#if defined(__APPLE__)
+  const Key key{::geteuid(), st.st_dev, st.st_ino, st.st_size, st.st_mtimespec, st.st_ctimespec};
+#else
+  const Key key{::geteuid(), st.st_dev, st.st_ino, st.st_size, st.st_mtim, st.st_ctim};
+#endif
+  {
+    std::lock_guard lock(mutex);
+    if (cached_key && *cached_key == key) return cached_home;
+  }
+  fs::path home = LookUpPasswdHome(key.uid);
+  std::lock_guard lock(mutex);
+  cached_key = key;
+  cached_home = home;
+  return home;
 }
 
 // A hidden path's place, found with one lstat per component below a canonical base (a home
