@@ -257,6 +257,26 @@ DoctorReport BuildDoctorReport(const Config& config, const KernelFeatures& f,
                  "namespaces) or is refused",
       .fixes = memory_ok && pids_ok ? std::vector<std::string>{} : CgroupFixes(host)});
 
+  const bool reaper = !host.init_reaper_path.empty();
+  report.features.push_back(FeatureCheck{
+      .id = "init_reaper",
+      .name = "cordon-init",
+      .present = reaper,
+      .required = false,
+      .detail = reaper ? host.init_reaper_path
+                       : (host.init_reaper_problem.empty() ? std::string("not found")
+                                                           : host.init_reaper_problem),
+      .used_for = "the sandbox's PID 1 once the command has started, and the sandboxes that the "
+                  "run server and the MCP server prepare ahead of each command",
+      .without = "each sandbox's init stays a copy of the cordon process, and long-lived "
+                 "sessions prepare no sandboxes: served commands start more slowly",
+      .fixes = reaper ? std::vector<std::string>{}
+                      : std::vector<std::string>{
+                            "install cordon-init next to cordon (libexec/cordon/cordon-init), "
+                            "owned by root or you, not writable by others, with a single link: "
+                            "remove other hard links to it (perf's build-id cache in ~/.debug "
+                            "makes one: rm -rf ~/.debug, or perf record --no-buildid-cache)"}});
+
   const bool bwrap = !host.bwrap_path.empty();
   report.features.push_back(FeatureCheck{
       .id = "bubblewrap",

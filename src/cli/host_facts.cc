@@ -5,6 +5,8 @@
 #include <unistd.h>
 #if defined(__linux__)
 #include <sys/statfs.h>
+
+#include "linux/init_reaper.h"
 #endif
 
 #include <algorithm>
@@ -149,6 +151,10 @@ HostFacts ReadHostFacts() {
     facts.bwrap_setuid = ::stat(facts.bwrap_path.c_str(), &info) == 0 &&
                          (info.st_mode & S_ISUID) != 0 && info.st_uid == 0;
   }
+#if defined(__linux__)
+  facts.init_reaper_path = linux_native::InitReaperPath().string();
+  facts.init_reaper_problem = linux_native::InitReaperProblem();
+#endif
   return facts;
 }
 

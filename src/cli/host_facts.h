@@ -37,6 +37,9 @@ struct HostFacts {
   std::string cgroup_controllers;  // cgroup.controllers of that cgroup ("cpu memory pids")
   std::string bwrap_path;          // bwrap found on PATH (or /usr/bin/bwrap); empty: not found
   bool bwrap_setuid = false;
+  // cordon-init (linux/init_reaper.h): its path when usable, else why not (Linux only).
+  std::string init_reaper_path;
+  std::string init_reaper_problem;
 };
 
 // The sysctls doctor reports (dotted names).

@@ -153,4 +153,9 @@ int InitReaperFdFor(const plan::LaunchPlan& plan) {
 
 std::string InitReaperProblem() { return Current().problem; }
 
+fs::path InitReaperPath() {
+  const Reaper& r = Current();
+  return r.fd.valid() ? r.path : fs::path();
+}
+
 }  // namespace cordon::linux_native

@@ -31,4 +31,7 @@ void SetInitReaperPath(std::filesystem::path path);
 // Why the last lookup found no usable reaper ("" when it did): for diagnostics and tests.
 [[nodiscard]] std::string InitReaperProblem();
 
+// The usable reaper's canonical path (empty when there is none): for diagnostics.
+[[nodiscard]] std::filesystem::path InitReaperPath();
+
 }  // namespace cordon::linux_native

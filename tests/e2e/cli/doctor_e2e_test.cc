@@ -43,7 +43,7 @@ TEST_F(Doctor, JsonListsEveryFeatureWithWhatIsLostAndTheFix) {
   ExpectExitMatchesVerdict(o, report);
   for (const char* id : {"user_namespace", "mount_namespace", "pid_namespace", "net_namespace",
                          "ipc_namespace", "uts_namespace", "proc_mount", "mount_setattr",
-                         "landlock", "seccomp", "pidfd", "cgroups", "bubblewrap"}) {
+                         "landlock", "seccomp", "pidfd", "cgroups", "bubblewrap", "init_reaper"}) {
     const nlohmann::json& f = Feature(report, id);
     EXPECT_TRUE(f["present"].is_boolean()) << id;
     EXPECT_TRUE(f["required"].is_boolean()) << id;
@@ -51,6 +51,9 @@ TEST_F(Doctor, JsonListsEveryFeatureWithWhatIsLostAndTheFix) {
     EXPECT_FALSE(f["without"].get<std::string>().empty()) << id;
     EXPECT_EQ(f["present"].get<bool>(), f["fixes"].empty()) << id;
   }
+  // The build puts cordon-init where cordon looks for it, with a single link.
+  EXPECT_TRUE(Feature(report, "init_reaper")["present"].get<bool>())
+      << Feature(report, "init_reaper")["detail"];
   EXPECT_TRUE(report["sysctls"].contains("user.max_user_namespaces"));
   EXPECT_EQ(report["landlock_abi_levels"].size(), 7u);
   EXPECT_EQ(report["configuration"]["mode"], "workspace_write");

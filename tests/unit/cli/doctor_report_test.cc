@@ -30,6 +30,7 @@ HostFacts Host() {
   host.cgroup2 = true;
   host.cgroup_writable = true;
   host.bwrap_path = "/usr/bin/bwrap";
+  host.init_reaper_path = "/usr/libexec/cordon/cordon-init";
   return host;
 }
 
@@ -64,9 +65,28 @@ TEST(DoctorReport, EverythingPresentIsOkAndListsEveryFeature) {
   for (const char* id :
        {"user_namespace", "mount_namespace", "pid_namespace", "net_namespace", "ipc_namespace",
         "uts_namespace", "proc_mount", "mount_setattr", "landlock", "seccomp", "seccomp_listener",
-        "pidfd", "cgroups", "bubblewrap"}) {
+        "pidfd", "cgroups", "bubblewrap", "init_reaper"}) {
     EXPECT_TRUE(Feature(report, id).present) << id;
   }
+}
+
+TEST(DoctorReport, AnUnusableInitReaperIsNamedWithItsProblemButRequiresNothing) {
+  HostFacts host = Host();
+  host.init_reaper_path.clear();
+  host.init_reaper_problem = "/usr/libexec/cordon/cordon-init is not a single-link executable file";
+  DoctorReport report = BuildDoctorReport(Config{}, AllPresent(), host);
+  const FeatureCheck& reaper = Feature(report, "init_reaper");
+  EXPECT_FALSE(reaper.present);
+  EXPECT_FALSE(reaper.required);
+  EXPECT_EQ(reaper.detail, host.init_reaper_problem);
+  EXPECT_TRUE(AnyFixMentions(reaper, "single link"));
+  EXPECT_TRUE(report.ok) << "the guarantees hold without it";
+  ExpectConsistent(report);
+  // Twin: a usable one is present and shows where it is.
+  const DoctorReport with_reaper = BuildDoctorReport(Config{}, AllPresent(), Host());
+  const FeatureCheck& usable = Feature(with_reaper, "init_reaper");
+  EXPECT_TRUE(usable.present);
+  EXPECT_EQ(usable.detail, "/usr/libexec/cordon/cordon-init");
 }
 
 TEST(DoctorReport, NothingPresentIsNotOkForASandboxedMode) {
