@@ -259,7 +259,7 @@ TEST_F(ServerTest, ASandboxedClientIsRefused) {
   Outcome trusted = Run({"run", "--writable-root", root, "--", "touch", outside.string()});
   EXPECT_EQ(trusted.exit_code, 0) << trusted.err;
   EXPECT_TRUE(std::filesystem::exists(outside));
-  EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 1) << ServerLog();
+  EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 1) << ServerLog() << trusted.err;
 }
 
 // No command runs unsandboxed in the server (decision 0030): a request for mode off, even from
