@@ -274,8 +274,9 @@ DoctorReport BuildDoctorReport(const Config& config, const KernelFeatures& f,
                       : std::vector<std::string>{
                             "install cordon-init next to cordon (libexec/cordon/cordon-init), "
                             "owned by root or you, not writable by others, with a single link: "
-                            "remove other hard links to it (perf's build-id cache in ~/.debug "
-                            "makes one: rm -rf ~/.debug, or perf record --no-buildid-cache)"}});
+                            "remove other hard links to it (perf's build-id cache makes one: "
+                            "find ~/.debug -samefile <cordon-init> -delete; profile with perf "
+                            "record --no-buildid-cache)"}});
 
   const bool bwrap = !host.bwrap_path.empty();
   report.features.push_back(FeatureCheck{

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <deque>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 namespace cordon::core {
@@ -14,13 +15,17 @@ class Closer {
   void Add(UniqueFd fd) {
     {
       std::lock_guard lock(mutex_);
+      if (!started_) {
+        try {
+          // Never joined: the closer lives as long as the process (it is never destroyed).
+          std::thread([this] { Loop(); }).detach();
+          started_ = true;
+        } catch (const std::system_error&) {
+          return;  // no thread to be had (a process limit): `fd` is closed here, now
+        }
+      }
       queue_.push_back(std::move(fd));
       ++added_;
-      if (!started_) {
-        started_ = true;
-        // Never joined: the closer lives as long as the process (it is never destroyed).
-        std::thread([this] { Loop(); }).detach();
-      }
     }
     work_.notify_one();
   }

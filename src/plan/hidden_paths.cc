@@ -21,12 +21,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path LookUpPasswdHome(uid_t uid) {
+// `answered`: the user database gave an answer (an entry or none), not an error.
+fs::path LookUpPasswdHome(uid_t uid, bool& answered) {
   passwd entry{};
   passwd* found = nullptr;
   std::string buffer(16384, '\0');
-  if (::getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) != 0 || found == nullptr ||
-      found->pw_dir == nullptr || found->pw_dir[0] != '/') {
+  answered = ::getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) == 0;
+  if (!answered || found == nullptr || found->pw_dir == nullptr || found->pw_dir[0] != '/') {
     return {};
   }
   return found->pw_dir;
@@ -49,24 +50,30 @@ fs::path PasswdHome() {
              ctime.tv_sec == o.ctime.tv_sec && ctime.tv_nsec == o.ctime.tv_nsec;
     }
   };
-  static std::mutex mutex;
-  static std::optional<Key> cached_key;
-  static fs::path cached_home;
+  // Never destroyed: a session's threads may still plan while static destructors run.
+  struct Cache {
+    std::mutex mutex;
+    std::optional<Key> key;
+    fs::path home;
+  };
+  static Cache* cache = new Cache();
+  bool answered = false;
   struct stat st {};
-  if (::stat("/etc/passwd", &st) != 0) return LookUpPasswdHome(::geteuid());  // not files: ask
+  if (::stat("/etc/passwd", &st) != 0) return LookUpPasswdHome(::geteuid(), answered);
 #if defined(__APPLE__)
   const Key key{::geteuid(), st.st_dev, st.st_ino, st.st_size, st.st_mtimespec, st.st_ctimespec};
 #else
   const Key key{::geteuid(), st.st_dev, st.st_ino, st.st_size, st.st_mtim, st.st_ctim};
 #endif
   {
-    std::lock_guard lock(mutex);
-    if (cached_key && *cached_key == key) return cached_home;
+    std::lock_guard lock(cache->mutex);
+    if (cache->key && *cache->key == key) return cache->home;
   }
-  fs::path home = LookUpPasswdHome(key.uid);
-  std::lock_guard lock(mutex);
-  cached_key = key;
-  cached_home = home;
+  fs::path home = LookUpPasswdHome(key.uid, answered);
+  if (!answered) return home;  // an error (NSS, EMFILE) is asked again next time
+  std::lock_guard lock(cache->mutex);
+  cache->key = key;
+  cache->home = home;
   return home;
 }
 

@@ -18,6 +18,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -37,6 +38,26 @@ using Clock = std::chrono::steady_clock;
 
 // A client has this long to send its request once connected.
 constexpr int kRequestTimeoutSeconds = 10;
+
+// Takes in (and drops, descriptors included) what a refused client sends, for at most a
+// second: a client that was greeted sends its request before it reads the reply, and one that
+// finds the connection closed under it would see a broken pipe instead of the refusal's
+// reason. A client that keeps the connection open holds the worker no longer than that.
+void DrainBriefly(int fd) {
+  constexpr auto kDrainTime = std::chrono::seconds(1);
+  constexpr std::size_t kDrainMax = kMaxBodyBytes + 65536;
+  timeval timeout{1, 0};
+  (void)::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  const Clock::time_point end = Clock::now() + kDrainTime;
+  char buffer[16384];
+  std::size_t total = 0;
+  while (total < kDrainMax && Clock::now() < end) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);  // SCM_RIGHTS without a buffer: closed
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    total += static_cast<std::size_t>(n);
+  }
+}
 
 // The sessions of the configurations and workspaces served so far, most recently used first.
 class SessionCache {
@@ -210,15 +231,20 @@ bool Server::Handle(core::UniqueFd connection) {
   // When the request comes from this same process (a front, a full cordon), its context need
   // not be read again.
   Result<Peer> peer = PeerWithContext(fd);
+  std::optional<Error> untrusted;
+  if (!peer) {
+    untrusted = peer.error();
+  } else if (std::string why = Mismatch(own_, peer->confinement); !why.empty()) {
+    untrusted = Error{ErrorCode::kUnavailable, 0, "the other end is not trusted: " + why};
+  }
+  if (untrusted) {
+    (void)Refuse(fd, "refused a client", "refused this client", *untrusted);
+    DrainBriefly(fd);  // its request is not read, only let in: the client then reads why
+    return false;
+  }
   timeval timeout{kRequestTimeoutSeconds, 0};
   (void)::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-  // Read whole even from a client about to be refused, so that it reads the refusal's reason.
   Result<ReceivedRequest> received = ReceiveRequest(fd);
-  if (!peer) return Refuse(fd, "refused a client", "refused this client", peer.error());
-  if (std::string why = Mismatch(own_, peer->confinement); !why.empty()) {
-    return Refuse(fd, "refused a client", "refused this client",
-                  Error{ErrorCode::kUnavailable, 0, "the other end is not trusted: " + why});
-  }
   if (!received) {
     return Refuse(fd, "bad request", "could not read the request", received.error());
   }

@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <memory>
 #include <string>
@@ -27,10 +29,16 @@ class HeldNamespace : public exec::RunResource {
 
 void HoldMountNamespace(exec::LaunchedProcess& launched) {
   if (launched.pid <= 0 || launched.resource != nullptr) return;
-  // init is this process's child and not yet reaped: its pid cannot name another process.
   const std::string path = fmt::format("/proc/{}/ns/mnt", launched.pid);
   core::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) return;
+  // init is this process's unreaped child, so its pid names it; and should something reap it
+  // behind our back (SIGCHLD ignored in an embedder), its pidfd says it was still there when
+  // the namespace was opened, so that this is its namespace, not a later process's.
+  if (launched.pidfd.valid() &&
+      ::syscall(SYS_pidfd_send_signal, launched.pidfd.get(), 0, nullptr, 0) != 0) {
+    return;
+  }
   launched.resource = std::make_unique<HeldNamespace>(std::move(fd));
 }
 

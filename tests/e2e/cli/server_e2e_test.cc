@@ -262,6 +262,40 @@ TEST_F(ServerTest, ASandboxedClientIsRefused) {
   EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 1) << ServerLog() << trusted.err;
 }
 
+// A client that is itself more confined than the server (here no_new_privs, as another
+// sandbox would set it) is refused as soon as its context is read, before its request is read,
+// and still reads why (decision 0031); the twin, the same client unconfined, is served.
+TEST_F(ServerTest, AMoreConfinedConnectingClientIsRefusedAtOnceAndReadsWhy) {
+  if (!std::filesystem::exists("/usr/bin/setpriv")) GTEST_SKIP() << "no setpriv(1)";
+  StartServer();
+  const std::filesystem::path beside = tmp_.path() / "beside";
+  std::filesystem::create_directories(beside);
+  const std::filesystem::path outside = beside / "confined";
+  for (const bool confined : {true, false}) {
+    Invocation inv;
+    if (confined) inv.argv = {"/usr/bin/setpriv", "--no-new-privs"};
+    for (const std::string& arg :
+         {std::string("/usr/bin/python3"), std::string("-c"), std::string(kHostileClient),
+          Socket().string(), workspace_.string(), outside.string(), std::string("1"),
+          std::string("request"), std::string("root")}) {
+      inv.argv.push_back(arg);
+    }
+    inv.env = {"PATH=/usr/bin:/bin", "HOME=" + home_.string(), NoRunServer()};
+    inv.cwd = workspace_;
+    Outcome o = RunBinary(inv);
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    if (confined) {
+      EXPECT_NE(o.out.find("refused this client"), std::string::npos) << o.out << o.err;
+      EXPECT_NE(o.out.find("no_new_privs"), std::string::npos) << o.out;
+      EXPECT_FALSE(std::filesystem::exists(outside)) << "a confined client had a command run";
+      EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 0) << ServerLog();
+    } else {
+      EXPECT_TRUE(std::filesystem::exists(outside)) << o.out << o.err << ServerLog();
+      EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 1) << ServerLog();
+    }
+  }
+}
+
 // No command runs unsandboxed in the server (decision 0030): a request for mode off, even from
 // a trusted client, is refused and left to its caller — which `cordon run` never sends: it runs
 // mode off itself and starts no server for it. The twin: the sandboxed request is served.
