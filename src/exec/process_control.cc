@@ -33,17 +33,22 @@ std::string WaitArgs(const LaunchedProcess& process) {
                                : "P_PID, " + std::to_string(process.pid);
 }
 
-// SIGKILL through a pidfd; false when that failed (or pidfds do not exist: not Linux).
-bool PidfdKill(int pidfd) {
+// `signal` through a pidfd; false when that failed (or pidfds do not exist: not Linux).
+bool PidfdSignal(int pidfd, int signal) {
 #if defined(__linux__)
-  return ::syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0) == 0;
+  return ::syscall(SYS_pidfd_send_signal, pidfd, signal, nullptr, 0) == 0;
 #else
   (void)pidfd;
+  (void)signal;
   return false;
 #endif
 }
 
+bool PidfdKill(int pidfd) { return PidfdSignal(pidfd, SIGKILL); }
+
 }  // namespace
+
+bool PidfdAlive(int pidfd) { return PidfdSignal(pidfd, 0); }
 
 core::UniqueFd OpenPidfd(pid_t pid) {
 #if defined(__linux__)

@@ -17,6 +17,10 @@ namespace cordon::exec {
 // supervisor then falls back to polling waitid(WNOHANG).
 core::UniqueFd OpenPidfd(pid_t pid);
 
+// Whether the pidfd's process still exists (signal 0 through it); false when it is gone or
+// pidfds do not exist (not Linux).
+bool PidfdAlive(int pidfd);
+
 // SIGKILL to the launched process and, for an unsandboxed launch, its whole process group.
 // For a sandbox's init this kills every process in the sandbox's PID namespace. Must be called
 // before Reap. Errors (already gone) are ignored: the goal is that nothing is left running.

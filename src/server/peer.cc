@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <charconv>
@@ -15,6 +14,7 @@
 
 #include "core/syscall_error.h"
 #include "core/unique_fd.h"
+#include "exec/process_control.h"
 
 namespace cordon::server {
 namespace {
@@ -141,8 +141,6 @@ Result<long> PidOf(int pidfd) {
   return pid[0];
 }
 
-bool Alive(int pidfd) { return ::syscall(SYS_pidfd_send_signal, pidfd, 0, nullptr, 0) == 0; }
-
 }  // namespace
 
 Result<Confinement> ConfinementOf(int pidfd, bool executable, bool context) {
@@ -152,7 +150,7 @@ Result<Confinement> ConfinementOf(int pidfd, bool executable, bool context) {
   if (!dir.valid()) return core::FailSyscall("open", what);
   // The directory was opened while the pidfd's process was alive: it is that process's, not a
   // later one's with a recycled PID.
-  if (!Alive(pidfd)) {
+  if (!exec::PidfdAlive(pidfd)) {
     return core::FailSyscall("pidfd_send_signal", fmt::format("pid {}, signal 0", pid));
   }
   CORDON_TRY(std::string status, ReadStatus(dir.get(), what));
@@ -189,7 +187,8 @@ Result<Peer> PeerWithContext(int socket) {
 
 bool SameLiveProcess(const Peer& peer, int other_pidfd) {
   Result<long> other = PidOf(other_pidfd);
-  return other && *other == peer.confinement.pid && Alive(peer.pidfd.get()) && Alive(other_pidfd);
+  return other && *other == peer.confinement.pid && exec::PidfdAlive(peer.pidfd.get()) &&
+         exec::PidfdAlive(other_pidfd);
 }
 
 Result<Confinement> PeerConfinement(int socket, bool executable) {

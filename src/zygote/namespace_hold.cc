@@ -2,14 +2,13 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <memory>
 #include <string>
 
 #include "core/close_later.h"
 #include "core/unique_fd.h"
+#include "exec/process_control.h"
 
 namespace cordon::zygote {
 namespace {
@@ -35,10 +34,7 @@ void HoldMountNamespace(exec::LaunchedProcess& launched) {
   // init is this process's unreaped child, so its pid names it; and should something reap it
   // behind our back (SIGCHLD ignored in an embedder), its pidfd says it was still there when
   // the namespace was opened, so that this is its namespace, not a later process's.
-  if (launched.pidfd.valid() &&
-      ::syscall(SYS_pidfd_send_signal, launched.pidfd.get(), 0, nullptr, 0) != 0) {
-    return;
-  }
+  if (launched.pidfd.valid() && !exec::PidfdAlive(launched.pidfd.get())) return;
   launched.resource = std::make_unique<HeldNamespace>(std::move(fd));
 }
 

@@ -16,39 +16,42 @@ bool HungUp(int read_end, int timeout_ms) {
   return ::poll(&p, 1, timeout_ms) == 1 && (p.revents & POLLHUP) != 0;
 }
 
+struct Pipe {
+  UniqueFd read_end;
+  UniqueFd write_end;
+};
+
+Pipe MakePipe() {
+  int fds[2] = {-1, -1};
+  EXPECT_EQ(::pipe2(fds, O_CLOEXEC), 0);
+  return {UniqueFd(fds[0]), UniqueFd(fds[1])};
+}
+
 TEST(CloseLaterTest, ADescriptorHandedOverIsClosed) {
-  int fds[2];
-  ASSERT_EQ(::pipe2(fds, O_CLOEXEC), 0);
-  UniqueFd read_end(fds[0]);
-  CloseLater(UniqueFd(fds[1]));
+  Pipe p = MakePipe();
+  CloseLater(std::move(p.write_end));
   WaitForClosed();
-  EXPECT_TRUE(HungUp(read_end.get(), 0));
+  EXPECT_TRUE(HungUp(p.read_end.get(), 0));
 }
 
 TEST(CloseLaterTest, ADescriptorNotHandedOverStaysOpen) {
-  int fds[2];
-  ASSERT_EQ(::pipe2(fds, O_CLOEXEC), 0);
-  UniqueFd read_end(fds[0]);
-  UniqueFd write_end(fds[1]);
+  Pipe kept = MakePipe();
   // Another one goes through the closer meanwhile: only it is closed.
-  int other[2];
-  ASSERT_EQ(::pipe2(other, O_CLOEXEC), 0);
-  UniqueFd other_read(other[0]);
-  CloseLater(UniqueFd(other[1]));
+  Pipe other = MakePipe();
+  CloseLater(std::move(other.write_end));
   WaitForClosed();
-  EXPECT_TRUE(HungUp(other_read.get(), 0));
-  EXPECT_FALSE(HungUp(read_end.get(), 50));
-  EXPECT_NE(::fcntl(write_end.get(), F_GETFD), -1);
+  EXPECT_TRUE(HungUp(other.read_end.get(), 0));
+  EXPECT_FALSE(HungUp(kept.read_end.get(), 50));
+  EXPECT_NE(::fcntl(kept.write_end.get(), F_GETFD), -1);
 }
 
 TEST(CloseLaterTest, ManyAreAllClosedAndAnInvalidOneIsIgnored) {
   CloseLater(UniqueFd());
   std::vector<UniqueFd> read_ends;
   for (int i = 0; i < 64; ++i) {
-    int fds[2];
-    ASSERT_EQ(::pipe2(fds, O_CLOEXEC), 0);
-    read_ends.emplace_back(fds[0]);
-    CloseLater(UniqueFd(fds[1]));
+    Pipe p = MakePipe();
+    read_ends.push_back(std::move(p.read_end));
+    CloseLater(std::move(p.write_end));
   }
   WaitForClosed();
   for (const UniqueFd& r : read_ends) EXPECT_TRUE(HungUp(r.get(), 0));
