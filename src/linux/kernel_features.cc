@@ -214,7 +214,8 @@ int ExitAtOnce(void*) { return 0; }
 // CLONE_VM|CLONE_VFORK: no copy of the caller's page tables (the caller waits the few
 // microseconds until the child has exited); CLONE_NEWUSER only conflicts with CLONE_FS.
 int ProbeUserNamespace() {
-  alignas(16) static thread_local char stack[16384];
+  // On the caller's stack: the caller is suspended (CLONE_VFORK) while the child runs on it.
+  alignas(16) char stack[16384];
   pid_t pid = ::clone(&ExitAtOnce, stack + sizeof stack,
                       CLONE_VM | CLONE_VFORK | CLONE_NEWUSER | SIGCHLD, nullptr);
   if (pid < 0) return errno;

@@ -12,6 +12,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -174,11 +175,18 @@ int RelayMain(void* arg) {
 // Runs entry.run as a CLONE_VM|CLONE_VFORK child and returns the pid it stored: the process
 // it created with CLONE_PARENT, our child. The relay itself has exited when clone returns.
 Result<pid_t> RunRelay(const ChildContext& context, const InitEntry& entry) {
-  alignas(64) static thread_local char stack[64 * 1024];
+  // The relay's stack, one per thread that launches, made on its first launch: a thread_local
+  // array would be part of every thread's static TLS, which the C library clears (and so
+  // makes resident) in each new thread, launching or not.
+  constexpr std::size_t kStackSize = 64 * 1024;
+  static thread_local std::unique_ptr<char[]> stack;
+  if (!stack) stack.reset(new char[kStackSize]);
   *entry.relay_pid = -1;
   RelayArgs args{&context, &entry};
-  const pid_t relay =
-      ::clone(&RelayMain, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
+  // The top, 64-byte aligned.
+  char* top = stack.get() + (kStackSize & ~std::size_t{63});
+  top -= reinterpret_cast<std::uintptr_t>(top) % 64;
+  const pid_t relay = ::clone(&RelayMain, top, CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
   if (relay < 0) return core::FailSyscall("clone", "CLONE_VM|CLONE_VFORK");
   int status = 0;
   while (::waitpid(relay, &status, 0) < 0 && errno == EINTR) {
