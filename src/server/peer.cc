@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include "core/syscall_error.h"
 #include "core/unique_fd.h"
 #include "exec/process_control.h"
+#include "linux/system_headers/syscalls.h"
 
 namespace cordon::server {
 namespace {
@@ -43,22 +45,18 @@ std::vector<long> Numbers(std::string_view text) {
 Result<std::string> ReadStatus(int proc_dir, const std::string& what) {
   core::UniqueFd fd(::openat(proc_dir, "status", O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) return core::FailSyscall("openat", what + "/status");
-  std::string text(kStatusMax, '\0');
+  char text[kStatusMax];  // on the stack: no 16 KiB to clear and fault in per client
   std::size_t got = 0;
   for (;;) {
-    const ssize_t n = ::read(fd.get(), text.data() + got, text.size() - got);
+    const ssize_t n = ::read(fd.get(), text + got, sizeof text - got);
     if (n < 0) {
       if (errno == EINTR) continue;
       return core::FailSyscall("read", what + "/status");
     }
-    if (n == 0 || got + static_cast<std::size_t>(n) == text.size()) {
-      got += static_cast<std::size_t>(n);
-      break;
-    }
     got += static_cast<std::size_t>(n);
+    if (n == 0 || got == sizeof text) break;
   }
-  text.resize(got);
-  return text;
+  return std::string(text, got);
 }
 
 }  // namespace
@@ -123,8 +121,11 @@ std::string Mismatch(const Confinement& own, const Confinement& peer) {
 
 namespace {
 
-// The pid behind the pidfd, in our PID namespace ("Pid:\t-1" once it has exited).
-Result<long> PidOf(int pidfd) {
+constexpr const char* kNoPid =
+    "the other process has exited or lies outside this process's PID namespace";
+
+// The pid behind the pidfd from its fdinfo's "Pid:" ("Pid:\t-1" once it has exited).
+Result<long> PidOfFromFdinfo(int pidfd) {
   const std::string info = fmt::format("/proc/self/fdinfo/{}", pidfd);
   core::UniqueFd info_fd(::open(info.c_str(), O_RDONLY | O_CLOEXEC));
   if (!info_fd.valid()) return core::FailSyscall("open", info);
@@ -133,32 +134,58 @@ Result<long> PidOf(int pidfd) {
   if (n <= 0) return core::FailSyscall("read", info);
   std::vector<long> pid =
       Numbers(StatusField(std::string_view(text, static_cast<std::size_t>(n)), "Pid"));
-  if (pid.size() != 1 || pid[0] <= 0) {
-    return Fail(ErrorCode::kUnavailable,
-                "the other process has exited or lies outside this "
-                "process's PID namespace");
-  }
+  if (pid.size() != 1 || pid[0] <= 0) return Fail(ErrorCode::kUnavailable, kNoPid);
   return pid[0];
+}
+
+// The pid behind the pidfd, in our PID namespace: PIDFD_GET_INFO (Linux 6.13), else fdinfo.
+Result<long> PidOf(int pidfd) {
+  linux_native::sys::PidfdInfo info{};
+  info.mask = linux_native::sys::kPidfdInfoPid;
+  if (::ioctl(pidfd, linux_native::sys::kPidfdGetInfo, &info) == 0 && info.pid > 0) {
+    return static_cast<long>(info.pid);
+  }
+  if (errno == ESRCH) return Fail(ErrorCode::kUnavailable, kNoPid);
+  return PidOfFromFdinfo(pidfd);  // an older kernel
 }
 
 }  // namespace
 
-Result<Confinement> ConfinementOf(int pidfd, bool executable, bool context) {
+namespace {
+
+// The /proc directory and status of the process behind `pidfd`, and its confinement parsed
+// from that (without the executable and the context).
+struct ProcEntry {
+  core::UniqueFd dir;
+  std::string status;
+  Confinement confinement;
+};
+
+Result<ProcEntry> ProcEntryOf(int pidfd) {
   CORDON_TRY(const long pid, PidOf(pidfd));
   const std::string what = fmt::format("/proc/{}", pid);
-  core::UniqueFd dir(::open(what.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!dir.valid()) return core::FailSyscall("open", what);
+  ProcEntry entry;
+  entry.dir = core::UniqueFd(::open(what.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!entry.dir.valid()) return core::FailSyscall("open", what);
   // The directory was opened while the pidfd's process was alive: it is that process's, not a
   // later one's with a recycled PID.
   if (!exec::PidfdAlive(pidfd)) {
     return core::FailSyscall("pidfd_send_signal", fmt::format("pid {}, signal 0", pid));
   }
-  CORDON_TRY(std::string status, ReadStatus(dir.get(), what));
-  CORDON_TRY(Confinement c, ParseStatus(status));
-  c.pid = static_cast<int>(pid);
-  if (executable) AddExecutable(dir.get(), c);
-  if (context) c.context = ReadContext(c.pid, dir.get(), status);
-  return c;
+  CORDON_TRY(entry.status, ReadStatus(entry.dir.get(), what));
+  CORDON_TRY(entry.confinement, ParseStatus(entry.status));
+  entry.confinement.pid = static_cast<int>(pid);
+  return entry;
+}
+
+}  // namespace
+
+Result<Confinement> ConfinementOf(int pidfd, bool executable, bool context) {
+  CORDON_TRY(ProcEntry entry, ProcEntryOf(pidfd));
+  Confinement& c = entry.confinement;
+  if (executable) AddExecutable(entry.dir.get(), c);
+  if (context) c.context = ReadContext(c.pid, entry.dir.get(), entry.status);
+  return std::move(c);
 }
 
 namespace {
@@ -177,11 +204,23 @@ Result<core::UniqueFd> PeerPidfd(int socket) {
 
 }  // namespace
 
-Result<Peer> PeerWithContext(int socket) {
+Result<Peer> PeerOf(int socket) {
   Peer peer;
   CORDON_TRY(peer.pidfd, PeerPidfd(socket));
-  CORDON_TRY(peer.confinement,
-             ConfinementOf(peer.pidfd.get(), /*executable=*/false, /*context=*/true));
+  CORDON_TRY(ProcEntry entry, ProcEntryOf(peer.pidfd.get()));
+  peer.proc_dir = std::move(entry.dir);
+  peer.status = std::move(entry.status);
+  peer.confinement = std::move(entry.confinement);
+  return peer;
+}
+
+void AddContext(Peer& peer) {
+  peer.confinement.context = ReadContext(peer.confinement.pid, peer.proc_dir.get(), peer.status);
+}
+
+Result<Peer> PeerWithContext(int socket) {
+  CORDON_TRY(Peer peer, PeerOf(socket));
+  AddContext(peer);
   return peer;
 }
 

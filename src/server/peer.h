@@ -64,11 +64,18 @@ std::string Mismatch(const Confinement& own, const Confinement& peer);
 // through SO_PEERPIDFD.
 [[nodiscard]] Result<Confinement> PeerConfinement(int socket, bool executable = false);
 
-// The process that connected `socket` (SO_PEERPIDFD) and its confinement with its context.
+// The process that connected `socket` (SO_PEERPIDFD) and its confinement, read from its
+// /proc/PID/status; its context (the slower part, ~0.2 ms of /proc reads) is read by AddContext,
+// which the run server does beside other work (decision 0032).
 struct Peer {
   core::UniqueFd pidfd;
-  Confinement confinement;
+  core::UniqueFd proc_dir;  // /proc/PID, opened while the pidfd's process was alive
+  std::string status;       // /proc/PID/status as it was read
+  Confinement confinement;  // its context empty (not known) until AddContext
 };
+[[nodiscard]] Result<Peer> PeerOf(int socket);
+void AddContext(Peer& peer);
+// PeerOf, then AddContext.
 [[nodiscard]] Result<Peer> PeerWithContext(int socket);
 
 // True when both pidfds name one live process: the same pid, both alive now (two live

@@ -27,6 +27,8 @@
 #include "core/syscall_error.h"
 #include "core/unique_fd.h"
 #include "report/run_outcome.h"
+#include "server/client_check.h"
+#include "server/helper_thread.h"
 #include "server/peer.h"
 #include "server/wire.h"
 #include "session/zygote_slot.h"
@@ -62,17 +64,23 @@ void DrainBriefly(int fd) {
 // The sessions of the configurations and workspaces served so far, most recently used first.
 class SessionCache {
  public:
-  Result<Session> Get(const RunRequest& request) {
-    const std::string key = request.config_json + '\0' + request.workspace;
-    {
-      std::lock_guard lock(mutex_);
-      for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-        if (it->key == key) {
-          entries_.splice(entries_.begin(), entries_, it);
-          return it->session;
-        }
+  // The session kept for the request's configuration and workspace, if there is one.
+  std::optional<Session> Find(const RunRequest& request) {
+    const std::string key = Key(request);
+    std::lock_guard lock(mutex_);
+    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+      if (it->key == key) {
+        entries_.splice(entries_.begin(), entries_, it);
+        return it->session;
       }
     }
+    return std::nullopt;
+  }
+
+  // The kept session, else a new one (kept from now on).
+  Result<Session> Get(const RunRequest& request) {
+    if (std::optional<Session> found = Find(request)) return *found;
+    const std::string key = Key(request);
     // Created outside the lock (it probes the kernel); two clients racing for a new key make
     // two sessions, and the second simply replaces the first in the cache.
     config::Env env;
@@ -86,6 +94,10 @@ class SessionCache {
   }
 
  private:
+  static std::string Key(const RunRequest& request) {
+    return request.config_json + '\0' + request.workspace;
+  }
+
   struct Entry {
     std::string key;
     Session session;
@@ -108,11 +120,15 @@ class Server {
   void StartWorker();  // with threads_mutex_ held
   // True when it ran a command: only that keeps the server from its idle exit (a caller it
   // leaves its commands to, or refuses, must not keep it alive: decision 0030).
-  bool Handle(core::UniqueFd connection);
-  Result<report::RunOutcome> Execute(int connection, ReceivedRequest& received);
-  // Turns a front's invocation into the request its full cordon would have sent, and accepts
-  // it; false when the front is told to run it itself (or is gone).
-  bool Resolve(int connection, ReceivedRequest& received);
+  // The client is checked on `helper` meanwhile (client_check.h).
+  bool Handle(core::UniqueFd connection, HelperThread& helper);
+  // Runs the request's command. `admit` lets the client in (or says why not); it is called
+  // before anything is created or started for the client, possibly more than once.
+  Result<report::RunOutcome> Execute(int connection, ReceivedRequest& received,
+                                     const std::function<Result<void>()>& admit);
+  // Turns a front's invocation into the request its full cordon would have sent: the wait
+  // kAccepted will carry (seconds), or nullopt when the front is to run it itself. Only reads.
+  std::optional<std::uint32_t> Resolve(ReceivedRequest& received);
   void Log(const std::string& line);
   // Logs "<log_prefix>: <why>" and replies kRefused ("the run server <reply_prefix>: <why>"):
   // the client then runs the command itself. False: nothing ran.
@@ -142,7 +158,8 @@ void Server::Log(const std::string& line) {
   std::fflush(options_.log);
 }
 
-Result<report::RunOutcome> Server::Execute(int connection, ReceivedRequest& received) {
+Result<report::RunOutcome> Server::Execute(int connection, ReceivedRequest& received,
+                                           const std::function<Result<void>()>& admit) {
   RunRequest& r = received.request;
   // The same workspace as the client's, not just the same name: refuse another view.
   struct stat st {};
@@ -154,7 +171,15 @@ Result<report::RunOutcome> Server::Execute(int connection, ReceivedRequest& rece
                             "(another mount namespace?)",
                             r.workspace));
   }
-  CORDON_TRY(Session session, sessions_.Get(r));
+  // A session (its probes, its prepared sandboxes) is only created for a client let in.
+  std::optional<Session> found = sessions_.Find(r);
+  if (!found) {
+    CORDON_TRY_VOID(admit());
+    Result<Session> created = sessions_.Get(r);
+    if (!created) return std::unexpected(created.error());
+    found = std::move(*created);
+  }
+  const Session& session = *found;
   // A command without a sandbox would run with whatever of this process's context /proc does
   // not show (a Landlock domain, the keyring): its caller runs it (decision 0030).
   if (session.config().sandbox.mode == SandboxMode::kOff) {
@@ -179,22 +204,20 @@ Result<report::RunOutcome> Server::Execute(int connection, ReceivedRequest& rece
     request.stderr_fd = received.fds[1].Release();
     if (r.has_stdin) request.stdin_fd = received.fds[2].Release();
   }
+  // Nothing of the command is created before the client is let in.
+  request.before_start = admit;
   const RunResult result = session.Run(request);
   return report::RenderRunOutcome(result, r.json, session.config().limits.timeout);
 }
 
-bool Server::Resolve(int fd, ReceivedRequest& received) {
+std::optional<std::uint32_t> Server::Resolve(ReceivedRequest& received) {
   std::optional<ResolvedInvocation> resolved;
   if (options_.resolve_invocation) {
     resolved = options_.resolve_invocation(*received.invocation, ::isatty(received.fds[0].get()));
   }
-  if (!resolved) {
-    Log("left a command line to its client (not one this server runs as it stands)");
-    (void)SendReply(fd, ReplyKind::kRunYourself, 0, {}, {});
-    return false;
-  }
+  if (!resolved) return std::nullopt;
   received.request = std::move(resolved->request);
-  // The front attached stdin, stdout and stderr; the request says which it uses.
+  // The invocation's stdin, stdout, stderr become the request's stdout, stderr[, stdin].
   std::vector<core::UniqueFd> fds;
   if (!received.request.json) {
     fds.push_back(std::move(received.fds[1]));
@@ -203,9 +226,8 @@ bool Server::Resolve(int fd, ReceivedRequest& received) {
   }
   received.fds = std::move(fds);
   const auto seconds = std::chrono::ceil<std::chrono::seconds>(resolved->timeout).count();
-  const auto wait = static_cast<std::uint32_t>(
+  return static_cast<std::uint32_t>(
       std::clamp<std::int64_t>(seconds, 1, std::numeric_limits<std::uint32_t>::max()));
-  return SendReply(fd, ReplyKind::kAccepted, 0, {}, {}, wait).has_value();
 }
 
 bool Server::Refuse(int fd, std::string_view log_prefix, std::string_view reply_prefix,
@@ -216,29 +238,21 @@ bool Server::Refuse(int fd, std::string_view log_prefix, std::string_view reply_
   return false;
 }
 
-bool Server::Handle(core::UniqueFd connection) {
+bool Server::Handle(core::UniqueFd connection, HelperThread& helper) {
   const int fd = connection.get();
-  // A request sent without either socket asking for its sender arrives unnamed and is refused
-  // (ReceiveRequest); the client asks, and so does this end as early as it can.
+  // Every message read from here names its sender (the request's, checked below).
   if (Result<void> named = PassSenderPidfd(fd); !named) {
     return Refuse(fd, "refused a client", "refused this client", named.error());
   }
-  // The greeting first, so that the client's check of this server and its request overlap
-  // with this end's reading of the client's context. It says that this server is running (a
-  // stopped one would hold the descriptors the client hands over in flight, and whoever reads
-  // the client's output would wait); nothing is acted on before the checks below.
+  // Whether to trust the client is known before anything else is done for it; whether a
+  // command run here would inherit its context is read beside what follows (client_check.h).
+  ClientCheck check(own_, fd, helper);
+  // The greeting says that this server is running (a stopped one would hold the descriptors
+  // the client hands over in flight, and whoever reads the client's output would wait); the
+  // client sends its request once it has it.
   if (!SendReply(fd, ReplyKind::kHello, 0, {}, {})) return false;  // the client is gone
-  // When the request comes from this same process (a front, a full cordon), its context need
-  // not be read again.
-  Result<Peer> peer = PeerWithContext(fd);
-  std::optional<Error> untrusted;
-  if (!peer) {
-    untrusted = peer.error();
-  } else if (std::string why = Mismatch(own_, peer->confinement); !why.empty()) {
-    untrusted = Error{ErrorCode::kUnavailable, 0, "the other end is not trusted: " + why};
-  }
-  if (untrusted) {
-    (void)Refuse(fd, "refused a client", "refused this client", *untrusted);
+  if (const std::optional<Error>& refused = check.connector_refused()) {
+    (void)Refuse(fd, "refused a client", "refused this client", *refused);
     DrainBriefly(fd);  // its request is not read, only let in: the client then reads why
     return false;
   }
@@ -250,36 +264,47 @@ bool Server::Handle(core::UniqueFd connection) {
   }
   // The sender, not only the connecting process: a sandboxed command's connect() is made by
   // its unconfined supervisor (decision 0019), but it sends its request itself.
-  // The same live process that connected was checked above; any other is checked now (a
-  // process that confined itself since connecting gains nothing it did not have then).
-  Result<Confinement> sender =
-      SameLiveProcess(*peer, received->sender.get())
-          ? Result<Confinement>(peer->confinement)
-          : ConfinementOf(received->sender.get(), /*executable=*/false, /*context=*/true);
-  if (!sender) return Refuse(fd, "refused a client", "refused this client", sender.error());
-  if (std::string why = Mismatch(own_, *sender); !why.empty()) {
-    return Refuse(fd, "refused a client", "refused this client",
-                  Error{ErrorCode::kUnavailable, 0, "the other end is not trusted: " + why});
+  if (std::optional<Error> refused = check.SenderRefused(received->sender.get())) {
+    return Refuse(fd, "refused a client", "refused this client", *refused);
   }
-  // A command run here inherits this process's namespaces, cgroup, limits and credentials,
-  // not its caller's: only for a caller whose are the same (decision 0030). A front's paths,
-  // configuration file and workspace are also looked up here, which needs the same view.
-  if (std::string why = ContextMismatch(own_.context, sender->context); !why.empty()) {
+  // A trusted client. Until its context is judged, only reading: its command line resolved,
+  // the policy and the plan (Execute); `admit` comes before anything is created or started.
+  std::optional<std::uint32_t> wait;  // a front's: kAccepted's
+  if (received->invocation) wait = Resolve(*received);
+  bool accepted = false;
+  const std::function<Result<void>()> admit = [&]() -> Result<void> {
+    // A command run here inherits this process's namespaces, cgroup, limits and credentials,
+    // not its caller's: only for a caller whose are the same (decision 0030). A front's paths,
+    // configuration file and workspace are also looked up here, which needs the same view.
+    if (!check.ContextMismatch().empty()) {
+      return Fail(ErrorCode::kUnavailable, "the client runs in another context");
+    }
+    if (wait && !accepted) {
+      accepted = true;
+      CORDON_TRY_VOID(SendReply(fd, ReplyKind::kAccepted, 0, {}, {}, *wait));
+    }
+    return {};
+  };
+  std::optional<Result<report::RunOutcome>> outcome;
+  if (!received->invocation || wait) outcome = Execute(fd, *received, admit);
+  if (const std::string& why = check.ContextMismatch(); !why.empty()) {
     Log("left a command to its client: " + why);
     (void)SendReply(fd, ReplyKind::kRunYourself, 0, {}, {});
     return false;
   }
-  if (received->invocation && !Resolve(fd, *received)) return false;
-  Result<report::RunOutcome> outcome = Execute(fd, *received);
   if (!outcome) {
-    // The client runs the command itself: nothing ran here.
-    return Refuse(fd, "could not serve", "could not run the command", outcome.error());
+    Log("left a command line to its client (not one this server runs as it stands)");
+    (void)SendReply(fd, ReplyKind::kRunYourself, 0, {}, {});
+    return false;
   }
-  Log(fmt::format("ran a command (exit code {}, {:.2f} ms{})", outcome->exit_code,
-                  static_cast<double>(outcome->duration.count()) / 1000.0,
+  if (!*outcome) {
+    return Refuse(fd, "could not serve", "could not run the command", outcome->error());
+  }
+  Log(fmt::format("ran a command (exit code {}, {:.2f} ms{})", (*outcome)->exit_code,
+                  static_cast<double>((*outcome)->duration.count()) / 1000.0,
                   received->invocation ? "; command line resolved here" : ""));
-  (void)SendReply(fd, ReplyKind::kRan, outcome->exit_code, outcome->stdout_text,
-                  outcome->stderr_text);
+  (void)SendReply(fd, ReplyKind::kRan, (*outcome)->exit_code, (*outcome)->stdout_text,
+                  (*outcome)->stderr_text);
   return true;
 }
 
@@ -290,6 +315,7 @@ void Server::StartWorker() {
 }
 
 void Server::Worker() {
+  HelperThread helper;  // checks this worker's clients (client_check.h)
   for (;;) {
     const int raw = ::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC);
     const int accept_errno = errno;
@@ -315,7 +341,7 @@ void Server::Worker() {
     // The next client finds a worker waiting already.
     if (waiting_ == 0 && threads_ < kMaxConnections + 1) StartWorker();
     lock.unlock();
-    const bool ran = Handle(std::move(connection));
+    const bool ran = Handle(std::move(connection), helper);
     lock.lock();
     // In this order: Run() reads active_ before last_activity_. (A connection taken just as
     // Run() found the server idle is finished before it exits.)

@@ -114,10 +114,26 @@ RunResult LaunchAndSupervise(const session::SessionBackends& backends, session::
   return supervised;
 }
 
+// CommandRequest::before_start, called at most once: before the first thing a run creates.
+class StartGate {
+ public:
+  explicit StartGate(const CommandRequest& request) : request_(request) {}
+  Result<void> Pass() {
+    if (passed_ || !request_.before_start) return {};
+    passed_ = true;
+    return request_.before_start();
+  }
+
+ private:
+  const CommandRequest& request_;
+  bool passed_ = false;
+};
+
 // A missing .git at the top of a writable root cannot be masked without a mount point: hold an
 // empty placeholder there for the session (created once; the planner then protects it like any
 // .git directory). Only where a mount namespace will mask it and git metadata is protected.
-Result<void> HoldGitPlaceholders(const Session::State& state) {
+// The gate is passed before a placeholder is created.
+Result<void> HoldGitPlaceholders(const Session::State& state, StartGate& gate) {
   const SandboxConfig& sandbox = state.config.sandbox;
   if (sandbox.mode != SandboxMode::kWorkspaceWrite || !sandbox.protect_git_metadata ||
       !(state.features.namespaces_usable() || state.backends.bwrap)) {
@@ -125,6 +141,7 @@ Result<void> HoldGitPlaceholders(const Session::State& state) {
   }
   std::lock_guard lock(state.git_placeholders.mutex);
   if (state.git_placeholders.held) return {};
+  CORDON_TRY_VOID(gate.Pass());
   CORDON_TRY(std::vector<std::filesystem::path> roots,
              plan::WritableRoots(sandbox, state.workspace));
   CORDON_TRY(plan::GitPlaceholders held, plan::GitPlaceholders::Create(roots));
@@ -168,7 +185,8 @@ RunResult Session::Run(const CommandRequest& request, const OutputCallback& on_o
     plan_request.caller_env =
         request.caller_env ? *request.caller_env : session::CallerEnvironment();
     plan_request.caller_home = request.caller_home ? *request.caller_home : session::CallerHome();
-    if (Result<void> held = HoldGitPlaceholders(state); !held) {
+    StartGate gate(request);
+    if (Result<void> held = HoldGitPlaceholders(state, gate); !held) {
       return SetupFailed(std::move(r), held.error().message);
     }
     // Fail closed: a plan that cannot give every requested guarantee runs nothing.
@@ -176,6 +194,7 @@ RunResult Session::Run(const CommandRequest& request, const OutputCallback& on_o
         plan::Plan(state.config, state.features, plan_request, state.backends.probes);
     if (!plan) return SetupFailed(std::move(r), plan.error().message);
     r.enforcement = plan->enforcement;
+    if (Result<void> go = gate.Pass(); !go) return SetupFailed(std::move(r), go.error().message);
 
     return LaunchAndSupervise(state.backends, state.zygote, state.features.limits, *plan, request,
                               fds, *timeout, state.config.limits.output_bytes, on_output,

@@ -91,6 +91,57 @@ TEST_F(SessionTest, ArgvIsJudgedByThePolicyAsTheWordsThatRun) {
   EXPECT_EQ(allowed.status, RunStatus::kExited) << Describe(allowed);
 }
 
+// CommandRequest::before_start (cordon's run server judges its client meanwhile): asked once,
+// and its refusal comes before anything of the run exists, the session's .git placeholder (the
+// workspace has no .git: its first run holds one) included. The twin goes on and runs.
+TEST_F(SessionTest, ARunRefusedBeforeItStartsLeavesNothingBehind) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  int asked = 0;
+  CommandRequest request;
+  request.shell_text = "touch started";
+  request.before_start = [&]() -> Result<void> {
+    ++asked;
+    return Fail(ErrorCode::kUnavailable, "not yet, says the caller");
+  };
+  const RunResult refused = session->Run(request);
+  EXPECT_EQ(refused.status, RunStatus::kSetupFailed) << Describe(refused);
+  EXPECT_NE(refused.error.find("not yet, says the caller"), std::string::npos) << refused.error;
+  EXPECT_EQ(asked, 1);
+  EXPECT_FALSE(std::filesystem::exists(workspace_ / "started"));
+  const bool placeholder_after_refusal = std::filesystem::exists(workspace_ / ".git");
+
+  asked = 0;
+  request.before_start = [&]() -> Result<void> {
+    ++asked;
+    return {};
+  };
+  const RunResult ran = session->Run(request);
+  EXPECT_EQ(ran.status, RunStatus::kExited) << Describe(ran);
+  EXPECT_EQ(asked, 1);
+  EXPECT_TRUE(std::filesystem::exists(workspace_ / "started"));
+  if (std::filesystem::exists(workspace_ / ".git")) {
+    EXPECT_FALSE(placeholder_after_refusal) << "the refused run made the .git placeholder";
+  }
+}
+
+TEST_F(SessionTest, BeforeStartIsNotAskedAboutACommandThePolicyDenies) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  int asked = 0;
+  CommandRequest request;
+  request.before_start = [&]() -> Result<void> {
+    ++asked;
+    return {};
+  };
+  request.argv = {"sudo", "true"};
+  EXPECT_EQ(session->Run(request).status, RunStatus::kDenied);
+  EXPECT_EQ(asked, 0);
+  request.argv = {"true"};
+  EXPECT_EQ(session->Run(request).status, RunStatus::kExited);
+  EXPECT_EQ(asked, 1);
+}
+
 TEST_F(SessionTest, NonPositiveTimeoutIsRefusedAndAPositiveOneApplies) {
   auto session = SessionOrSkip(MakeConfig());
   if (!session) return;

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -43,6 +44,28 @@ inline long MountSetattr(int dirfd, const char* path, unsigned flags, MountAttr*
 inline int PidfdOpen(pid_t pid, unsigned flags) {
   return static_cast<int>(::syscall(kNrPidfdOpen, pid, flags));
 }
+
+// ioctl(pidfd, PIDFD_GET_INFO, &info) (Linux 6.13): the process's pid in the caller's PID
+// namespace, among others; ESRCH once it has exited or when it lies outside that namespace.
+struct PidfdInfo {
+  std::uint64_t mask;
+  std::uint64_t cgroupid;
+  std::uint32_t pid;
+  std::uint32_t tgid;
+  std::uint32_t ppid;
+  std::uint32_t ruid;
+  std::uint32_t rgid;
+  std::uint32_t euid;
+  std::uint32_t egid;
+  std::uint32_t suid;
+  std::uint32_t sgid;
+  std::uint32_t fsuid;
+  std::uint32_t fsgid;
+  std::int32_t exit_code;
+};
+static_assert(sizeof(PidfdInfo) == 64, "PIDFD_INFO_SIZE_VER0");
+inline constexpr std::uint64_t kPidfdInfoPid = 1;
+inline constexpr unsigned long kPidfdGetInfo = _IOWR(0xFF, 11, PidfdInfo);
 
 // execveat(fd, "", argv, envp, AT_EMPTY_PATH): runs the file an (O_PATH) descriptor holds.
 inline int ExecveatEmptyPath(int fd, char* const argv[], char* const envp[]) {

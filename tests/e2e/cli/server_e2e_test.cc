@@ -162,6 +162,16 @@ TEST_F(ServerTest, ACallerInAnotherContextRunsItsCommandItself) {
   Outcome same = Run({"run", "--", "sh", "-c", "echo here"});
   EXPECT_EQ(same.out, "here\n") << same.err;
   EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 1) << ServerLog();
+  // With that session kept, the server plans the next request before the caller's context is
+  // judged (decision 0032): a caller of another context is still left its command, and the
+  // server starts nothing for it.
+  Invocation other = CordonInvocation({"run", "--", "sh", "-c", "echo here"}, {RuntimeEnv()});
+  const std::vector<std::string> prefix = {"/usr/bin/prlimit", OtherFileLimit(), "--"};
+  other.argv.insert(other.argv.begin(), prefix.begin(), prefix.end());
+  Outcome o = RunBinary(other);
+  EXPECT_EQ(o.out, "here\n") << o.err;
+  EXPECT_EQ(CountOf(ServerLog(), "left a command to its client"), left + 1) << ServerLog();
+  EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 1) << ServerLog();
 }
 
 // Without /proc (a minimal chroot or container) the front finds the full cordon by the path it
