@@ -58,12 +58,14 @@ struct CommandRequest {
   // this process's environ and $HOME.
   std::optional<std::vector<std::string>> caller_env;
   std::optional<std::filesystem::path> caller_home;
-  // Called once, after the policy has allowed the command and before the run creates anything
-  // (pipes, cgroup, processes; the session's first run in a workspace, the git placeholders of
-  // its writable roots: then before the planning, otherwise after it). An error refuses the
-  // run: kSetupFailed with the error's message, nothing started. For a caller whose own check
-  // need not hold up the planning but must pass before anything happens (cordon's run server
-  // judges its client's context meanwhile: decision 0032). Unset: nothing to wait for.
+  // Called at most once: after the policy has allowed the command and before the run creates
+  // anything (pipes, cgroup, processes; in the session's first run, the git placeholders of its
+  // writable roots: then before the planning, otherwise after it). Not called for a run that
+  // fails before (a denial, a working directory outside the workspace, a plan that cannot be
+  // made). An error refuses the run: kSetupFailed with the error's message, nothing started. For a
+  // caller whose own check need not hold up the planning but must pass before anything happens
+  // (cordon's run server judges its client's context meanwhile: decision 0032). Unset: nothing to
+  // wait for.
   std::function<Result<void>()> before_start;
 };
 

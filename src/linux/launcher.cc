@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -183,9 +184,8 @@ Result<pid_t> RunRelay(const ChildContext& context, const InitEntry& entry) {
   if (!stack) stack.reset(new char[kStackSize]);
   *entry.relay_pid = -1;
   RelayArgs args{&context, &entry};
-  // The top, 64-byte aligned.
-  char* top = stack.get() + (kStackSize & ~std::size_t{63});
-  top -= reinterpret_cast<std::uintptr_t>(top) % 64;
+  char* top = stack.get() + kStackSize;
+  top -= reinterpret_cast<std::uintptr_t>(top) % 64;  // 64-byte aligned
   const pid_t relay = ::clone(&RelayMain, top, CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
   if (relay < 0) return core::FailSyscall("clone", "CLONE_VM|CLONE_VFORK");
   int status = 0;

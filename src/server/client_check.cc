@@ -24,16 +24,20 @@ ClientCheck::ClientCheck(const Confinement& own, int socket, HelperThread& helpe
   helper_.Post([this] { AddContext(*peer_); });
 }
 
-ClientCheck::~ClientCheck() { helper_.Wait(); }
+ClientCheck::~ClientCheck() { helper_.Drop(); }
 
 std::optional<Error> ClientCheck::SenderRefused(int sender) {
   if (SameLiveProcess(*peer_, sender)) return std::nullopt;
   // A process that confined itself since it connected gains nothing it did not have then; one
   // that sends on another's connection is checked itself.
-  Result<Confinement> other = ConfinementOf(sender, /*executable=*/false, /*context=*/true);
+  // Its status first: nothing more is read for a sender that is not trusted.
+  Result<Confinement> other = ConfinementOf(sender);
   if (!other) return other.error();
   if (std::optional<Error> untrusted = Untrusted(own_, *other)) return untrusted;
-  other_sender_ = std::move(*other);
+  Result<Confinement> with_context = ConfinementOf(sender, /*executable=*/false, /*context=*/true);
+  if (!with_context) return with_context.error();
+  if (std::optional<Error> untrusted = Untrusted(own_, *with_context)) return untrusted;
+  other_sender_ = std::move(*with_context);
   return std::nullopt;
 }
 

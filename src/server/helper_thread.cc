@@ -13,7 +13,7 @@ namespace cordon::server {
 HelperThread::HelperThread() : done_(::eventfd(0, EFD_CLOEXEC)) {}
 
 HelperThread::~HelperThread() {
-  Wait();
+  Drop();
   if (!thread_.joinable()) return;
   {
     std::lock_guard lock(mutex_);
@@ -57,7 +57,11 @@ void HelperThread::MoveOffCallersCpu() {
   if (::sched_setaffinity(tid_, sizeof allowed, &allowed) == 0) off_cpu_ = here;
 }
 
-void HelperThread::Wait() {
+void HelperThread::Wait() { Finish(/*run_if_not_begun=*/true); }
+
+void HelperThread::Drop() { Finish(/*run_if_not_begun=*/false); }
+
+void HelperThread::Finish(bool run_if_not_begun) {
   if (!pending_) return;
   pending_ = false;
   std::function<void()> task;
@@ -68,7 +72,7 @@ void HelperThread::Wait() {
   }
   if (task) {  // not begun: taken back
     ++taken_back_;
-    task();
+    if (run_if_not_begun) task();
     return;
   }
   std::uint64_t count = 0;

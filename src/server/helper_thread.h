@@ -22,7 +22,7 @@ namespace cordon::server {
 class HelperThread {
  public:
   HelperThread();
-  // Waits for a task in hand, then ends the thread.
+  // Waits for a task the helper has begun (drops one it has not), then ends the thread.
   ~HelperThread();
   HelperThread(const HelperThread&) = delete;
   HelperThread& operator=(const HelperThread&) = delete;
@@ -42,12 +42,17 @@ class HelperThread {
   // here if the helper had not begun it: what it wrote is then visible to the caller.
   void Wait();
 
-  // How many tasks the caller took back and ran itself (for tests).
+  // Like Wait, for a task whose result is no longer wanted: one the helper has not begun is
+  // dropped instead of run here.
+  void Drop();
+
+  // How many tasks the caller took back, to run or drop (for tests).
   int taken_back() const { return taken_back_; }
 
  private:
   void Loop();
   void MoveOffCallersCpu();
+  void Finish(bool run_if_not_begun);
 
   core::UniqueFd done_;  // eventfd: 1 per task the helper finished
   std::mutex mutex_;

@@ -271,7 +271,14 @@ bool Server::Handle(core::UniqueFd connection, HelperThread& helper) {
   // the policy and the plan (Execute); `admit` comes before anything is created or started.
   std::optional<std::uint32_t> wait;  // a front's: kAccepted's
   if (received->invocation) wait = Resolve(*received);
+  // A front waits for kAccepted before the result: sent once, when the client is let in.
   bool accepted = false;
+  auto accept = [&]() -> Result<void> {
+    if (!wait || accepted) return {};
+    CORDON_TRY_VOID(SendReply(fd, ReplyKind::kAccepted, 0, {}, {}, *wait));
+    accepted = true;
+    return {};
+  };
   const std::function<Result<void>()> admit = [&]() -> Result<void> {
     // A command run here inherits this process's namespaces, cgroup, limits and credentials,
     // not its caller's: only for a caller whose are the same (decision 0030). A front's paths,
@@ -279,11 +286,7 @@ bool Server::Handle(core::UniqueFd connection, HelperThread& helper) {
     if (!check.ContextMismatch().empty()) {
       return Fail(ErrorCode::kUnavailable, "the client runs in another context");
     }
-    if (wait && !accepted) {
-      accepted = true;
-      CORDON_TRY_VOID(SendReply(fd, ReplyKind::kAccepted, 0, {}, {}, *wait));
-    }
-    return {};
+    return accept();
   };
   std::optional<Result<report::RunOutcome>> outcome;
   if (!received->invocation || wait) outcome = Execute(fd, *received, admit);
@@ -297,6 +300,9 @@ bool Server::Handle(core::UniqueFd connection, HelperThread& helper) {
     (void)SendReply(fd, ReplyKind::kRunYourself, 0, {}, {});
     return false;
   }
+  // A run that ended before its gate (a denial, a plan that could not be made) still answers
+  // in the order the front expects.
+  if (!accept()) return false;  // the client is gone
   if (!*outcome) {
     return Refuse(fd, "could not serve", "could not run the command", outcome->error());
   }

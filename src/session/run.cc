@@ -139,9 +139,14 @@ Result<void> HoldGitPlaceholders(const Session::State& state, StartGate& gate) {
       !(state.features.namespaces_usable() || state.backends.bwrap)) {
     return {};
   }
-  std::lock_guard lock(state.git_placeholders.mutex);
-  if (state.git_placeholders.held) return {};
+  {
+    std::lock_guard lock(state.git_placeholders.mutex);
+    if (state.git_placeholders.held) return {};
+  }
+  // Outside the session's lock: the caller's gate may take its time.
   CORDON_TRY_VOID(gate.Pass());
+  std::lock_guard lock(state.git_placeholders.mutex);
+  if (state.git_placeholders.held) return {};  // another run made them meanwhile
   CORDON_TRY(std::vector<std::filesystem::path> roots,
              plan::WritableRoots(sandbox, state.workspace));
   CORDON_TRY(plan::GitPlaceholders held, plan::GitPlaceholders::Create(roots));

@@ -58,6 +58,13 @@ TEST_F(ServerTest, DenialTimeoutAndJsonAreReportedAsWithoutTheServer) {
   EXPECT_EQ(report["stdout"], "hi\n");
   EXPECT_EQ(report["exit_code"], 4);
   EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 3) << ServerLog();
+  // A denial in a session the server keeps ends before the run's gate: the front still hears
+  // kAccepted first, and is answered once (not handed back to the full cordon, which would ask
+  // the server a second time).
+  Outcome denied_again = Run({"run", "--", "rm", "-rf", "/"});
+  EXPECT_EQ(denied_again.exit_code, 126);
+  EXPECT_NE(denied_again.err.find("denied by policy"), std::string::npos) << denied_again.err;
+  EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 4) << ServerLog();
 }
 
 // The caller's environment reaches the command as its own would (the config's pass list), and
