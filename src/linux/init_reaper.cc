@@ -119,11 +119,25 @@ Reaper Locate(const fs::path& preferred) {
   return none;
 }
 
+// Both name the same trusted file by the same path.
+bool SameFile(const Reaper& a, const Reaper& b) {
+  struct stat sa {};
+  struct stat sb {};
+  return a.fd.valid() && b.fd.valid() && a.path == b.path && ::fstat(a.fd.get(), &sa) == 0 &&
+         ::fstat(b.fd.get(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 const Reaper& Current() {
   std::lock_guard lock(g_mutex);
   if (g_current == nullptr) {
-    AllReapers().push_back(std::make_unique<Reaper>(Locate(g_preferred)));
-    g_current = AllReapers().back().get();
+    Reaper found = Locate(g_preferred);
+    // A lookup that found the file already held (the path named again) reuses that descriptor:
+    // each kept one would otherwise be a descriptor for the life of the process.
+    std::vector<std::unique_ptr<Reaper>>& all = AllReapers();
+    if (all.empty() || !SameFile(*all.back(), found)) {
+      all.push_back(std::make_unique<Reaper>(std::move(found)));
+    }
+    g_current = all.back().get();
   }
   return *g_current;
 }

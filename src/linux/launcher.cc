@@ -173,8 +173,8 @@ int RelayMain(void* arg) {
   return 127;  // run must _exit itself
 }
 
-// Runs entry.run as a CLONE_VM|CLONE_VFORK child and returns the pid it stored: the process
-// it created with CLONE_PARENT, our child. The relay itself has exited when clone returns.
+// Runs entry.run as a CLONE_VM|CLONE_FILES|CLONE_VFORK child and returns the pid it stored: the
+// process it created with CLONE_PARENT, our child. The relay itself has exited when clone returns.
 Result<pid_t> RunRelay(const ChildContext& context, const InitEntry& entry) {
   // The relay's stack, one per thread that launches, made on its first launch: a thread_local
   // array would be part of every thread's static TLS, which the C library clears (and so
@@ -186,8 +186,9 @@ Result<pid_t> RunRelay(const ChildContext& context, const InitEntry& entry) {
   RelayArgs args{&context, &entry};
   char* top = stack.get() + kStackSize;
   top -= reinterpret_cast<std::uintptr_t>(top) % 64;  // 64-byte aligned
-  const pid_t relay = ::clone(&RelayMain, top, CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
-  if (relay < 0) return core::FailSyscall("clone", "CLONE_VM|CLONE_VFORK");
+  const pid_t relay =
+      ::clone(&RelayMain, top, CLONE_VM | CLONE_FILES | CLONE_VFORK | SIGCHLD, &args);
+  if (relay < 0) return core::FailSyscall("clone", "CLONE_VM|CLONE_FILES|CLONE_VFORK");
   int status = 0;
   while (::waitpid(relay, &status, 0) < 0 && errno == EINTR) {
   }

@@ -39,11 +39,12 @@ struct ChildContext;
 // before clone: the child may not allocate). clone_flags replaces the plan's namespace flags.
 // seccomp_program: the plan's filter compiled earlier (the zygote compiles it once per
 // session; libseccomp's compile is the largest CPU cost of a launch); nullptr compiles it.
-// relay: `run` runs in a CLONE_VM|CLONE_VFORK child on a stack of its own (no copy of the
-// caller's page tables; the calling thread waits until it exits). It must create the real
-// first process with clone(CLONE_PARENT) (so that process is the caller's child, which the
-// supervisor can reap), store its pid in *relay_pid and _exit; it may only make raw system
-// calls (it shares the caller's memory while the caller's other threads run).
+// relay: `run` runs in a CLONE_VM|CLONE_FILES|CLONE_VFORK child on a stack of its own (no copy
+// of the caller's page tables; the calling thread waits until it exits). It must create the
+// real first process with clone(CLONE_PARENT) (so that process is the caller's child, which
+// the supervisor can reap), store its pid in *relay_pid and _exit; it may only make raw system
+// calls (it shares the caller's memory while the caller's other threads run). It shares the
+// caller's descriptor table too: a descriptor it opens is the caller's to close.
 struct InitEntry {
   void (*run)(const ChildContext& c, const void* extra) = nullptr;
   const void* extra = nullptr;

@@ -163,6 +163,13 @@ void RunJoiner(const ChildContext& c, const void* extra) {
   Require(c, init >= 0, Step::kForkInit);
   if (init == 0) RunCommandInit(c, spec);
   *spec.init_pid = init;
+  // Opened from in here, where it is always allowed (our own /proc entry): the supervisor,
+  // unprivileged, may not open it through init's entry while init is non-dumpable (from its
+  // step 6 until it execs cordon-init). The supervisor's /proc names us; the session's would
+  // not (we are not in its PID namespace).
+  if (spec.proc_fd >= 0) {
+    *spec.mount_ns_fd = ::openat(spec.proc_fd, "self/ns/mnt", O_RDONLY | O_CLOEXEC);
+  }
   ::_exit(0);
 }
 

@@ -9,7 +9,8 @@
 //            of the server's page tables): setns() into the holder's user, mount, net and UTS
 //            namespaces; unshare(CLONE_NEWNS|CLONE_NEWPID[|CLONE_NEWIPC]); creates the
 //            command's init with clone(CLONE_PARENT), so that the init is the supervisor's
-//            own child (what it waits for and kills), and exits.
+//            own child (what it waits for and kills), opens the mount namespace it left the
+//            init in for the supervisor to hold (namespace_hold.h), and exits.
 //   init     PID 1 of the command's own PID namespace, in the command's own copy of the mount
 //            view: default signals, parent-death signal (the supervising thread), the
 //            parent-alive check; a fresh /tmp, /var/tmp, /dev/shm and /proc (CommandMounts),
@@ -34,6 +35,11 @@ struct JoinSpec {
   int unshare_flags = 0;             // CLONE_NEWNS|CLONE_NEWPID[|CLONE_NEWIPC]
   std::vector<CommandMount> mounts;  // the strings stay owned by this spec
   pid_t* init_pid = nullptr;         // where the joiner stores the init's pid
+  // The supervisor's /proc (O_PATH), or -1: the joiner opens its own mount namespace through
+  // it, the one init is born into, and stores the descriptor (in the supervisor's table,
+  // which it shares) in *mount_ns_fd; -1 there when it could not (namespace_hold.h).
+  int proc_fd = -1;
+  int* mount_ns_fd = nullptr;
 };
 
 // InitEntry bodies (linux_native::LaunchWithEntry). `extra` is a const JoinSpec* for

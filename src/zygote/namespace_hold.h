@@ -9,15 +9,20 @@
 // dropped on core::CloseLater's thread, which pays for the unmounting while the run's result
 // goes out. Nothing can enter the held namespace: the descriptor is the supervisor's alone
 // (O_CLOEXEC), and every process that was in it is dead by the time it is dropped.
+//
+// The joiner opens the descriptor (command_init.h), not the supervisor through init's /proc
+// entry: that needs ptrace read access to init, which an unprivileged supervisor lacks while
+// init is non-dumpable, between the command's start and init's exec of cordon-init.
 #pragma once
 
+#include "core/unique_fd.h"
 #include "exec/launched_process.h"
 
 namespace cordon::zygote {
 
-// Makes `launched` (its init alive and not yet reaped, so that its pid names it) hold its
-// init's mount namespace until the LaunchedProcess is destroyed. Best effort: a namespace
-// that cannot be opened is not held, and the kernel tears it down in init's exit as before.
-void HoldMountNamespace(exec::LaunchedProcess& launched);
+// Makes `launched` hold `mount_ns` (its init's mount namespace) until the LaunchedProcess is
+// destroyed. Best effort: without a descriptor (the joiner could not open it) nothing is
+// held, and the kernel tears the namespace down in init's exit as before.
+void HoldMountNamespace(exec::LaunchedProcess& launched, core::UniqueFd mount_ns);
 
 }  // namespace cordon::zygote

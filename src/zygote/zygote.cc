@@ -1,5 +1,6 @@
 #include "zygote/zygote.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -72,6 +73,9 @@ Result<std::unique_ptr<Zygote>> Zygote::Start(const plan::LaunchPlan& plan) {
   if (ns.uts) flags |= CLONE_NEWUTS;
   entry.clone_flags = flags;
   CORDON_TRY(z->holder_, linux_native::LaunchWithEntry(plan, exec::StdioFds{}, entry));
+  // Where each joiner finds its own mount namespace (namespace_hold.h); without it, commands
+  // run as well, their namespaces just not held.
+  z->proc_.Reset(::open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC));
   return z;
 }
 
@@ -139,8 +143,13 @@ Result<exec::LaunchedProcess> Zygote::Join(const plan::LaunchPlan& plan,
   entry.cgroup = cgroup;
   entry.request_fd = request_fd;
   entry.seccomp_program = plan.seccomp.enabled ? &seccomp_program_ : nullptr;
-  CORDON_TRY(exec::LaunchedProcess launched, linux_native::LaunchWithEntry(plan, stdio, entry));
-  HoldMountNamespace(launched);
+  int mount_ns_fd = -1;
+  spec.proc_fd = proc_.get();
+  spec.mount_ns_fd = &mount_ns_fd;
+  Result<exec::LaunchedProcess> launched = linux_native::LaunchWithEntry(plan, stdio, entry);
+  // Ours whether or not the launch went on to succeed (the joiner shares our descriptors).
+  core::UniqueFd mount_ns(mount_ns_fd);
+  if (launched) HoldMountNamespace(*launched, std::move(mount_ns));
   return launched;
 }
 

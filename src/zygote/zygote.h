@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cordon/error.h"
+#include "core/unique_fd.h"
 #include "exec/launched_process.h"
 #include "plan/launch_plan.h"
 #include "zygote/command_mounts.h"
@@ -59,6 +60,7 @@ class Zygote {
   std::vector<CommandMount> mounts_;
   std::vector<sock_filter> seccomp_program_;  // compiled once for the session's settings
   exec::LaunchedProcess holder_;
+  core::UniqueFd proc_;  // the supervisor's /proc (O_PATH), for the joiners (namespace_hold.h)
 };
 
 // The namespaces, hostname, mounts and seccomp settings of the two plans are the same (what

@@ -192,6 +192,39 @@ TEST_F(InitReaperTest, AReaperTheKernelWouldNotRunIsNotUsed) {
 // 0025). Several threads' inits may share it at once: one init's setup must not stop another's
 // (a non-dumpable memory would refuse an unprivileged init its id maps), and the supervisor
 // keeps its own settings.
+// The descriptors this process holds on `file`.
+int DescriptorsOn(const std::filesystem::path& file) {
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    if (std::filesystem::read_symlink(entry.path(), ec) == file) ++count;
+  }
+  return count;
+}
+
+TEST_F(InitReaperTest, NamingTheSameReaperAgainHoldsNoNewDescriptor) {
+  CORDON_SKIP_UNDER_BWRAP("bubblewrap has its own init");
+  const std::filesystem::path dir = TrustedLibexec();
+  UseCopyOfReaper(dir / "cordon-init", 0755);
+  ASSERT_EQ(linux_native::InitReaperPath(), dir / "cordon-init")
+      << linux_native::InitReaperProblem();
+  ASSERT_EQ(DescriptorsOn(dir / "cordon-init"), 1);
+  // Named again and again (every test of a suite does): still the one descriptor.
+  for (int i = 0; i < 50; ++i) {
+    linux_native::SetInitReaperPath(dir / "cordon-init");
+    ASSERT_EQ(linux_native::InitReaperPath(), dir / "cordon-init");
+  }
+  EXPECT_EQ(DescriptorsOn(dir / "cordon-init"), 1);
+  // Twin: a different file at the same path is a new lookup, held beside the old descriptor
+  // (a launch may still be using that one).
+  UseCopyOfReaper(dir / "cordon-init.new", 0755);
+  std::filesystem::rename(dir / "cordon-init.new", dir / "cordon-init");
+  linux_native::SetInitReaperPath(dir / "cordon-init");
+  ASSERT_EQ(linux_native::InitReaperPath(), dir / "cordon-init");
+  EXPECT_EQ(DescriptorsOn(dir / "cordon-init"), 1) << "the new file is not the one held";
+  EXPECT_EQ(DescriptorsOn(dir / "cordon-init (deleted)"), 1) << "the old one was closed";
+}
+
 TEST_F(InitReaperTest, ConcurrentRunsOfOneSupervisorAllStartAndLeaveItDumpable) {
   CORDON_SKIP_UNDER_BWRAP("bubblewrap's init is not a clone of the supervisor");
   auto session = SessionOrSkip(MakeConfig());
