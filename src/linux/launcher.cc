@@ -173,21 +173,14 @@ int RelayMain(void* arg) {
   return 127;  // run must _exit itself
 }
 
-// Runs entry.run as a CLONE_VM|CLONE_FILES|CLONE_VFORK child and returns the pid it stored: the
-// process it created with CLONE_PARENT, our child. The relay itself has exited when clone returns.
-Result<pid_t> RunRelay(const ChildContext& context, const InitEntry& entry) {
-  // The relay's stack, one per thread that launches, made on its first launch: a thread_local
-  // array would be part of every thread's static TLS, which the C library clears (and so
-  // makes resident) in each new thread, launching or not.
-  constexpr std::size_t kStackSize = 64 * 1024;
-  static thread_local std::unique_ptr<char[]> stack;
-  if (!stack) stack.reset(new char[kStackSize]);
+// Runs entry.run as a CLONE_VM|CLONE_FILES|CLONE_VFORK child on `stack_top` and returns the
+// pid it stored: the process it created with CLONE_PARENT, our child. The relay itself has
+// exited when clone returns.
+Result<pid_t> RunRelay(const ChildContext& context, const InitEntry& entry, char* stack_top) {
   *entry.relay_pid = -1;
   RelayArgs args{&context, &entry};
-  char* top = stack.get() + kStackSize;
-  top -= reinterpret_cast<std::uintptr_t>(top) % 64;  // 64-byte aligned
   const pid_t relay =
-      ::clone(&RelayMain, top, CLONE_VM | CLONE_FILES | CLONE_VFORK | SIGCHLD, &args);
+      ::clone(&RelayMain, stack_top, CLONE_VM | CLONE_FILES | CLONE_VFORK | SIGCHLD, &args);
   if (relay < 0) return core::FailSyscall("clone", "CLONE_VM|CLONE_FILES|CLONE_VFORK");
   int status = 0;
   while (::waitpid(relay, &status, 0) < 0 && errno == EINTR) {
@@ -287,7 +280,9 @@ Result<exec::LaunchedProcess> LaunchWithEntry(const plan::LaunchPlan& plan,
   const unsigned long clone_flags = entry.run != nullptr ? entry.clone_flags : context->clone_flags;
   pid_t pid = -1;
   if (entry.relay) {
-    CORDON_TRY(pid, RunRelay(*context, entry));
+    // On init's stack, which a relay's init does not use (it is a copy of the relay's memory),
+    // with its guard page: an overflow faults rather than writing over our heap.
+    CORDON_TRY(pid, RunRelay(*context, entry, stacks.init_top()));
   } else if (entry.run == nullptr && context->init_reaper_fd >= 0) {
     // init execs cordon-init once the command runs: it may share our memory until then.
     CORDON_TRY(pid, CloneInitSharingMemory(*context, stacks.init_top(), clone_flags));

@@ -31,13 +31,11 @@ std::optional<Error> ClientCheck::SenderRefused(int sender) {
   // A process that confined itself since it connected gains nothing it did not have then; one
   // that sends on another's connection is checked itself.
   // Its status first: nothing more is read for a sender that is not trusted.
-  Result<Confinement> other = ConfinementOf(sender);
+  Result<Peer> other = ProcessOf(sender);
   if (!other) return other.error();
-  if (std::optional<Error> untrusted = Untrusted(own_, *other)) return untrusted;
-  Result<Confinement> with_context = ConfinementOf(sender, /*executable=*/false, /*context=*/true);
-  if (!with_context) return with_context.error();
-  if (std::optional<Error> untrusted = Untrusted(own_, *with_context)) return untrusted;
-  other_sender_ = std::move(*with_context);
+  if (std::optional<Error> untrusted = Untrusted(own_, other->confinement)) return untrusted;
+  AddContext(*other);
+  other_sender_ = std::move(other->confinement);
   return std::nullopt;
 }
 

@@ -204,13 +204,19 @@ Result<core::UniqueFd> PeerPidfd(int socket) {
 
 }  // namespace
 
-Result<Peer> PeerOf(int socket) {
+Result<Peer> ProcessOf(int pidfd) {
+  CORDON_TRY(ProcEntry entry, ProcEntryOf(pidfd));
   Peer peer;
-  CORDON_TRY(peer.pidfd, PeerPidfd(socket));
-  CORDON_TRY(ProcEntry entry, ProcEntryOf(peer.pidfd.get()));
   peer.proc_dir = std::move(entry.dir);
   peer.status = std::move(entry.status);
   peer.confinement = std::move(entry.confinement);
+  return peer;
+}
+
+Result<Peer> PeerOf(int socket) {
+  CORDON_TRY(core::UniqueFd pidfd, PeerPidfd(socket));
+  CORDON_TRY(Peer peer, ProcessOf(pidfd.get()));
+  peer.pidfd = std::move(pidfd);
   return peer;
 }
 

@@ -74,6 +74,8 @@ struct Peer {
   Confinement confinement;  // its context empty (not known) until AddContext
 };
 [[nodiscard]] Result<Peer> PeerOf(int socket);
+// The same for the process behind `pidfd` (borrowed: the Peer's pidfd stays invalid).
+[[nodiscard]] Result<Peer> ProcessOf(int pidfd);
 void AddContext(Peer& peer);
 // PeerOf, then AddContext.
 [[nodiscard]] Result<Peer> PeerWithContext(int socket);

@@ -175,6 +175,7 @@ Result<report::RunOutcome> Server::Execute(int connection, ReceivedRequest& rece
   std::optional<Session> found = sessions_.Find(r);
   if (!found) {
     CORDON_TRY_VOID(admit());
+    // Get looks again: another client may have made it while admit waited.
     Result<Session> created = sessions_.Get(r);
     if (!created) return std::unexpected(created.error());
     found = std::move(*created);
