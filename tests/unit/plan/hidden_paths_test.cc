@@ -1,12 +1,19 @@
 #include "plan/hidden_paths.h"
 
+#include <fcntl.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <string>
+
+#include "in_child.h"
 
 namespace cordon::plan {
 namespace {
@@ -144,6 +151,43 @@ TEST_F(HiddenPaths, CallerHomesAreDeduplicatedAndCanonical) {
   ASSERT_FALSE(homes.empty());
   EXPECT_EQ(homes.front(), home_);
   EXPECT_EQ(std::count(homes.begin(), homes.end(), home_), 1);
+}
+
+// The user database's answer is kept while /etc/passwd stays the same file, unchanged: a new
+// /etc/passwd (here bound over it in a child's own user and mount namespaces, as uid 0 there)
+// is asked again, and the home it names is the one whose secrets are hidden.
+TEST_F(HiddenPaths, ThePasswdHomeFollowsAChangedUserDatabase) {
+  std::filesystem::create_directory(home_ / "one");
+  std::filesystem::create_directory(home_ / "two");
+  for (const char* name : {"one", "two"}) {
+    std::ofstream(home_ / fmt::format("passwd-{}", name))
+        << fmt::format("root:x:0:0:root:{}:/bin/sh\n", (home_ / name).string());
+  }
+  const uid_t outer = ::geteuid();
+  auto homes_are = [&](const char* name) {
+    return CallerHomes(home_ / "absent") == std::vector<std::filesystem::path>{home_ / name};
+  };
+  auto bind_passwd = [&](const char* name) {
+    const std::string source = (home_ / fmt::format("passwd-{}", name)).string();
+    return ::mount(source.c_str(), "/etc/passwd", nullptr, MS_BIND, nullptr) == 0;
+  };
+  const int code = ExitCodeInChild([&] {
+    if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) return kChildSkipped;
+    const std::string map = fmt::format("0 {} 1", outer);
+    const int fd = ::open("/proc/self/uid_map", O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || ::write(fd, map.data(), map.size()) != static_cast<ssize_t>(map.size())) {
+      return kChildSkipped;
+    }
+    ::close(fd);
+    if (!bind_passwd("one")) return kChildSkipped;
+    if (!homes_are("one")) return 10;
+    if (!homes_are("one")) return 11;  // asked again, unchanged: the same answer
+    if (!bind_passwd("two")) return kChildSkipped;
+    return homes_are("two") ? 0 : 12;
+  });
+  if (code == kChildSkipped) GTEST_SKIP() << "no user or mount namespace for the test";
+  EXPECT_EQ(code, 0) << "10: the first database's home not used, 11: not kept, 12: the new "
+                        "database's home not used";
 }
 
 }  // namespace
