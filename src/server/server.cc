@@ -261,7 +261,9 @@ bool Server::Handle(core::UniqueFd connection, HelperThread& helper) {
   (void)::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
   Result<ReceivedRequest> received = ReceiveRequest(fd);
   if (!received) {
-    return Refuse(fd, "bad request", "could not read the request", received.error());
+    (void)Refuse(fd, "bad request", "could not read the request", received.error());
+    DrainBriefly(fd);  // the rest of what it sent is not read: the client then reads why
+    return false;
   }
   // The sender, not only the connecting process: a sandboxed command's connect() is made by
   // its unconfined supervisor (decision 0019), but it sends its request itself.

@@ -313,6 +313,51 @@ TEST_F(ServerTest, AMoreConfinedConnectingClientIsRefusedAtOnceAndReadsWhy) {
   }
 }
 
+// A client whose request cannot be read (here a wrong magic number, the body still on its
+// way) reads why and then the end of the connection, not a reset: the server takes in what it
+// did not read before it closes. The twin: a well-formed request of the same client is served.
+constexpr const char* kMalformedClient = R"(
+import socket, struct, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.setsockopt(socket.SOL_SOCKET, 76, 1)  # SO_PASSPIDFD: the message names its sender
+s.sendall(struct.pack("<II", 0xdeadbeef, 65536) + b"x" * 65536)
+s.shutdown(socket.SHUT_WR)
+reply = b""
+while chunk := s.recv(65536):
+    reply += chunk
+print(reply)
+)";
+
+TEST_F(ServerTest, AClientWithAMalformedRequestReadsWhyNotAReset) {
+  StartServer();
+  Invocation inv;
+  inv.argv = {"/usr/bin/python3", "-c", kMalformedClient, Socket().string()};
+  inv.env = {"PATH=/usr/bin:/bin", "HOME=" + home_.string(), NoRunServer()};
+  inv.cwd = workspace_;
+  Outcome o = RunBinary(inv);
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("could not read the request"), std::string::npos) << o.out << o.err;
+  EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 0) << ServerLog();
+  // Twin: the same client process, its request well-formed, has its command run.
+  const std::filesystem::path beside = tmp_.path() / "beside";
+  std::filesystem::create_directories(beside);
+  const std::filesystem::path made = beside / "served";
+  inv.argv = {"/usr/bin/python3",
+              "-c",
+              kHostileClient,
+              Socket().string(),
+              workspace_.string(),
+              made.string(),
+              "1",
+              "request",
+              "root"};
+  o = RunBinary(inv);
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_TRUE(std::filesystem::exists(made)) << o.out << o.err << ServerLog();
+  EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 1) << ServerLog();
+}
+
 // No command runs unsandboxed in the server (decision 0030): a request for mode off, even from
 // a trusted client, is refused and left to its caller — which `cordon run` never sends: it runs
 // mode off itself and starts no server for it. The twin: the sandboxed request is served.
