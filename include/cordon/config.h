@@ -30,6 +30,11 @@ struct SandboxConfig {
   // Paths hidden in addition to the built-in credential list. Absolute (after ~ expansion).
   std::vector<std::filesystem::path> hidden_paths;
   BackendChoice backend = BackendChoice::kAuto;
+  // cordon's own configuration as this process reads it, set by the loader (never from a
+  // config file): the file named with --config, or the directory the default file lies in
+  // ($XDG_CONFIG_HOME/cordon). Hidden from the command like hidden_paths wherever it lies, and
+  // a writable root that would let the command create it (absent, inside the root) is refused.
+  std::vector<std::filesystem::path> own_config;
 };
 
 struct PolicyConfig {

@@ -48,6 +48,7 @@ class Session {
   struct State;  // defined in src/session
 
  private:
+  friend struct SessionInternals;  // src/session/session_internals.h
   explicit Session(std::shared_ptr<const State> state) : state_(std::move(state)) {}
   std::shared_ptr<const State> state_;
 };

@@ -1,6 +1,7 @@
 #include "cli/cli_common.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <string_view>
@@ -9,6 +10,8 @@
 #include "config/load.h"
 #include "config/overrides.h"
 #include "config/validate.h"
+#include "core/syscall_error.h"
+#include "session/session_internals.h"
 #include "worktree/strict_policy.h"
 
 namespace cordon::cli {
@@ -96,6 +99,7 @@ Result<ResolvedWorkspace> ResolveWorkspace(Config& config, const std::string& wo
                                            bool worktree) {
   ResolvedWorkspace resolved;
   resolved.path = workspace_flag;
+  resolved.is_cwd = resolved.path.empty() && !worktree;
   if (resolved.path.empty()) {
     std::error_code ec;
     resolved.path = std::filesystem::current_path(ec);
@@ -114,6 +118,21 @@ Result<ResolvedWorkspace> ResolveWorkspace(Config& config, const std::string& wo
     resolved.linked = std::move(mode.worktree);
   }
   return resolved;
+}
+
+Result<void> CheckSessionIsHere(const Session& session, const ResolvedWorkspace& workspace) {
+  if (!workspace.is_cwd) return {};
+  struct stat here {};
+  if (::stat(".", &here) != 0) return core::FailSyscall("stat", ". (the current directory)");
+  const plan::FileId& pinned = SessionInternals::StateOf(session).workspace_id;
+  if (pinned.dev != static_cast<std::uint64_t>(here.st_dev) ||
+      pinned.ino != static_cast<std::uint64_t>(here.st_ino)) {
+    return Fail(ErrorCode::kUnavailable,
+                fmt::format("the workspace {} is no longer the current directory (its name was "
+                            "moved or swapped for a link while cordon started): nothing ran",
+                            session.workspace().string()));
+  }
+  return {};
 }
 
 namespace {

@@ -15,6 +15,7 @@
 #include "cordon/capabilities.h"
 #include "cordon/config.h"
 #include "cordon/error.h"
+#include "cordon/session.h"
 #include "worktree/detect.h"
 
 namespace cordon::cli {
@@ -100,7 +101,14 @@ void WarnWhenUnsandboxed(const Config& config, bool worktree, const char* what);
 struct ResolvedWorkspace {
   std::filesystem::path path;                      // the writable root handed to the Session
   std::optional<worktree::LinkedWorktree> linked;  // set in worktree mode
+  bool is_cwd = false;  // the current directory itself (no --workspace, no worktree)
 };
+
+// For a workspace that is the current directory: the Session pinned this very directory, not
+// whatever its name reached while cordon started (a name swapped for a link by anything that
+// can write its parent). kUnavailable naming the workspace otherwise.
+[[nodiscard]] Result<void> CheckSessionIsHere(const Session& session,
+                                              const ResolvedWorkspace& workspace);
 
 // The workspace: `workspace_flag` (--workspace) or the current directory. In worktree mode it
 // must be (inside) a linked git worktree, whose root becomes the workspace, and `config` is

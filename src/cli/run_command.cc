@@ -110,18 +110,22 @@ int CheckEscapeAllowed(const Config& config, const RunOptions& options) {
 #if defined(CORDON_RUN_SERVER)
 // What a run server needs to run `options` for a caller in `here` with `env` (its environment)
 // and `home`: the request `cordon run` sends (decision 0026), or that the server builds from a
-// front's command line (0028). nullopt: the workspace cannot be read.
-std::optional<server::RunRequest> BuildServerRequest(const Config& config,
-                                                     const std::filesystem::path& workspace,
-                                                     const RunOptions& options,
-                                                     const std::filesystem::path& here,
-                                                     std::vector<std::string> env, std::string home,
-                                                     bool stdin_is_terminal) {
+// front's command line (0028). nullopt: the workspace cannot be read, or it is not `expected`
+// (the caller's own directory, for a workspace that is it: its name reached another one).
+std::optional<server::RunRequest> BuildServerRequest(
+    const Config& config, const std::filesystem::path& workspace, const RunOptions& options,
+    const std::filesystem::path& here, std::vector<std::string> env, std::string home,
+    bool stdin_is_terminal, std::optional<std::pair<std::uint64_t, std::uint64_t>> expected) {
   Result<std::string> config_json = config::ToJsonChecked(config);
   struct stat st {};
   if (!config_json || ::stat(workspace.c_str(), &st) != 0) return std::nullopt;
+  if (expected && (expected->first != static_cast<std::uint64_t>(st.st_dev) ||
+                   expected->second != static_cast<std::uint64_t>(st.st_ino))) {
+    return std::nullopt;
+  }
   server::RunRequest request;
   request.config_json = std::move(*config_json);
+  for (const auto& own : config.sandbox.own_config) request.own_config.push_back(own.string());
   request.workspace = workspace.string();
   request.workspace_dev = static_cast<std::uint64_t>(st.st_dev);
   request.workspace_ino = static_cast<std::uint64_t>(st.st_ino);
@@ -141,7 +145,7 @@ std::optional<server::RunRequest> BuildServerRequest(const Config& config,
 // Hands the command to this user's run server when one is listening and can be trusted
 // (decision 0026): its sessions have the sandbox prepared. nullopt: not served, nothing ran.
 // With `use` kAuto, a run that finds no server starts one for the next runs (decision 0030).
-std::optional<int> TryRunServer(const Config& config, const std::filesystem::path& workspace,
+std::optional<int> TryRunServer(const Config& config, const ResolvedWorkspace& workspace,
                                 const RunOptions& options, server::ServerUse use) {
   const char* runtime_dir = std::getenv("XDG_RUNTIME_DIR");
   const server::ServerPaths paths = server::DefaultServerPaths(
@@ -151,9 +155,17 @@ std::optional<int> TryRunServer(const Config& config, const std::filesystem::pat
     if (use == server::ServerUse::kAuto) server::StartServerInBackground(paths);
     return std::nullopt;
   }
+  // A workspace that is this process's directory must be it on disk, not what its name
+  // reaches now (then the run stays here, where CheckSessionIsHere judges it).
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> expected;
+  if (workspace.is_cwd) {
+    struct stat st {};
+    if (::stat(".", &st) != 0) return std::nullopt;
+    expected.emplace(static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino));
+  }
   std::optional<server::RunRequest> request = BuildServerRequest(
-      config, workspace, options, ThisProcess().cwd, session::CallerEnvironment(),
-      session::CallerHome().string(), ::isatty(STDIN_FILENO) != 0);
+      config, workspace.path, options, ThisProcess().cwd, session::CallerEnvironment(),
+      session::CallerHome().string(), ::isatty(STDIN_FILENO) != 0, expected);
   if (!request) return std::nullopt;
   std::vector<int> fds;
   if (!options.json) {
@@ -205,13 +217,16 @@ int RunRun(const GlobalOptions& global, const RunOptions& options) {
   // whatever of its own process context /proc does not show (decision 0030).
   if (!options.no_server && !options.worktree && !options.outside_sandbox &&
       config->sandbox.mode != SandboxMode::kOff && *use != server::ServerUse::kOff) {
-    if (std::optional<int> served = TryRunServer(*config, workspace->path, options, *use)) {
+    if (std::optional<int> served = TryRunServer(*config, *workspace, options, *use)) {
       return *served;
     }
   }
 #endif
   auto session = Session::Create(*std::move(config), workspace->path);
   if (!session) return ReportSetupError(session.error());
+  if (Result<void> here = CheckSessionIsHere(*session, *workspace); !here) {
+    return ReportSetupError(here.error());
+  }
 
   CommandRequest request;
   if (!options.shell_text.empty()) {
@@ -384,8 +399,14 @@ std::optional<server::ResolvedInvocation> ResolveRunInvocation(const server::Inv
   const std::string caller_home = caller.env.home && caller.env.home->starts_with('/')
                                       ? *caller.env.home
                                       : session::PasswdHome().string();
-  std::optional<server::RunRequest> request = BuildServerRequest(
-      *config, *workspace, options, caller.cwd, invocation.env, caller_home, stdin_is_terminal);
+  // The caller's directory is the one it sent as a descriptor: a workspace that is that
+  // directory by name but another one on disk (its name swapped for a link meanwhile) is not
+  // run here; the caller's own cordon then checks against its own directory.
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> expected;
+  if (options.workspace.empty()) expected.emplace(invocation.cwd_dev, invocation.cwd_ino);
+  std::optional<server::RunRequest> request =
+      BuildServerRequest(*config, *workspace, options, caller.cwd, invocation.env, caller_home,
+                         stdin_is_terminal, expected);
   if (!request) return std::nullopt;
   return server::ResolvedInvocation{*std::move(request), config->limits.timeout};
 }

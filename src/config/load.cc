@@ -78,11 +78,22 @@ Result<Config> LoadConfigFile(const std::filesystem::path& path, const Env& env)
 
 Result<Config> LoadUserConfig(const std::optional<std::filesystem::path>& explicit_path,
                               const Env& env) {
-  if (explicit_path) return LoadConfigFile(*explicit_path, env);
+  if (explicit_path) {
+    CORDON_TRY(Config config, LoadConfigFile(*explicit_path, env));
+    // The file itself: its directory may be the workspace.
+    config.sandbox.own_config.push_back(
+        std::filesystem::absolute(*explicit_path).lexically_normal());
+    return config;
+  }
   CORDON_TRY(std::filesystem::path path, DefaultConfigPath(env));
   CORDON_TRY(std::optional<std::string> text, ReadConfigFileText(path));
-  if (!text) return Config{};
-  return ParseConfigText(*text, path.native(), env);
+  Config config;
+  if (text) {
+    CORDON_TRY(config, ParseConfigText(*text, path.native(), env));
+  }
+  // The directory: a config.json created there later would be read by the next run.
+  config.sandbox.own_config.push_back(path.parent_path());
+  return config;
 }
 
 }  // namespace cordon::config

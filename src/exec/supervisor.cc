@@ -65,11 +65,6 @@ struct Stream {
     sink.reset();
     owned_sink.Reset();
   }
-  void DropSink() {
-    sink.reset();
-    splice = false;
-    owned_sink.Reset();
-  }
 };
 
 Stream MakeStream(OutputStream which, core::UniqueFd fd, const SuperviseOptions& options) {
@@ -201,8 +196,11 @@ bool Supervisor::SpliceStream(Stream& stream) {
       stream.splice = false;  // read and write from now on
       return false;
     case PassThrough::Status::kSinkBroken:
-      stream.DropSink();  // nobody reads any more; drain the command's pipe regardless
-      return false;
+      // Nobody reads any more: the command's pipe closes too, so its next write fails as it
+      // would on the caller's descriptor itself (SIGPIPE, EPIPE), instead of running on into
+      // a pipe drained for nobody.
+      stream.End();
+      return true;
   }
   return false;
 }
@@ -216,7 +214,7 @@ void Supervisor::ReadStream(Stream& stream) {
     if (!stream.sink) {
       Deliver(stream.which, chunk);
     } else if (!stream.sink->Write(chunk)) {
-      stream.DropSink();  // its reader is gone: the rest is read and dropped
+      stream.End();  // its reader is gone: so is the command's pipe (see SpliceStream)
     }
     return;
   }

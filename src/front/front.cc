@@ -254,14 +254,20 @@ bool TryServer(int argc, char** argv, char** envp, const char* execfn, PathText&
   }
   RequestHeader header{kInvocationMagic, static_cast<uint32_t>(body)};
   iov[0] = {&header, sizeof header};
-  alignas(CmsgHdr) char control[sizeof(CmsgHdr) + 3 * sizeof(int) + 4] = {};
+  // The working directory goes as a descriptor too: the server resolves the directory this
+  // process is in, not whatever its name reaches by the time the server looks.
+  const long here = OpenAt(AT_FDCWD, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (here < 0) return Closed(s);
+  alignas(CmsgHdr) char control[sizeof(CmsgHdr) + 4 * sizeof(int)] = {};
   CmsgHdr* rights = reinterpret_cast<CmsgHdr*>(control);
-  rights->length = sizeof(CmsgHdr) + 3 * sizeof(int);
+  rights->length = sizeof(CmsgHdr) + 4 * sizeof(int);
   rights->level = kSolSocket;
   rights->type = kScmRights;
   int* fds = reinterpret_cast<int*>(control + sizeof(CmsgHdr));
-  fds[0] = 0, fds[1] = 1, fds[2] = 2;
-  if (!SendAll(s, iov, n, control, sizeof control)) return Closed(s);
+  fds[0] = 0, fds[1] = 1, fds[2] = 2, fds[3] = static_cast<int>(here);
+  const bool sent = SendAll(s, iov, n, control, sizeof control);
+  Close(static_cast<int>(here));
+  if (!sent) return Closed(s);
   // Nothing has run before kAccepted: any other answer leaves it to the full cordon.
   if (!ReadReply(s, kAcceptWaitMs, reply, timed_out)) {
     if (timed_out) Fail("the run server did not take the command within 30 s (stopped?)", "");

@@ -16,6 +16,7 @@ struct ResourceLimits {
   // caller is not global root: since Linux 5.14 the count is kept per user namespace
   // (ucounts), so it counts the sandbox's processes only; for root the kernel ignores it.
   std::uint64_t processes = 0;
+  bool operator==(const ResourceLimits&) const = default;
 };
 
 // The outcome of ApplyResourceLimits: ok, or the resource (RLIMIT_*) and errno that failed.

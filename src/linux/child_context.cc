@@ -64,7 +64,7 @@ Result<std::unique_ptr<ChildContext>> PrepareChildContext(const plan::LaunchPlan
 
   for (const plan::MountOp& op : plan.mounts) {
     const std::string& path = op.path.native();
-    ChildMount m{op.kind, c->Keep(kNewRoot + path), nullptr, op.optional};
+    ChildMount m{op.kind, c->Keep(kNewRoot + path), nullptr, op.optional, op.id};
     if (op.kind == plan::MountOpKind::kBindWritable ||
         op.kind == plan::MountOpKind::kBindReadOnly) {
       m.source = c->Keep(kOldRoot + path);

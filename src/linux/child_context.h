@@ -34,6 +34,9 @@ struct ChildMount {
   const char* target;  // kNewRoot + path
   const char* source;  // kOldRoot + path (binds from the host), else nullptr
   bool optional;       // plan::MountOp::optional: skipped when the target is gone
+  // Binds: the source as planned (plan::MountOp::id). The bind fails with ESTALE when another
+  // directory or file is at the path now ({0, 0}: not checked).
+  plan::FileId id;
 };
 
 struct ChildContext {

@@ -51,26 +51,6 @@ int EnsureMountPoint(const char* target, const char* source) {
   return 0;
 }
 
-// The path-based steps: private tmpfs, directories inside it, writable binds of the planned
-// roots. Masks, pins and read-only binds go through ReplayResolved instead.
-int ReplayOp(const ChildMount& m) {
-  switch (m.kind) {
-    case MountOpKind::kTmpfs:
-      return ::mount("tmpfs", m.target, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
-    case MountOpKind::kDirectory:
-      return ::mkdir(m.target, 0700) == 0 || errno == EEXIST ? 0 : -1;
-    case MountOpKind::kBindWritable:
-      // From /oldroot, which is still the host's read-write tree.
-      return ::mount(m.source, m.target, nullptr, MS_BIND | MS_REC, nullptr);
-    case MountOpKind::kBindReadOnly:
-    case MountOpKind::kMaskDirectory:
-    case MountOpKind::kMaskFile:
-      break;
-  }
-  errno = EINVAL;
-  return -1;
-}
-
 // Closes `fd` keeping errno (the caller reports the error of the call before).
 void CloseKeepErrno(int fd) {
   const int saved = errno;
@@ -85,6 +65,75 @@ int AttachTree(int tree, int target) {
       sys::MoveMount(tree, "", target, "", sys::kMoveMountFEmptyPath | sys::kMoveMountTEmptyPath);
   CloseKeepErrno(tree);
   return rc;
+}
+
+// Opens `path` as O_PATH without following any symlink on the way (ELOOP when a component
+// became one since planning: every planned path is canonical).
+int OpenNoFollow(const char* path) {
+  sys::OpenHow how{};
+  how.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW;
+  how.resolve = sys::kResolveNoSymlinks | sys::kResolveNoMagiclinks;
+  return sys::Openat2(AT_FDCWD, path, &how);
+}
+
+// Whether `st` is the file the plan named (ESTALE when not; {0, 0} is not checked).
+bool IsPlanned(const struct stat& st, const plan::FileId& id) {
+  if (id == plan::FileId{}) return true;
+  if (static_cast<std::uint64_t>(st.st_dev) == id.dev &&
+      static_cast<std::uint64_t>(st.st_ino) == id.ino) {
+    return true;
+  }
+  errno = ESTALE;
+  return false;
+}
+
+// A writable root: the host's `source` (under /oldroot, still the host's read-write tree)
+// opened without following a symlink and checked to be the directory the plan named, cloned
+// with everything mounted beneath it, and attached onto `target`, opened the same way. A path
+// swapped for a symlink or for another directory after planning fails the run instead of
+// making a writable bind of something else.
+int BindWritable(const ChildMount& m) {
+  const int from = OpenNoFollow(m.source);
+  if (from < 0) return -1;
+  struct stat st;
+  int tree = -1;
+  if (::fstat(from, &st) != 0) {
+    // errno from fstat
+  } else if (S_ISLNK(st.st_mode)) {
+    errno = ELOOP;
+  } else if (IsPlanned(st, m.id)) {
+    tree = sys::OpenTree(
+        from, "", sys::kOpenTreeClone | sys::kAtRecursiveTree | sys::kAtEmptyPath | O_CLOEXEC);
+  }
+  CloseKeepErrno(from);
+  if (tree < 0) return -1;
+  const int target = OpenNoFollow(m.target);
+  if (target < 0) {
+    CloseKeepErrno(tree);
+    return -1;
+  }
+  const int rc = AttachTree(tree, target);
+  CloseKeepErrno(target);
+  return rc;
+}
+
+// The path-based steps: private tmpfs, directories inside it, writable binds of the planned
+// roots. Masks, pins and read-only binds go through ReplayResolved instead.
+int ReplayOp(const ChildMount& m) {
+  switch (m.kind) {
+    case MountOpKind::kTmpfs:
+      return ::mount("tmpfs", m.target, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
+    case MountOpKind::kDirectory:
+      return ::mkdir(m.target, 0700) == 0 || errno == EEXIST ? 0 : -1;
+    case MountOpKind::kBindWritable:
+      return BindWritable(m);
+    case MountOpKind::kBindReadOnly:
+    case MountOpKind::kMaskDirectory:
+    case MountOpKind::kMaskFile:
+      break;
+  }
+  errno = EINVAL;
+  return -1;
 }
 
 // An empty read-only tmpfs (a directory mask), created detached and attached by descriptor.
@@ -128,11 +177,8 @@ int PinDirectory(int target) {
 
 // A recursive read-only copy of the host's `source` (opened without following symlinks; it must
 // have the target's type) attached onto `target`: .git and the read_only workspace.
-int BindReadOnly(const char* source, int target, bool directory) {
-  sys::OpenHow how{};
-  how.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW;
-  how.resolve = sys::kResolveNoSymlinks | sys::kResolveNoMagiclinks;
-  const int from = sys::Openat2(AT_FDCWD, source, &how);
+int BindReadOnly(const char* source, const plan::FileId& id, int target, bool directory) {
+  const int from = OpenNoFollow(source);
   if (from < 0) return -1;
   struct stat st;
   int tree = -1;
@@ -142,7 +188,7 @@ int BindReadOnly(const char* source, int target, bool directory) {
     errno = ELOOP;
   } else if (S_ISDIR(st.st_mode) != directory) {
     errno = directory ? ENOTDIR : EISDIR;
-  } else {
+  } else if (IsPlanned(st, id)) {
     tree = sys::OpenTree(
         from, "", sys::kOpenTreeClone | sys::kAtRecursiveTree | sys::kAtEmptyPath | O_CLOEXEC);
   }
@@ -162,10 +208,7 @@ int BindReadOnly(const char* source, int target, bool directory) {
 // EISDIR when it changed), and the mount is attached to that very inode. A required target
 // that vanished is ENOENT; an optional one is skipped.
 int ReplayResolved(const ChildMount& m) {
-  sys::OpenHow how{};
-  how.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW;
-  how.resolve = sys::kResolveNoSymlinks | sys::kResolveNoMagiclinks;
-  const int target = sys::Openat2(AT_FDCWD, m.target, &how);
+  const int target = OpenNoFollow(m.target);
   if (target < 0) return m.optional && errno == ENOENT ? 0 : -1;
   struct stat st;
   int rc = -1;
@@ -197,7 +240,7 @@ int ReplayResolved(const ChildMount& m) {
           errno = ENOTDIR;
         break;
       case MountOpKind::kBindReadOnly:
-        rc = BindReadOnly(m.source, target, directory);
+        rc = BindReadOnly(m.source, m.id, target, directory);
         break;
       case MountOpKind::kTmpfs:
       case MountOpKind::kDirectory:

@@ -1,6 +1,7 @@
 #include "plan/hidden_paths.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include <string>
 
 #include "core/paths.h"
+#include "plan/mount_identity.h"
 #include "plan/mount_ops.h"
 
 namespace cordon::plan {
@@ -90,6 +92,7 @@ struct Walked {
   Kind kind;
   fs::path path;
   bool directory = false;
+  FileId id;
 };
 
 // `dirs`: each directory a name is looked up in (the base and each directory walked into).
@@ -176,7 +179,11 @@ HiddenScan ScanHiddenPaths(const SandboxConfig& config, const std::vector<fs::pa
       walked = Resolve(base / relative);
     }
     if (walked.kind == Walked::Kind::kPresent) {
-      AddOnce(scan.present, {std::move(walked.path), walked.directory});
+      // What its mask will be made over (mount_identity.h).
+      if (auto found = IdentifyAt(AT_FDCWD, walked.path.c_str(), /*mask=*/true)) {
+        walked.id = found->id;
+      }
+      AddOnce(scan.present, {std::move(walked.path), walked.directory, walked.id});
     } else if (walked.kind == Walked::Kind::kAbsent) {
       AddOnce(scan.absent, {std::move(walked.path), /*directory=*/false});
     }
@@ -184,8 +191,10 @@ HiddenScan ScanHiddenPaths(const SandboxConfig& config, const std::vector<fs::pa
   for (const fs::path& home : homes) {
     for (std::string_view relative : kBuiltinHiddenPaths) place(home, fs::path(relative));
   }
-  for (const fs::path& path : config.hidden_paths) {
-    if (path.is_absolute()) place(path.root_path(), path.relative_path());
+  for (const auto* list : {&config.hidden_paths, &config.own_config}) {
+    for (const fs::path& path : *list) {
+      if (path.is_absolute()) place(path.root_path(), path.relative_path());
+    }
   }
   return scan;
 }
@@ -222,7 +231,7 @@ std::vector<MountOp> BuildHiddenPathOps(const std::vector<HiddenTarget>& targets
       }
     }
     masks.push_back({target.directory ? MountOpKind::kMaskDirectory : MountOpKind::kMaskFile,
-                     target.path, /*optional=*/false});
+                     target.path, /*optional=*/false, target.id});
   }
   // Pins first: a pin binds the host directory with its content, and a mask inside it must
   // land on top of that bind, not underneath it.

@@ -45,6 +45,7 @@ std::vector<std::filesystem::path> CallerHomes(const std::filesystem::path& home
 struct HiddenTarget {
   std::filesystem::path path;
   bool directory = false;
+  FileId id;  // of a present target: its mask is planned over this very file
 };
 
 // What a scan looked at, for a cache that must notice when any of it changes

@@ -19,6 +19,8 @@ std::string KeyOf(const SandboxConfig& config, const std::vector<fs::path>& home
   for (const fs::path& home : homes) key += '\0' + home.native();
   key += '\1';
   for (const fs::path& path : config.hidden_paths) key += '\0' + path.native();
+  key += '\1';
+  for (const fs::path& path : config.own_config) key += '\0' + path.native();
   return key;
 }
 

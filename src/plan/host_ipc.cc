@@ -10,6 +10,7 @@
 
 #include "core/paths.h"
 #include "core/unique_fd.h"
+#include "plan/mount_identity.h"
 #include "plan/mount_ops.h"
 
 namespace cordon::plan {
@@ -28,10 +29,10 @@ bool WithinAny(const fs::path& path, const std::vector<fs::path>& dirs) {
 // A mask over the entry `path` as it is now (lstat: a symlink is left alone, its target is
 // masked where it lies if it needs to be).
 void AddEntryMask(std::vector<MountOp>& ops, const fs::path& path) {
-  struct stat st;
-  if (::lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) return;
-  ops.push_back({S_ISDIR(st.st_mode) ? MountOpKind::kMaskDirectory : MountOpKind::kMaskFile, path,
-                 /*optional=*/true});
+  const std::optional<Identified> found = IdentifyAt(AT_FDCWD, path.c_str(), /*mask=*/true);
+  if (!found || S_ISLNK(found->mode)) return;
+  ops.push_back({S_ISDIR(found->mode) ? MountOpKind::kMaskDirectory : MountOpKind::kMaskFile, path,
+                 /*optional=*/true, found->id});
 }
 
 // Masks every entry of `dir` except those in `kept` (and descends into `descend`).
@@ -124,11 +125,11 @@ std::vector<MountOp> BuildHostSocketMasks(const std::vector<fs::path>& roots,
     auto canonical = core::Canonical(listed);
     if (!canonical || WithinAny(*canonical, skipped)) continue;
     if (WithinAny(*canonical, private_dirs) && !core::IsWithin(*canonical, workspace)) continue;
-    struct stat st;
-    if (::lstat(canonical->c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
+    const std::optional<Identified> found = IdentifyAt(AT_FDCWD, canonical->c_str(), /*mask=*/true);
+    if (!found || !S_ISSOCK(found->mode)) continue;
     const bool seen = std::any_of(ops.begin(), ops.end(),
                                   [&](const MountOp& op) { return op.path == *canonical; });
-    if (!seen) ops.push_back({MountOpKind::kMaskFile, *canonical, /*optional=*/true});
+    if (!seen) ops.push_back({MountOpKind::kMaskFile, *canonical, /*optional=*/true, found->id});
   }
   return ops;
 }
@@ -154,8 +155,9 @@ std::vector<MountOp> BuildRootOnlyMasks(const std::filesystem::path& etc) {
       if (::fstatat(fd, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
       if (S_ISLNK(st.st_mode)) continue;
       if ((st.st_mode & S_IROTH) == 0) {
+        const std::optional<Identified> found = IdentifyAt(fd, entry->d_name, /*mask=*/true);
         ops.push_back({S_ISDIR(st.st_mode) ? MountOpKind::kMaskDirectory : MountOpKind::kMaskFile,
-                       dir / child, /*optional=*/true});
+                       dir / child, /*optional=*/true, found ? found->id : FileId{}});
       } else if (descend && S_ISDIR(st.st_mode)) {
         self(fd, dir / child, entry->d_name, false, self);
       }

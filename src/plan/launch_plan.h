@@ -22,9 +22,27 @@
 
 namespace cordon::plan {
 
+// A file as the kernel knows it: device, inode and birth time (statx). A mount made over one
+// file is not a mount over the file found at the same path after the host renamed another one
+// over it: the kernel then detaches the mount in every namespace. The birth time tells a new
+// file from an old one that had the same inode number (freed and reused at once); where the
+// file system keeps none, a mask's target uses its change time instead. All zero: not known
+// (an optional target that was missing when planned).
+struct FileId {
+  std::uint64_t dev = 0;
+  std::uint64_t ino = 0;
+  std::int64_t time_sec = 0;
+  std::uint32_t time_nsec = 0;
+  bool operator==(const FileId&) const = default;
+};
+
 struct PlanRequest {
-  std::vector<std::string> argv;        // already resolved: shell text becomes sh -c TEXT
-  std::filesystem::path workspace;      // canonical launch directory (the writable root)
+  std::vector<std::string> argv;    // already resolved: shell text becomes sh -c TEXT
+  std::filesystem::path workspace;  // canonical launch directory (the writable root)
+  // The directory `workspace` named when the session started ({}: not pinned). A plan for
+  // another directory at that path is refused, and the workspace's bind is made only from
+  // this one (the child checks it: linux/mount_view.cc).
+  FileId workspace_id;
   std::filesystem::path cwd;            // canonical, inside the workspace
   std::vector<std::string> caller_env;  // "NAME=value" of the caller (environ)
   std::filesystem::path caller_home;    // the real HOME, for hidden credential paths
@@ -38,6 +56,7 @@ struct Namespaces {
   bool net = false;  // only when network is denied: the sandbox gets its own loopback
   bool ipc = false;
   bool uts = false;
+  bool operator==(const Namespaces&) const = default;
 };
 
 // One step of the mount view, replayed in order by the backend on top of the read-only copy of
@@ -61,6 +80,10 @@ struct MountOp {
   // target that vanished since planning fails the run too; an optional one (an entry of the
   // host's /run, a host socket, an ancestor pin) is skipped: its absence hides nothing.
   bool optional = false;
+  // Binds and masks: the source or target as planned (plan/mount_identity.h). Part of the
+  // sandbox's shape (plan/shape.h): a view prepared over another file is never reused.
+  FileId id;
+  bool operator==(const MountOp&) const = default;
 };
 
 // Landlock ruleset, already clamped to the probed ABI. abi == 0: not applied.
@@ -75,6 +98,7 @@ struct LandlockRules {
   bool list_root = false;         // READ_DIR beneath "/" (names stay listable, contents do not)
   std::uint64_t handled_net = 0;  // TCP bind/connect: denied (no port rules)
   std::uint64_t scoped = 0;       // signal / abstract-unix-socket scoping
+  bool operator==(const LandlockRules&) const = default;
 };
 
 enum class SocketPolicy {
@@ -98,8 +122,12 @@ struct SeccompSettings {
   // LaunchPlan::unix_connect_beneath: host sockets bound during the run stay out of reach on
   // every kernel (docs/decisions/0019).
   bool broker_connect = false;
+  bool operator==(const SeccompSettings&) const = default;
 };
 
+// Every field below is either part of the shape that decides whether a prepared sandbox may be
+// reused, or marked per command, in plan/shape.cc (ShapeOf): a new field does not build until
+// it is classified there.
 struct LaunchPlan {
   bool sandboxed = true;  // false only in mode off
   std::vector<std::string> argv;

@@ -1,5 +1,6 @@
 // Plan and DescribeCapabilities: the pure decisions of the native backend. Everything here is
 // computed from the config, the kernel probe and the request; the backend only replays it.
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include "plan/hidden_watch.h"
 #include "plan/host_ipc.h"
 #include "plan/launch_plan.h"
+#include "plan/mount_identity.h"
 #include "plan/mount_ops.h"
 #include "plan/root_only_watch.h"
 
@@ -41,6 +43,18 @@ Result<std::filesystem::path> ResolveCwd(const PlanRequest& request) {
                             request.workspace.string()));
   }
   return cwd;
+}
+
+// Where `path`, which does not exist, would be created: below its nearest existing ancestor
+// made canonical (the writable roots are canonical).
+std::filesystem::path WhereCreated(const std::filesystem::path& path) {
+  std::filesystem::path missing;
+  for (std::filesystem::path at = path.lexically_normal(); at.has_relative_path();
+       at = at.parent_path()) {
+    missing = missing.empty() ? at.filename() : at.filename() / missing;
+    if (auto canonical = core::Canonical(at.parent_path())) return *canonical / missing;
+  }
+  return path.lexically_normal();
 }
 
 // A workspace_write root that is "/" or holds a home would make the whole home writable:
@@ -74,19 +88,22 @@ Result<void> CheckWritableRoots(const Config& config, const PlanRequest& request
       }
     }
   }
-  // cordon's own config directory: a config.json planted there would switch the sandbox off
+  // cordon's own config directory, and the config this process actually reads (elsewhere with
+  // XDG_CONFIG_HOME or --config): a config.json planted there would switch the sandbox off
   // for every later session. An existing one is masked read-only; an absent one inside a
   // writable root could be created, so it must exist first.
-  for (const auto& home : homes) {
-    const std::filesystem::path own = home / ".config" / "cordon";
+  std::vector<std::filesystem::path> own_paths = config.sandbox.own_config;
+  for (const auto& home : homes) own_paths.push_back(home / ".config" / "cordon");
+  for (const auto& written : own_paths) {
     struct stat st;
-    if (::lstat(own.c_str(), &st) == 0) continue;
+    if (::lstat(written.c_str(), &st) == 0) continue;
+    const std::filesystem::path own = WhereCreated(written);
     for (const auto& root : roots) {
       if (!core::IsWithin(own, root)) continue;
       return Fail(ErrorCode::kInvalidArgument,
                   fmt::format("the writable root {} would let the command create cordon's own "
                               "config directory {} and switch the sandbox off for later "
-                              "sessions (fix: mkdir -m 700 {}; it is then hidden read-only)",
+                              "sessions (fix: mkdir -p -m 700 {}; it is then hidden read-only)",
                               root.string(), own.string(), own.string()));
     }
   }
@@ -155,6 +172,19 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
     return Fail(ErrorCode::kInvalidArgument,
                 fmt::format("workspace {} is not an absolute path", request.workspace.string()));
   }
+  // The session's workspace must still be the directory it was: a name swapped for a symlink
+  // or for another directory (by a command that can write its parent) is not planned for.
+  if (request.workspace_id != FileId{}) {
+    const std::optional<Identified> now =
+        IdentifyAt(AT_FDCWD, request.workspace.c_str(), /*mask=*/false);
+    if (!now || now->id != request.workspace_id || !S_ISDIR(now->mode)) {
+      return Fail(ErrorCode::kUnavailable,
+                  fmt::format("the workspace {} is no longer the directory this session started "
+                              "in (replaced, moved or swapped for a link): nothing runs there "
+                              "(fix: start a new session in the directory you mean)",
+                              request.workspace.string()));
+    }
+  }
   LaunchPlan plan;
   plan.argv = request.argv;
   plan.workspace = request.workspace;
@@ -206,6 +236,16 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
     append(BuildHostSocketMasks(roots, request.workspace));
     append(BuildHiddenPathOps(hidden, roots, request.workspace));
     if (::geteuid() == 0) append(RootOnlyMasks());
+    // What each bind and mask is made from or over, as the sandbox's shape (plan/shape.h):
+    // the workspace is the directory the session pinned, whatever is at its path now.
+    if (request.workspace_id != FileId{}) {
+      for (MountOp& op : plan.mounts) {
+        const bool bind =
+            op.kind == MountOpKind::kBindWritable || op.kind == MountOpKind::kBindReadOnly;
+        if (bind && op.path == request.workspace) op.id = request.workspace_id;
+      }
+    }
+    IdentifyMounts(plan.mounts);
     // Masks cover the secrets that exist now; Landlock's read allow-list also covers the ones
     // the host creates during the run (an absent path has no mount point to mask).
     if (plan.landlock.abi >= 1) {
@@ -218,14 +258,20 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
     // writable root cannot be carved out of the write rule that covers it.
     for (const HiddenTarget& target : hidden) {
       for (const auto& root : roots) {
-        if (core::IsWithin(target.path, root)) {
-          return Fail(ErrorCode::kUnavailable,
-                      fmt::format("cannot sandbox as configured (fail closed): the hidden path {} "
-                                  "lies inside the writable root {}, and without a mount "
-                                  "namespace it cannot be hidden there (fix: enable user "
-                                  "namespaces, or remove it from the writable root)",
-                                  target.path.string(), root.string()));
-        }
+        if (!core::IsWithin(target.path, root)) continue;
+        const bool own = std::any_of(config.sandbox.own_config.begin(),
+                                     config.sandbox.own_config.end(), [&](const auto& path) {
+                                       auto canonical = core::Canonical(path);
+                                       return canonical && *canonical == target.path;
+                                     });
+        return Fail(ErrorCode::kUnavailable,
+                    fmt::format("cannot sandbox as configured (fail closed): {} {} lies inside "
+                                "the writable root {}, and without a mount namespace it cannot "
+                                "be hidden there (fix: enable user namespaces, or {})",
+                                own ? "cordon's own config" : "the hidden path",
+                                target.path.string(), root.string(),
+                                own ? "keep the config outside the workspace"
+                                    : "remove it from the writable root"));
       }
     }
     plan.landlock.handled_fs |= lsys::kAccessFsReadFile | lsys::kAccessFsReadDir;

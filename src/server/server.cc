@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <limits.h>
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
@@ -31,6 +33,7 @@
 #include "server/helper_thread.h"
 #include "server/peer.h"
 #include "server/wire.h"
+#include "session/session_internals.h"
 #include "session/zygote_slot.h"
 
 namespace cordon::server {
@@ -86,7 +89,16 @@ class SessionCache {
     config::Env env;
     if (!request.home.empty()) env.home = request.home;
     CORDON_TRY(Config config, config::ParseConfigText(request.config_json, "run request", env));
+    config.sandbox.own_config.assign(request.own_config.begin(), request.own_config.end());
     CORDON_TRY(Session session, Session::Create(std::move(config), request.workspace));
+    // The session pinned the directory its name reached just now (plan/launch_plan.h): kept
+    // only when that is the client's, or every later request for it would be refused.
+    const plan::FileId& pinned = SessionInternals::StateOf(session).workspace_id;
+    if (pinned.dev != request.workspace_dev || pinned.ino != request.workspace_ino) {
+      return Fail(ErrorCode::kUnavailable,
+                  fmt::format("the workspace {} changed while the request was on its way",
+                              request.workspace));
+    }
     std::lock_guard lock(mutex_);
     entries_.push_front(Entry{key, session});
     while (entries_.size() > kMaxSessions) entries_.pop_back();
@@ -95,7 +107,11 @@ class SessionCache {
 
  private:
   static std::string Key(const RunRequest& request) {
-    return request.config_json + '\0' + request.workspace;
+    // The directory, not only its name: a workspace made anew gets a session of its own.
+    std::string key = request.config_json + '\0' + request.workspace + '\0' +
+                      fmt::format("{}:{}", request.workspace_dev, request.workspace_ino);
+    for (const std::string& own : request.own_config) key += '\0' + own;
+    return key;
   }
 
   struct Entry {
@@ -212,6 +228,20 @@ Result<report::RunOutcome> Server::Execute(int connection, ReceivedRequest& rece
 }
 
 std::optional<std::uint32_t> Server::Resolve(ReceivedRequest& received) {
+  // The front's directory is the descriptor it sent: its path as this process sees it now
+  // (the client checked it shares our mount namespace and root), whatever the front's text said.
+  struct stat here {};
+  const std::string here_link = fmt::format("/proc/self/fd/{}", received.fds[3].get());
+  std::array<char, PATH_MAX> here_path{};
+  const ssize_t here_size = ::readlink(here_link.c_str(), here_path.data(), here_path.size());
+  if (::fstat(received.fds[3].get(), &here) != 0 || !S_ISDIR(here.st_mode) || here_size <= 0 ||
+      static_cast<std::size_t>(here_size) >= here_path.size() || here_path[0] != '/') {
+    return std::nullopt;  // gone or unreachable: the client runs it itself
+  }
+  received.invocation->cwd.assign(here_path.data(), static_cast<std::size_t>(here_size));
+  received.invocation->cwd_dev = static_cast<std::uint64_t>(here.st_dev);
+  received.invocation->cwd_ino = static_cast<std::uint64_t>(here.st_ino);
+  received.fds[3].Reset();
   std::optional<ResolvedInvocation> resolved;
   if (options_.resolve_invocation) {
     resolved = options_.resolve_invocation(*received.invocation, ::isatty(received.fds[0].get()));

@@ -117,6 +117,7 @@ bool Flag(const json& body, const char* key) {
 
 std::string EncodeRequest(const RunRequest& request) {
   json body = {{"config", request.config_json},
+               {"own_config", request.own_config},
                {"workspace", request.workspace},
                {"workspace_dev", request.workspace_dev},
                {"workspace_ino", request.workspace_ino},
@@ -139,6 +140,7 @@ Result<RunRequest> DecodeRequest(std::string_view text) {
   }
   RunRequest request;
   CORDON_TRY(request.config_json, Text(body, "config", true));
+  CORDON_TRY(request.own_config, Texts(body, "own_config"));
   CORDON_TRY(request.workspace, Text(body, "workspace", true));
   CORDON_TRY(request.workspace_dev, Number(body, "workspace_dev"));
   CORDON_TRY(request.workspace_ino, Number(body, "workspace_ino"));
@@ -287,10 +289,10 @@ Result<ReceivedRequest> ReceiveRequest(int socket, std::chrono::milliseconds bod
                           std::chrono::steady_clock::now() + body_time));
   if (header.magic == kInvocationMagic) {
     CORDON_TRY(received.invocation, DecodeInvocation(body));
-    if (received.fds.size() != 3) {
+    if (received.fds.size() != 4) {
       return Fail(
           ErrorCode::kInvalidArgument,
-          fmt::format("run invocation: {} descriptors attached, 3 expected", received.fds.size()));
+          fmt::format("run invocation: {} descriptors attached, 4 expected", received.fds.size()));
     }
     return received;
   }

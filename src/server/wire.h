@@ -36,6 +36,9 @@ namespace cordon::server {
 // workspace, the command, and the caller's context.
 struct RunRequest {
   std::string config_json;
+  // SandboxConfig::own_config of the client's config (what the loader read, which the JSON
+  // form of a config does not carry): protected in the server's run as in the client's.
+  std::vector<std::string> own_config;
   std::string workspace;
   // st_dev and st_ino of the workspace as the client sees it: a server with another view of
   // the filesystem (another mount namespace) refuses instead of running somewhere else.
@@ -55,6 +58,11 @@ struct Invocation {
   std::string cwd;
   std::vector<std::string> argv;  // argv[0] included
   std::vector<std::string> env;   // "NAME=value"
+  // Not on the wire: the directory the front sent as a descriptor (set by the server, which
+  // also replaces `cwd` with that directory's path). A workspace resolved to the caller's
+  // directory must be this one.
+  std::uint64_t cwd_dev = 0;
+  std::uint64_t cwd_ino = 0;
 };
 
 std::string EncodeRequest(const RunRequest& request);
@@ -83,7 +91,8 @@ struct ReceivedRequest {
 [[nodiscard]] Result<void> PassSenderPidfd(int socket);
 // Reads one request or invocation (after PassSenderPidfd); kInvalidArgument for a malformed one
 // (bad magic, a body over the limit or cut short, descriptors that do not match the request —
-// an invocation has exactly three — no sender).
+// an invocation has exactly four: stdin, stdout, stderr and its working directory — no
+// sender).
 // The body must have arrived within `body_time` of the header (plus one SO_RCVTIMEO period):
 // a client sending a byte now and then is cut off.
 [[nodiscard]] Result<ReceivedRequest> ReceiveRequest(

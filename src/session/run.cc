@@ -132,26 +132,28 @@ class StartGate {
 // A missing .git at the top of a writable root cannot be masked without a mount point: hold an
 // empty placeholder there for the session (created once; the planner then protects it like any
 // .git directory). Only where a mount namespace will mask it and git metadata is protected.
-// The gate is passed before a placeholder is created.
-Result<void> HoldGitPlaceholders(const Session::State& state, StartGate& gate) {
+// The gate is passed before a placeholder is created, and the caller has planned the run
+// first: nothing is created on the host for a run that a check refuses. True when this call
+// created them (the plan made before did not see them).
+Result<bool> HoldGitPlaceholders(const Session::State& state, StartGate& gate) {
   const SandboxConfig& sandbox = state.config.sandbox;
   if (sandbox.mode != SandboxMode::kWorkspaceWrite || !sandbox.protect_git_metadata ||
       !(state.features.namespaces_usable() || state.backends.bwrap)) {
-    return {};
+    return false;
   }
   {
     std::lock_guard lock(state.git_placeholders.mutex);
-    if (state.git_placeholders.held) return {};
+    if (state.git_placeholders.held) return false;
   }
   // Outside the session's lock: the caller's gate may take its time.
   CORDON_TRY_VOID(gate.Pass());
   std::lock_guard lock(state.git_placeholders.mutex);
-  if (state.git_placeholders.held) return {};  // another run made them meanwhile
+  if (state.git_placeholders.held) return true;  // another run made them meanwhile
   CORDON_TRY(std::vector<std::filesystem::path> roots,
              plan::WritableRoots(sandbox, state.workspace));
   CORDON_TRY(plan::GitPlaceholders held, plan::GitPlaceholders::Create(roots));
   state.git_placeholders.held = std::move(held);
-  return {};
+  return true;
 }
 
 }  // namespace
@@ -186,18 +188,25 @@ RunResult Session::Run(const CommandRequest& request, const OutputCallback& on_o
     plan::PlanRequest plan_request;
     plan_request.argv = session::CommandArgv(request);
     plan_request.workspace = state.workspace;
+    plan_request.workspace_id = state.workspace_id;
     plan_request.cwd = *cwd;
     plan_request.caller_env =
         request.caller_env ? *request.caller_env : session::CallerEnvironment();
     plan_request.caller_home = request.caller_home ? *request.caller_home : session::CallerHome();
     StartGate gate(request);
-    if (Result<void> held = HoldGitPlaceholders(state, gate); !held) {
-      return SetupFailed(std::move(r), held.error().message);
-    }
-    // Fail closed: a plan that cannot give every requested guarantee runs nothing.
-    Result<plan::LaunchPlan> plan =
-        plan::Plan(state.config, state.features, plan_request, state.backends.probes);
+    // Fail closed: a plan that cannot give every requested guarantee runs nothing, and leaves
+    // nothing on the host (planned before any placeholder is made).
+    auto plan_now = [&] {
+      return plan::Plan(state.config, state.features, plan_request, state.backends.probes);
+    };
+    Result<plan::LaunchPlan> plan = plan_now();
     if (!plan) return SetupFailed(std::move(r), plan.error().message);
+    Result<bool> made = HoldGitPlaceholders(state, gate);
+    if (!made) return SetupFailed(std::move(r), made.error().message);
+    if (*made) {
+      plan = plan_now();  // again, with the placeholders to protect
+      if (!plan) return SetupFailed(std::move(r), plan.error().message);
+    }
     r.enforcement = plan->enforcement;
     if (Result<void> go = gate.Pass(); !go) return SetupFailed(std::move(r), go.error().message);
 

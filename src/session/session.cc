@@ -2,18 +2,27 @@
 // that Run only fails for reasons that belong to one command.
 #include "cordon/session.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 
 #include "core/paths.h"
 #include "core/syscall_error.h"
 #include "plan/launch_plan.h"
+#include "plan/mount_identity.h"
 #include "session/session_state.h"
 
 namespace cordon {
 namespace {
 
-Result<std::filesystem::path> CanonicalWorkspace(const std::filesystem::path& workspace) {
+struct PinnedWorkspace {
+  std::filesystem::path path;
+  plan::FileId id;
+};
+
+// The workspace made canonical, and the directory it names now: every run of the session is
+// planned for that very directory (plan/launch_plan.h, PlanRequest::workspace_id).
+Result<PinnedWorkspace> CanonicalWorkspace(const std::filesystem::path& workspace) {
   if (workspace.empty()) return Fail(ErrorCode::kInvalidArgument, "the workspace path is empty");
   Result<std::filesystem::path> canonical = core::Canonical(workspace);
   if (!canonical) {
@@ -21,11 +30,10 @@ Result<std::filesystem::path> CanonicalWorkspace(const std::filesystem::path& wo
                 fmt::format("workspace {}: {}", workspace.string(), canonical.error().message),
                 canonical.error().errno_value);
   }
-  struct stat info {};
-  if (::stat(canonical->c_str(), &info) != 0) {
-    return core::FailSyscall("stat", fmt::format("workspace {}", canonical->string()));
-  }
-  if (!S_ISDIR(info.st_mode)) {
+  const std::optional<plan::Identified> info =
+      plan::IdentifyAt(AT_FDCWD, canonical->c_str(), /*mask=*/false);
+  if (!info) return core::FailSyscall("statx", fmt::format("workspace {}", canonical->string()));
+  if (!S_ISDIR(info->mode)) {
     return Fail(ErrorCode::kInvalidArgument,
                 fmt::format("workspace {} is not a directory", canonical->string()));
   }
@@ -34,20 +42,20 @@ Result<std::filesystem::path> CanonicalWorkspace(const std::filesystem::path& wo
     return Fail(ErrorCode::kInvalidArgument,
                 "the workspace cannot be / (it would make the whole filesystem writable)");
   }
-  return canonical;
+  return PinnedWorkspace{*std::move(canonical), info->id};
 }
 
 }  // namespace
 
 Result<Session> Session::Create(Config config, std::filesystem::path workspace) {
-  CORDON_TRY(std::filesystem::path canonical, CanonicalWorkspace(workspace));
+  CORDON_TRY(PinnedWorkspace pinned, CanonicalWorkspace(workspace));
   CORDON_TRY(Policy policy, Policy::Create(config.command_policy));
   // Parenthesised aggregate initialisation: the zygote slot (not movable) is built in place.
   linux_native::KernelFeatures features = linux_native::ProbeKernel();
   features.limits = limits::ProbeLimitsFor(config.limits);
-  session::SessionBackends backends = session::ProbeBackends(config, features, canonical);
-  auto state = std::make_shared<State>(std::move(config), std::move(canonical), std::move(policy),
-                                       std::move(features), std::move(backends));
+  session::SessionBackends backends = session::ProbeBackends(config, features, pinned.path);
+  auto state = std::make_shared<State>(std::move(config), std::move(pinned.path), pinned.id,
+                                       std::move(policy), std::move(features), std::move(backends));
   return Session(std::move(state));
 }
 

@@ -14,6 +14,7 @@
 #include "cordon/session.h"
 #include "linux/kernel_features.h"
 #include "plan/git_placeholder.h"
+#include "plan/launch_plan.h"
 #include "session/backend_choice.h"
 #include "session/zygote_slot.h"
 
@@ -22,6 +23,7 @@ namespace cordon {
 struct Session::State {
   Config config;
   std::filesystem::path workspace;  // canonical, an existing directory
+  plan::FileId workspace_id;        // that directory, when the session was created
   Policy policy;
   linux_native::KernelFeatures features;
   session::SessionBackends backends;  // bubblewrap, when the config may need it (ADR 0018)

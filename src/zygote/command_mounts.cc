@@ -44,7 +44,10 @@ std::optional<std::vector<CommandMount>> PlanCommandMounts(
     std::vector<CommandMount> replay;
     for (std::size_t j = i + 1; j < mounts.size(); ++j) {
       const plan::MountOp& op = mounts[j];
-      if (!Beneath(op.path, tmpfs)) continue;
+      // A bind at the tmpfs's own path (a workspace that is the host's /var/tmp) covers it:
+      // cloned and re-attached like one beneath, so the fresh tmpfs never hides it.
+      const bool covers = IsBind(op.kind) && op.path == tmpfs;
+      if (!covers && !Beneath(op.path, tmpfs)) continue;
       const bool covered = std::any_of(
           tops.begin(), tops.end(), [&](const auto& top) { return core::IsWithin(op.path, top); });
       if (covered) continue;

@@ -7,6 +7,7 @@
 #include "linux/error_pipe.h"
 #include "linux/exec_request.h"
 #include "linux/launcher.h"
+#include "plan/shape.h"
 #include "zygote/zygote.h"
 
 namespace cordon::zygote {
@@ -14,17 +15,6 @@ namespace {
 
 using linux_native::ExecFailure;
 using linux_native::ExecFailureStep;
-
-bool SameLandlock(const plan::LandlockRules& a, const plan::LandlockRules& b) {
-  return a.abi == b.abi && a.handled_fs == b.handled_fs && a.writable == b.writable &&
-         a.readable == b.readable && a.list_root == b.list_root && a.handled_net == b.handled_net &&
-         a.scoped == b.scoped;
-}
-
-bool SameRlimits(const limits::ResourceLimits& a, const limits::ResourceLimits& b) {
-  return a.open_files == b.open_files && a.cpu_seconds == b.cpu_seconds &&
-         a.processes == b.processes;
-}
 
 linux_native::Step ToStep(std::uint32_t step) {
   switch (static_cast<ExecFailureStep>(step)) {
@@ -47,9 +37,7 @@ bool Preparable(const plan::LaunchPlan& plan) {
 }
 
 bool SamePreparedShape(const plan::LaunchPlan& a, const plan::LaunchPlan& b) {
-  return SameShape(a, b) && SameLandlock(a.landlock, b.landlock) &&
-         SameRlimits(a.limits.rlimits, b.limits.rlimits) &&
-         a.unix_connect_beneath == b.unix_connect_beneath && Preparable(a) && Preparable(b);
+  return plan::SamePreparedShape(a, b) && Preparable(a) && Preparable(b);
 }
 
 PreparedCommand::PreparedCommand(exec::LaunchedProcess launched, core::UniqueFd request,

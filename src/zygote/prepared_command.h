@@ -59,9 +59,8 @@ class PreparedCommand {
 // would then not let in).
 bool Preparable(const plan::LaunchPlan& plan);
 
-// The two plans build the same prepared command: same namespaces, hostname, mounts, seccomp,
-// Landlock, rlimits and connect rules, and neither needs a per-run cgroup. Per command:
-// argv, environment, cwd.
+// The two plans build the same prepared command: the same prepared shape (plan/shape.h: the
+// zygote's shape plus Landlock, rlimits and connect rules) and both Preparable.
 bool SamePreparedShape(const plan::LaunchPlan& a, const plan::LaunchPlan& b);
 
 }  // namespace cordon::zygote

@@ -13,41 +13,11 @@
 #include "linux/init_reaper.h"
 #include "linux/launcher.h"
 #include "linux/seccomp_filter.h"
+#include "plan/shape.h"
 #include "zygote/command_init.h"
 #include "zygote/namespace_hold.h"
 
 namespace cordon::zygote {
-namespace {
-
-bool SameNamespaces(const plan::Namespaces& a, const plan::Namespaces& b) {
-  return a.user == b.user && a.mount == b.mount && a.pid == b.pid && a.net == b.net &&
-         a.ipc == b.ipc && a.uts == b.uts;
-}
-
-bool SameMounts(const std::vector<plan::MountOp>& a, const std::vector<plan::MountOp>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i].kind != b[i].kind || a[i].path != b[i].path || a[i].optional != b[i].optional) {
-      return false;
-    }
-  }
-  return true;
-}
-
-bool SameSeccomp(const plan::SeccompSettings& a, const plan::SeccompSettings& b) {
-  return a.enabled == b.enabled && a.sockets == b.sockets &&
-         a.refuse_unix_sockets == b.refuse_unix_sockets &&
-         a.refuse_setid_modes == b.refuse_setid_modes && a.broker_connect == b.broker_connect;
-}
-
-}  // namespace
-
-bool SameShape(const plan::LaunchPlan& a, const plan::LaunchPlan& b) {
-  return a.sandboxed == b.sandboxed && SameNamespaces(a.namespaces, b.namespaces) &&
-         a.hostname == b.hostname && SameMounts(a.mounts, b.mounts) &&
-         SameSeccomp(a.seccomp, b.seccomp);
-}
-
 Result<std::unique_ptr<Zygote>> Zygote::Start(const plan::LaunchPlan& plan) {
   const plan::Namespaces& ns = plan.namespaces;
   if (!plan.sandboxed || !ns.user || !ns.mount || !ns.pid) {
@@ -86,7 +56,9 @@ Zygote::~Zygote() {
   (void)exec::Reap(holder_);
 }
 
-bool Zygote::Fits(const plan::LaunchPlan& plan) const { return SameShape(shape_, plan); }
+bool Zygote::Fits(const plan::LaunchPlan& plan) const {
+  return plan::SameSandboxShape(shape_, plan);
+}
 
 bool Zygote::Alive() const {
   if (!holder_.pidfd.valid()) return false;

@@ -6,9 +6,10 @@
 // linux_native::Launch: a child to wait for and kill (killing it kills the command's tree),
 // and the command's status on a pipe.
 //
-// A zygote serves only plans whose namespaces, hostname, mounts and seccomp settings equal
-// the plan it was built from (Fits): a command whose plan differs (a .git that appeared, a hidden
-// path that was created, another config) runs one-shot instead.
+// A zygote serves only plans of the sandbox shape it was built from (plan/shape.h: namespaces,
+// hostname, mounts with the identity of every bind source and mask target, seccomp settings):
+// a command whose plan differs (a .git that appeared, a hidden path that was created or
+// replaced on the host, another config) runs one-shot instead, and the session builds anew.
 #pragma once
 
 #include <linux/filter.h>
@@ -34,7 +35,7 @@ class Zygote {
   Zygote(const Zygote&) = delete;
   Zygote& operator=(const Zygote&) = delete;
 
-  // Whether `plan` may run here: same namespaces, hostname, mounts and seccomp settings.
+  // Whether `plan` may run here: the same sandbox shape (plan::SameSandboxShape).
   bool Fits(const plan::LaunchPlan& plan) const;
   // False once the holder is gone (killed, OOM): the session then builds a new zygote.
   bool Alive() const;
@@ -62,9 +63,5 @@ class Zygote {
   exec::LaunchedProcess holder_;
   core::UniqueFd proc_;  // the supervisor's /proc (O_PATH), for the joiners (namespace_hold.h)
 };
-
-// The namespaces, hostname, mounts and seccomp settings of the two plans are the same (what
-// Fits compares; everything else in a plan is per command).
-bool SameShape(const plan::LaunchPlan& a, const plan::LaunchPlan& b);
 
 }  // namespace cordon::zygote

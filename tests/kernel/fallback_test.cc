@@ -184,10 +184,17 @@ TEST_F(FallbackTest, CordonInsideCordonRefusesGitProtectionAndOtherwiseAddsItsOw
   EXPECT_FALSE(Exists(workspace_ / "refused-made"));
 
   // The outer sandbox lets a command write its private /tmp; the inner one adds Landlock and
-  // allows only the workspace and its own private directory.
+  // allows only the workspace and its own private directory. Its config lies outside its
+  // writable root: without a mount namespace a config file inside it could not be hidden, and
+  // the inner cordon refuses that (decision 0033).
+  const RunResult config_inside = Shell(*outer, "./.cordon --config inner.json run -- true");
+  EXPECT_EQ(config_inside.exit_code, 125) << Describe(config_inside);
+  EXPECT_NE(config_inside.stderr_data.data.find("cordon's own config"), std::string::npos)
+      << Describe(config_inside);
   const RunResult nested =
       Shell(*outer,
-            "./.cordon --config inner.json run -- sh -c 'echo x > inner-made; "
+            "cp inner.json /tmp/inner.json && "
+            "./.cordon --config /tmp/inner.json run -- sh -c 'echo x > inner-made; "
             "echo x > /tmp/inner-tmp 2>/dev/null && echo tmp-wrote || echo tmp-refused'; "
             "echo x > /tmp/outer-tmp && echo outer-wrote");
   EXPECT_EQ(nested.stdout_data.data, "tmp-refused\nouter-wrote\n") << Describe(nested);

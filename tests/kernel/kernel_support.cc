@@ -98,8 +98,9 @@ Config KernelTest::MakeConfig(SandboxMode mode, NetworkPolicy network) const {
   return config;
 }
 
-std::optional<Session> KernelTest::SessionOrSkip(const Config& config) {
-  Result<Session> session = Session::Create(config, workspace_);
+std::optional<Session> KernelTest::SessionOrSkip(const Config& config,
+                                                 const std::filesystem::path& workspace) {
+  Result<Session> session = Session::Create(config, workspace.empty() ? workspace_ : workspace);
   if (!session) {
     ADD_FAILURE() << "Session::Create: " << session.error().message;
     return std::nullopt;

@@ -66,9 +66,11 @@ class KernelTest : public ::testing::Test {
   Config MakeConfig(SandboxMode mode = SandboxMode::kWorkspaceWrite,
                     NetworkPolicy network = NetworkPolicy::kDeny) const;
 
-  // Creates a session on the workspace. When the machine cannot enforce `config`, skips the
-  // test with the reason (fails under CORDON_TEST_MUST_WORK=1) and returns nullopt.
-  std::optional<Session> SessionOrSkip(const Config& config);
+  // Creates a session on the workspace (or on `workspace` when given). When the machine cannot
+  // enforce `config`, skips the test with the reason (fails under CORDON_TEST_MUST_WORK=1) and
+  // returns nullopt.
+  std::optional<Session> SessionOrSkip(const Config& config,
+                                       const std::filesystem::path& workspace = {});
 
   // Copies the probe into the workspace and returns its path there: the sandbox sees the host
   // read-only but has a private /tmp, so a probe staged under the host's /tmp (as

@@ -368,6 +368,127 @@ TEST_P(ZygoteTest, ASecretCreatedAfterTheSandboxWasPreparedIsStillHidden) {
   }
 }
 
+// The host replaces a masked file while the session lives (an atomic save, `git checkout`,
+// what passwd does to /etc/shadow): the kernel detaches every mount on the old file, in every
+// mount namespace, so a zygote or prepared sandbox built before still has the path but no
+// longer the mask. The plan names each mask's target by device and inode: a command must not
+// run in a sandbox whose masks were made over another file.
+TEST_P(ZygoteTest, ASecretReplacedOnTheHostWhileTheSessionLivesIsStillHidden) {
+  Config config = MakeConfig();
+  const std::filesystem::path secret = std::filesystem::canonical(workspace_) / "app.env";
+  { std::ofstream(secret) << "TOKEN=first\n"; }
+  config.sandbox.hidden_paths.push_back(secret);
+  auto session = SessionOrSkip(config);
+  if (!session) return;
+  const RunResult before = Joined(*session, "cat app.env; echo end");
+  EXPECT_EQ(before.stdout_data.data, "end\n") << Describe(before);
+  WaitForPrepared();
+  // Atomic save: a new file renamed over the masked one.
+  { std::ofstream(workspace_ / "app.env.new") << "TOKEN=renamed\n"; }
+  std::filesystem::rename(workspace_ / "app.env.new", secret);
+  const RunResult renamed = Joined(*session, "cat app.env; echo end");
+  EXPECT_EQ(renamed.stdout_data.data, "end\n") << Describe(renamed);
+  WaitForPrepared();
+  // Unlinked and created again.
+  std::filesystem::remove(secret);
+  { std::ofstream(secret) << "TOKEN=recreated\n"; }
+  const RunResult recreated = Joined(*session, "cat app.env; echo end");
+  EXPECT_EQ(recreated.stdout_data.data, "end\n") << Describe(recreated);
+  // Twin: a file saved the same way but not hidden is read as it is now.
+  { std::ofstream(workspace_ / "plain.new") << "plain\n"; }
+  std::filesystem::rename(workspace_ / "plain.new", workspace_ / "plain.txt");
+  EXPECT_EQ(Joined(*session, "cat plain.txt").stdout_data.data, "plain\n");
+  // Nothing changed since: the next command starts in a sandbox prepared over the new file,
+  // and the mask holds there too.
+  WaitForPrepared();
+  const RunResult again = Joined(*session, "cat app.env; echo end");
+  EXPECT_EQ(again.stdout_data.data, "end\n") << Describe(again);
+}
+
+// The same for a file only root may read in /etc (masked for a root caller), replaced the way
+// useradd and passwd replace /etc/shadow. Planted in /etc, outside the private /tmp.
+TEST_P(ZygoteTest, ARootOnlyFileReplacedOnTheHostIsStillHidden) {
+  if (::geteuid() != 0) GTEST_SKIP() << "root-only files are masked for a root caller only";
+  const std::filesystem::path secret = fmt::format("/etc/cordon-zygote-shadow-{}", unique_);
+  const std::filesystem::path next = secret.string() + ".new";
+  cleanup_.push_back(secret);
+  cleanup_.push_back(next);
+  auto plant = [](const std::filesystem::path& path, const std::string& text) {
+    std::ofstream(path) << text;
+    std::filesystem::permissions(
+        path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  };
+  plant(secret, "root:first\n");
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const std::string read = fmt::format("cat {}; echo end", secret.string());
+  const RunResult before = Joined(*session, read);
+  EXPECT_EQ(before.stdout_data.data, "end\n") << Describe(before);
+  WaitForPrepared();
+  plant(next, "root:renamed\n");
+  std::filesystem::rename(next, secret);
+  const RunResult after = Joined(*session, read);
+  EXPECT_EQ(after.stdout_data.data, "end\n") << Describe(after);
+  // Twin: a world-readable file in /etc replaced the same way is read as it is now.
+  const std::filesystem::path open = fmt::format("/etc/cordon-zygote-open-{}", unique_);
+  cleanup_.push_back(open);
+  { std::ofstream(open) << "open\n"; }
+  EXPECT_EQ(Joined(*session, "cat " + open.string()).stdout_data.data, "open\n");
+}
+
+// A workspace that is the host's /var/tmp itself: one-shot binds it over the private /var/tmp;
+// each command of a zygote gets a fresh private tmpfs there, which must not cover the bind.
+TEST_P(ZygoteTest, AWorkspaceThatIsVarTmpIsTheHostsOwnInEveryCommand) {
+  const std::filesystem::path var_tmp = std::filesystem::canonical("/var/tmp");
+  const std::string planted = fmt::format("cordon-zygote-planted-{}", unique_);
+  const std::string written = fmt::format("cordon-zygote-written-{}", unique_);
+  cleanup_.push_back(var_tmp / planted);
+  cleanup_.push_back(var_tmp / written);
+  { std::ofstream(var_tmp / planted) << "planted\n"; }
+  auto session = SessionOrSkip(MakeConfig(), var_tmp);
+  if (!session) return;
+  for (int i = 0; i < 3; ++i) {
+    if (i > 0) WaitForPrepared();
+    const RunResult read =
+        Joined(*session, fmt::format("cat {}; echo {} > {}", planted, i, written));
+    EXPECT_EQ(read.stdout_data.data, "planted\n") << Describe(read);
+    EXPECT_EQ(read.exit_code, 0) << Describe(read);
+    EXPECT_EQ(ReadFile(var_tmp / written), fmt::format("{}\n", i));
+  }
+  // Twin: the private /tmp of each command is still fresh (nothing of the host's there).
+  const RunResult tmp = Joined(*session, "ls -A /tmp | grep -v '^.cordon-home$' | wc -l");
+  EXPECT_EQ(tmp.stdout_data.data, "0\n") << Describe(tmp);
+}
+
+// The session's workspace is the directory it started in: its name swapped for a link to
+// another directory (by anything that can write the parent, a concurrent command included) is
+// refused, never bound writable in its place; swapped back, it runs again.
+TEST_P(ZygoteTest, AWorkspaceSwappedForALinkIsRefusedNotBoundInItsPlace) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  EXPECT_EQ(Joined(*session, "true").exit_code, 0);
+  const std::filesystem::path elsewhere = root_ / "elsewhere";
+  std::filesystem::create_directory(elsewhere);
+  std::filesystem::rename(workspace_, root_ / "ws.moved");
+  std::filesystem::create_directory_symlink(elsewhere, workspace_);
+  const RunResult swapped = Shell(*session, "echo x > planted");
+  EXPECT_EQ(swapped.status, RunStatus::kSetupFailed) << Describe(swapped);
+  EXPECT_NE(swapped.error.find("no longer the directory"), std::string::npos) << Describe(swapped);
+  EXPECT_FALSE(Exists(elsewhere / "planted"));
+  // Another directory (not a link) at the same name: refused as well.
+  std::filesystem::remove(workspace_);
+  std::filesystem::create_directory(workspace_);
+  const RunResult replaced = Shell(*session, "echo x > planted");
+  EXPECT_EQ(replaced.status, RunStatus::kSetupFailed) << Describe(replaced);
+  EXPECT_FALSE(Exists(workspace_ / "planted"));
+  // Twin: the session's own directory back in place runs and writes there.
+  std::filesystem::remove(workspace_);
+  std::filesystem::rename(root_ / "ws.moved", workspace_);
+  const RunResult back = Joined(*session, "echo x > planted");
+  EXPECT_EQ(back.exit_code, 0) << Describe(back);
+  EXPECT_EQ(ReadFile(workspace_ / "planted"), "x\n");
+}
+
 TEST_P(ZygoteTest, ASmallOpenFilesLimitHoldsAndItsCommandsAreNotPrepared) {
   // A prepared process would lower RLIMIT_NOFILE before it receives the command's three
   // descriptors, which a limit this small would keep out: such a session prepares nothing.

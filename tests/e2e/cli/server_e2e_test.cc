@@ -199,8 +199,8 @@ TEST_F(ServerTest, TheFrontRunsTheFullCordonWithoutProc) {
 // broker connects it, with the supervisor's credentials). argv: socket path, workspace, a file
 // to create outside, whether to ask the kernel to name the sender (the server must refuse
 // either way: unnamed as malformed, named as sandboxed), and what to send: a resolved request
-// (as the full cordon does) or a command line with stdin, stdout and stderr (as the front does,
-// decision 0028).
+// (as the full cordon does) or a command line with stdin, stdout, stderr and its directory (as
+// the front does, decision 0028).
 constexpr const char* kHostileClient = R"(
 import array, json, os, socket, struct, sys
 path, workspace, target, named, kind, payload = sys.argv[1:7]
@@ -217,7 +217,7 @@ if kind == "request":
                        "argv": ["touch", target], "cwd": workspace, "json": True,
                        "env": [], "home": "/root"}).encode()
 else:
-    magic, fds = 0x31494e43, [0, 1, 2]
+    magic, fds = 0x31494e43, [0, 1, 2, os.open(workspace, os.O_PATH)]
     argv = ["cordon", "run"] + flags + ["--", "touch", target]
     body = b"".join(p.encode() + b"\0" for p in [workspace, str(len(argv))] + argv + ["PATH=/bin"])
 s = socket.socket(socket.AF_UNIX)

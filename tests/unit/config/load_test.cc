@@ -344,6 +344,27 @@ TEST(LoadUserConfig, XdgFileIsReadAndHomeFileIgnored) {
   ASSERT_TRUE(config.has_value()) << config.error().message;
   EXPECT_EQ(config->sandbox.network, NetworkPolicy::kAllow);
   EXPECT_EQ(config->sandbox.mode, SandboxMode::kWorkspaceWrite);
+  // What was read is recorded, to be kept out of every command's reach (the directory: a
+  // config.json made there later would be read next time).
+  EXPECT_EQ(config->sandbox.own_config,
+            std::vector<std::filesystem::path>{home / "xdg" / "cordon"});
+}
+
+TEST(LoadUserConfig, TheConfigReadIsRecordedAsCordonsOwnAndNeverWrittenBack) {
+  TempDir dir;
+  std::filesystem::path present = dir.Write("present.json", R"({"sandbox": {}})");
+  Result<Config> loaded = LoadUserConfig(present, HomeEnv(dir.path()));
+  ASSERT_TRUE(loaded.has_value()) << loaded.error().message;
+  EXPECT_EQ(loaded->sandbox.own_config, std::vector<std::filesystem::path>{present});
+  // Absent default file: its directory, all the same.
+  Result<Config> defaults = LoadUserConfig(std::nullopt, HomeEnv(dir.path()));
+  ASSERT_TRUE(defaults.has_value()) << defaults.error().message;
+  EXPECT_EQ(defaults->sandbox.own_config,
+            std::vector<std::filesystem::path>{dir / ".config" / "cordon"});
+  // Not a setting: the JSON form (what `cordon sandbox` writes back) has no trace of it.
+  Result<std::string> json = ToJsonChecked(*loaded);
+  ASSERT_TRUE(json.has_value());
+  EXPECT_THAT(*json, ::testing::Not(HasSubstr("present.json")));
 }
 
 TEST(LoadUserConfig, InvalidDefaultFileIsAnErrorNamingTheFile) {

@@ -56,7 +56,7 @@ TEST(Planner, AWritableRootWhereCordonsOwnConfigCouldBeCreatedIsRefusedUntilItEx
   request.caller_home = home;
   auto refused = Plan(config, Everything(), request);
   ASSERT_FALSE(refused);
-  EXPECT_TRUE(Contains(refused.error().message, "mkdir -m 700")) << refused.error().message;
+  EXPECT_TRUE(Contains(refused.error().message, "mkdir -p -m 700")) << refused.error().message;
   std::filesystem::create_directory(home / ".config" / "cordon");  // twin: it exists, is masked
   auto plan = Plan(config, Everything(), request);
   ASSERT_TRUE(plan) << plan.error().message;
@@ -64,6 +64,33 @@ TEST(Planner, AWritableRootWhereCordonsOwnConfigCouldBeCreatedIsRefusedUntilItEx
     return op.kind == MountOpKind::kMaskDirectory && op.path == home / ".config" / "cordon";
   }));
   std::filesystem::remove_all(home);
+}
+
+// The config this process reads (XDG_CONFIG_HOME, --config: SandboxConfig::own_config) counts
+// as cordon's own wherever it lies: inside the workspace and absent, refused (a command could
+// create it); present, masked read-only like ~/.config/cordon. A missing parent counts too.
+TEST(Planner, TheConfigActuallyReadIsProtectedWhereverItLies) {
+  char dir[] = "/tmp/cordon-plan-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::filesystem::path workspace = dir;
+  Config config = Default();
+  config.sandbox.own_config = {workspace / "xdg" / "cordon"};
+  PlanRequest request = Request();
+  request.workspace = workspace;
+  auto refused = Plan(config, Everything(), request);
+  ASSERT_FALSE(refused);
+  EXPECT_TRUE(Contains(refused.error().message, (workspace / "xdg" / "cordon").string()))
+      << refused.error().message;
+  std::filesystem::create_directories(workspace / "xdg" / "cordon");
+  auto plan = Plan(config, Everything(), request);
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_TRUE(std::any_of(plan->mounts.begin(), plan->mounts.end(), [&](const MountOp& op) {
+    return op.kind == MountOpKind::kMaskDirectory && op.path == workspace / "xdg" / "cordon";
+  }));
+  // Twin: a config outside every writable root needs nothing to exist first.
+  config.sandbox.own_config = {"/nonexistent-cordon-config/cordon"};
+  EXPECT_TRUE(Plan(config, Everything(), request));
+  std::filesystem::remove_all(workspace);
 }
 
 TEST(Planner, WithoutNamespacesTheFallbackPlansLandlockReadsAndRefusesGitProtection) {

@@ -97,6 +97,7 @@ TEST(PeerCheck, OnlyTheSameLiveProcessStandsForThePeer) {
 RunRequest Sample() {
   RunRequest r;
   r.config_json = "{}";
+  r.own_config = {"/w/xdg/cordon"};
   r.workspace = "/w";
   r.workspace_dev = 1;
   r.workspace_ino = 2;
@@ -114,6 +115,7 @@ TEST(Wire, ARequestSurvivesTheRoundTrip) {
   EXPECT_EQ(back->argv, Sample().argv);
   EXPECT_EQ(back->workspace_ino, 2u);
   EXPECT_EQ(back->env, Sample().env);
+  EXPECT_EQ(back->own_config, Sample().own_config);
   EXPECT_TRUE(back->json);
 }
 
@@ -424,21 +426,24 @@ void SendInvocation(int socket, const std::vector<int>& fds) {
   ASSERT_EQ(::send(socket, body.data(), body.size(), 0), static_cast<ssize_t>(body.size()));
 }
 
-TEST_F(WireSocket, AnInvocationArrivesWithItsThreeDescriptors) {
-  SendInvocation(client_.get(), {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO});
+// stdin, stdout, stderr and the front's working directory (O_PATH).
+TEST_F(WireSocket, AnInvocationArrivesWithItsFourDescriptors) {
+  core::UniqueFd here(::open(".", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  ASSERT_TRUE(here.valid());
+  SendInvocation(client_.get(), {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO, here.get()});
   Result<ReceivedRequest> got = ReceiveRequest(server_.get());
   ASSERT_TRUE(got.has_value()) << got.error().message;
   ASSERT_TRUE(got->invocation.has_value());
   EXPECT_EQ(got->invocation->argv, SampleInvocation().argv);
-  EXPECT_EQ(got->fds.size(), 3u);
+  EXPECT_EQ(got->fds.size(), 4u);
   EXPECT_TRUE(got->sender.valid());
 }
 
-TEST_F(WireSocket, AnInvocationWithoutItsThreeDescriptorsIsRefused) {
-  SendInvocation(client_.get(), {STDOUT_FILENO, STDERR_FILENO});
+TEST_F(WireSocket, AnInvocationWithoutItsFourDescriptorsIsRefused) {
+  SendInvocation(client_.get(), {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO});
   Result<ReceivedRequest> got = ReceiveRequest(server_.get());
   ASSERT_FALSE(got.has_value());
-  EXPECT_NE(got.error().message.find("2 descriptors attached, 3 expected"), std::string::npos);
+  EXPECT_NE(got.error().message.find("3 descriptors attached, 4 expected"), std::string::npos);
 }
 
 TEST_F(WireSocket, TheNewReplyKindsCarryTheirWait) {

@@ -1,5 +1,6 @@
 // PlanCommandMounts: what each command gets fresh on top of the session's mount view, and
-// which plans the zygote refuses (they run one-shot). SameShape: which plans may share one.
+// which plans the zygote refuses (they run one-shot). Which plans may share a zygote:
+// tests/unit/plan/shape_test.cc.
 #include "zygote/command_mounts.h"
 
 #include <gtest/gtest.h>
@@ -57,6 +58,23 @@ TEST(PlanCommandMounts, ReattachesAWorkspaceBeneathTmpWithWhatIsNestedInIt) {
   EXPECT_EQ((*steps)[0].slot, (*steps)[3].slot);
 }
 
+// A workspace that is the host's /var/tmp (or /tmp) is bound over the private tmpfs at the
+// same path: each command's fresh tmpfs goes under the re-attached bind, not over it.
+TEST(PlanCommandMounts, ReattachesABindAtThePrivateTmpfsItself) {
+  auto steps = PlanCommandMounts(Ops({{MountOpKind::kTmpfs, "/tmp"},
+                                      {MountOpKind::kDirectory, "/tmp/.cordon-home"},
+                                      {MountOpKind::kTmpfs, "/var/tmp"},
+                                      {MountOpKind::kBindWritable, "/var/tmp"},
+                                      {MountOpKind::kMaskFile, "/var/tmp/.env"}}));
+  ASSERT_TRUE(steps.has_value());
+  EXPECT_EQ(Describe(*steps),
+            "tmpfs /tmp;mkdir /tmp/.cordon-home;clone /var/tmp;tmpfs /var/tmp;attach /var/tmp;");
+  // Twin: a tmpfs alone at that path is fresh, with nothing attached over it.
+  auto alone = PlanCommandMounts(Ops({{MountOpKind::kTmpfs, "/var/tmp"}}));
+  ASSERT_TRUE(alone.has_value());
+  EXPECT_EQ(Describe(*alone), "tmpfs /var/tmp;");
+}
+
 TEST(PlanCommandMounts, RefusesAMaskBeneathTmpOutsideAnyReattachedTree) {
   // Twin of the test above: the same mask without its workspace bind cannot be replayed.
   EXPECT_FALSE(PlanCommandMounts(
@@ -81,35 +99,6 @@ TEST(PlanCommandMounts, RefusesMoreTreesThanItCanHold) {
   EXPECT_TRUE(PlanCommandMounts(ops).has_value());
   ops.push_back({MountOpKind::kBindWritable, "/tmp/one-more"});
   EXPECT_FALSE(PlanCommandMounts(ops).has_value());
-}
-
-plan::LaunchPlan Shaped() {
-  plan::LaunchPlan p;
-  p.namespaces = {true, true, true, true, true, true};
-  p.hostname = "cordon";
-  p.mounts = {{MountOpKind::kTmpfs, "/tmp"}, {MountOpKind::kBindWritable, "/home/u/ws"}};
-  p.argv = {"true"};
-  return p;
-}
-
-TEST(SameShape, IgnoresWhatIsPerCommand) {
-  plan::LaunchPlan other = Shaped();
-  other.argv = {"make", "test"};
-  other.cwd = "/home/u/ws/sub";
-  other.env = {"A=b"};
-  EXPECT_TRUE(SameShape(Shaped(), other));
-}
-
-TEST(SameShape, DiffersWhenAMountOrANamespaceDiffers) {
-  plan::LaunchPlan git = Shaped();
-  git.mounts.push_back({MountOpKind::kBindReadOnly, "/home/u/ws/.git"});
-  EXPECT_FALSE(SameShape(Shaped(), git));
-  plan::LaunchPlan net = Shaped();
-  net.namespaces.net = false;
-  EXPECT_FALSE(SameShape(Shaped(), net));
-  plan::LaunchPlan host = Shaped();
-  host.hostname = "other";
-  EXPECT_FALSE(SameShape(Shaped(), host));
 }
 
 }  // namespace
