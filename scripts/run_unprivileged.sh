@@ -63,6 +63,17 @@ runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" \
 status=$?
 set -e
 [ "$status" -eq 0 ] || { echo "run_unprivileged: the run server tests failed as $user" >&2; exit 1; }
+# The escape suite again with every sandboxed run served by a run server of this user.
+echo "-- escape_tests through the run server as $user"
+set +e
+runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" \
+  CORDON_TEST_MUST_WORK="${CORDON_TEST_MUST_WORK:-1}" CORDON_BIN="$stage/bin/cordon" \
+  CORDON_ESCAPE_ATTACK="$stage/escape_attack" CORDON_ESCAPE_BASE="$base" \
+  CORDON_ESCAPE_SERVED=1 "$stage/escape_tests" --gtest_brief=1 |
+  grep -v '^escape case .*: contained$'
+status=${PIPESTATUS[0]}
+set -e
+[ "$status" -eq 0 ] || { echo "run_unprivileged: escape_tests through the server failed as $user" >&2; exit 1; }
 # The kernel and escape suites again over the bubblewrap backend (CORDON_TEST_BACKEND).
 for suite in kernel_tests escape_tests; do
   echo "-- $suite over bwrap as $user"

@@ -11,6 +11,7 @@
 
 #include "cli/command_line.h"
 #include "cli/subcommands.h"
+#include "cli/terminal_state.h"
 #include "cli/tty_approval.h"
 #include "config/enums.h"
 #include "cordon/session.h"
@@ -212,6 +213,9 @@ int RunRun(const GlobalOptions& global, const RunOptions& options) {
     config->sandbox.mode = SandboxMode::kOff;
     fmt::print(stderr, "cordon: WARNING: approved: running this one command outside the sandbox\n");
   }
+  // Whatever the command does to the caller's terminal is undone when it ends (sandboxed or
+  // not, served or not).
+  const TerminalState terminal;
 #if defined(CORDON_RUN_SERVER)
   // Unsandboxed commands (mode off, --outside-sandbox) run here: a server would run them with
   // whatever of its own process context /proc does not show (decision 0030).

@@ -5,6 +5,8 @@
 // one that leaves the command line to it — it execs the full cordon with the same arguments and
 // environment, which then does exactly what it always does. No C library: the front's own
 // start-up is the execve of a few pages, not glibc's initialisation and a 4 MB executable.
+#include <asm/ioctls.h>
+
 #include "front/text.h"
 #include "front/trust.h"
 #include "nolibc/sys.h"
@@ -29,6 +31,35 @@ constexpr long kAcceptWaitMs = 30000;
 constexpr size_t kMaxParts = 16384;
 
 void Say(const char* text) { (void)Write(2, text, Length(text)); }
+
+// The caller's terminal settings (the first of stdin, stdout, stderr that is a terminal), as
+// they were before the command: a command that changed them (stty -echo, a crashed editor)
+// leaves the terminal as it found it, as a one-shot run does (cli/terminal_state.h).
+struct TerminalState {
+  // The kernel's struct termios (TCGETS), with room to spare on every architecture.
+  alignas(8) unsigned char saved[128] = {};
+  int fd = -1;
+
+  void Save() {
+    for (int candidate = 0; candidate < 3 && fd < 0; ++candidate) {
+      if (Ioctl(candidate, TCGETS, saved) == 0) fd = candidate;
+    }
+  }
+  // Only when the command changed them, and only from the terminal's foreground process group
+  // (from the background the kernel would stop this process with SIGTTOU).
+  void Restore() const {
+    if (fd < 0) return;
+    alignas(8) unsigned char now[sizeof saved] = {};
+    int foreground = -1;
+    if (Ioctl(fd, TCGETS, now) != 0 || Ioctl(fd, TIOCGPGRP, &foreground) != 0 ||
+        foreground != Sys(__NR_getpgid, 0)) {
+      return;
+    }
+    bool changed = false;
+    for (size_t i = 0; i < sizeof saved; ++i) changed = changed || now[i] != saved[i];
+    if (changed) (void)Ioctl(fd, TCSETSW, const_cast<unsigned char*>(saved));
+  }
+};
 
 [[noreturn]] void Fail(const char* message, const char* detail) {
   Say("cordon: ");
@@ -265,6 +296,10 @@ bool TryServer(int argc, char** argv, char** envp, const char* execfn, PathText&
   rights->type = kScmRights;
   int* fds = reinterpret_cast<int*>(control + sizeof(CmsgHdr));
   fds[0] = 0, fds[1] = 1, fds[2] = 2, fds[3] = static_cast<int>(here);
+  // Before the command can run: whatever it does, the terminal ends as it was (restored once
+  // the server answered; a command that never ran changed nothing).
+  TerminalState terminal;
+  terminal.Save();
   const bool sent = SendAll(s, iov, n, control, sizeof control);
   Close(static_cast<int>(here));
   if (!sent) return Closed(s);
@@ -278,7 +313,9 @@ bool TryServer(int argc, char** argv, char** envp, const char* execfn, PathText&
     return reply.kind == ReplyKind::kRunYourself;
   }
   const long wait = static_cast<long>(reply.wait_seconds) * 1000 + kReplyGraceMs;
-  if (!ReadReply(s, wait, reply, timed_out)) {
+  const bool answered = ReadReply(s, wait, reply, timed_out);
+  terminal.Restore();
+  if (!answered) {
     if (timed_out) {
       PathText message;  // the full client's words (server/client.cc)
       message.Add("the run server did not answer within ")

@@ -122,6 +122,9 @@ inline long ReadLink(const char* path, char* buffer, size_t size) {
 inline long Statx(int dir, const char* path, int flags, struct statx* out) {
   return Sys(__NR_statx, dir, (long)path, flags, STATX_BASIC_STATS, (long)out);
 }
+inline long Ioctl(int fd, unsigned long request, void* argument) {
+  return Sys(__NR_ioctl, fd, static_cast<long>(request), reinterpret_cast<long>(argument));
+}
 inline long Fcntl(int fd, int command, long argument) {
   return Sys(__NR_fcntl, fd, command, argument);
 }

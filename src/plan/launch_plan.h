@@ -43,6 +43,11 @@ struct PlanRequest {
   // another directory at that path is refused, and the workspace's bind is made only from
   // this one (the child checks it: linux/mount_view.cc).
   FileId workspace_id;
+  // Parallel to config.sandbox.writable_roots, which the session made canonical: the
+  // directories they named then. Non-empty: each root is taken as named (never resolved
+  // again), one that is another directory now is refused, and its bind is made only from this
+  // one.
+  std::vector<FileId> writable_root_ids;
   std::filesystem::path cwd;            // canonical, inside the workspace
   std::vector<std::string> caller_env;  // "NAME=value" of the caller (environ)
   std::filesystem::path caller_home;    // the real HOME, for hidden credential paths

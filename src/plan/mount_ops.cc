@@ -88,11 +88,16 @@ std::vector<std::filesystem::path> GitMetadataPaths(const std::filesystem::path&
 }
 
 Result<std::vector<std::filesystem::path>> WritableRoots(const SandboxConfig& config,
-                                                         const std::filesystem::path& workspace) {
+                                                         const std::filesystem::path& workspace,
+                                                         bool pinned) {
   std::vector<std::filesystem::path> roots;
   if (config.mode != SandboxMode::kWorkspaceWrite) return roots;
   roots.push_back(workspace);
   for (const std::filesystem::path& configured : config.writable_roots) {
+    if (pinned) {
+      roots.push_back(configured);
+      continue;
+    }
     auto canonical = core::Canonical(configured);
     if (!canonical) {
       Error error = std::move(canonical).error();

@@ -18,8 +18,11 @@ inline constexpr const char* kPrivateTmp = "/tmp";
 // The canonical writable roots of `config` for `workspace` (empty in read_only mode): the
 // workspace first, then the configured roots; roots inside another root are dropped (the outer
 // bind already covers them). Fails (kNotFound) when a configured root no longer exists.
+// `pinned`: the configured roots are canonical already (a session made them so and pinned
+// them, PlanRequest::writable_root_ids) and are taken as named, never resolved again: a name
+// a command swapped for a link must not become a bind of the link's target.
 [[nodiscard]] Result<std::vector<std::filesystem::path>> WritableRoots(
-    const SandboxConfig& config, const std::filesystem::path& workspace);
+    const SandboxConfig& config, const std::filesystem::path& workspace, bool pinned = false);
 
 // The git metadata of `root` that protect_git_metadata keeps read-only: <root>/.git when it
 // is a directory; when it is a file (worktree, submodule), the file itself, the git directory

@@ -185,6 +185,25 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
                               request.workspace.string()));
     }
   }
+  // The same for each configured writable root the session pinned: a root nested in the
+  // workspace that a command replaced with a link must not become a bind of the link's target.
+  const bool roots_pinned = !request.writable_root_ids.empty();
+  if (roots_pinned && config.sandbox.mode == SandboxMode::kWorkspaceWrite) {
+    if (request.writable_root_ids.size() != config.sandbox.writable_roots.size()) {
+      return Fail(ErrorCode::kInvalidArgument, "writable roots and their pins do not match");
+    }
+    for (std::size_t i = 0; i < request.writable_root_ids.size(); ++i) {
+      const std::filesystem::path& root = config.sandbox.writable_roots[i];
+      const std::optional<Identified> now = IdentifyAt(AT_FDCWD, root.c_str(), /*mask=*/false);
+      if (!now || now->id != request.writable_root_ids[i] || S_ISLNK(now->mode)) {
+        return Fail(ErrorCode::kUnavailable,
+                    fmt::format("the writable root {} is no longer what this session started "
+                                "with (replaced, moved or swapped for a link): nothing runs "
+                                "(fix: restore it, or start a new session)",
+                                root.string()));
+      }
+    }
+  }
   LaunchPlan plan;
   plan.argv = request.argv;
   plan.workspace = request.workspace;
@@ -204,7 +223,7 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
   if (!plan.sandboxed) return plan;
 
   CORDON_TRY(std::vector<std::filesystem::path> roots,
-             WritableRoots(config.sandbox, request.workspace));
+             WritableRoots(config.sandbox, request.workspace, roots_pinned));
   const std::vector<std::filesystem::path> homes = CallerHomes(request.caller_home);
   CORDON_TRY_VOID(CheckWritableRoots(config, request, homes));
   // Masks where a mount namespace (or Seatbelt's profile) can place them, with Landlock's read
@@ -238,11 +257,17 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
     if (::geteuid() == 0) append(RootOnlyMasks());
     // What each bind and mask is made from or over, as the sandbox's shape (plan/shape.h):
     // the workspace is the directory the session pinned, whatever is at its path now.
-    if (request.workspace_id != FileId{}) {
-      for (MountOp& op : plan.mounts) {
-        const bool bind =
-            op.kind == MountOpKind::kBindWritable || op.kind == MountOpKind::kBindReadOnly;
-        if (bind && op.path == request.workspace) op.id = request.workspace_id;
+    for (MountOp& op : plan.mounts) {
+      const bool bind =
+          op.kind == MountOpKind::kBindWritable || op.kind == MountOpKind::kBindReadOnly;
+      if (!bind) continue;
+      if (op.path == request.workspace && request.workspace_id != FileId{}) {
+        op.id = request.workspace_id;
+      }
+      const std::size_t pins =
+          std::min(request.writable_root_ids.size(), config.sandbox.writable_roots.size());
+      for (std::size_t i = 0; i < pins; ++i) {
+        if (op.path == config.sandbox.writable_roots[i]) op.id = request.writable_root_ids[i];
       }
     }
     IdentifyMounts(plan.mounts);

@@ -150,7 +150,7 @@ Result<bool> HoldGitPlaceholders(const Session::State& state, StartGate& gate) {
   std::lock_guard lock(state.git_placeholders.mutex);
   if (state.git_placeholders.held) return true;  // another run made them meanwhile
   CORDON_TRY(std::vector<std::filesystem::path> roots,
-             plan::WritableRoots(sandbox, state.workspace));
+             plan::WritableRoots(sandbox, state.workspace, /*pinned=*/true));
   CORDON_TRY(plan::GitPlaceholders held, plan::GitPlaceholders::Create(roots));
   state.git_placeholders.held = std::move(held);
   return true;
@@ -189,6 +189,7 @@ RunResult Session::Run(const CommandRequest& request, const OutputCallback& on_o
     plan_request.argv = session::CommandArgv(request);
     plan_request.workspace = state.workspace;
     plan_request.workspace_id = state.workspace_id;
+    plan_request.writable_root_ids = state.writable_root_ids;
     plan_request.cwd = *cwd;
     plan_request.caller_env =
         request.caller_env ? *request.caller_env : session::CallerEnvironment();

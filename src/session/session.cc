@@ -45,17 +45,39 @@ Result<PinnedWorkspace> CanonicalWorkspace(const std::filesystem::path& workspac
   return PinnedWorkspace{*std::move(canonical), info->id};
 }
 
+// The configured writable roots made canonical in place, and the directories they name now:
+// each run binds only these (PlanRequest::writable_root_ids), never what a name reaches later.
+Result<std::vector<plan::FileId>> PinWritableRoots(SandboxConfig& sandbox) {
+  std::vector<plan::FileId> ids;
+  for (std::filesystem::path& root : sandbox.writable_roots) {
+    Result<std::filesystem::path> canonical = core::Canonical(root);
+    if (!canonical) {
+      return Fail(canonical.error().code,
+                  fmt::format("writable root {}: {}", root.string(), canonical.error().message),
+                  canonical.error().errno_value);
+    }
+    const std::optional<plan::Identified> found =
+        plan::IdentifyAt(AT_FDCWD, canonical->c_str(), /*mask=*/false);
+    if (!found) return core::FailSyscall("statx", fmt::format("writable root {}", root.string()));
+    root = *std::move(canonical);
+    ids.push_back(found->id);
+  }
+  return ids;
+}
+
 }  // namespace
 
 Result<Session> Session::Create(Config config, std::filesystem::path workspace) {
   CORDON_TRY(PinnedWorkspace pinned, CanonicalWorkspace(workspace));
+  CORDON_TRY(std::vector<plan::FileId> root_ids, PinWritableRoots(config.sandbox));
   CORDON_TRY(Policy policy, Policy::Create(config.command_policy));
   // Parenthesised aggregate initialisation: the zygote slot (not movable) is built in place.
   linux_native::KernelFeatures features = linux_native::ProbeKernel();
   features.limits = limits::ProbeLimitsFor(config.limits);
   session::SessionBackends backends = session::ProbeBackends(config, features, pinned.path);
   auto state = std::make_shared<State>(std::move(config), std::move(pinned.path), pinned.id,
-                                       std::move(policy), std::move(features), std::move(backends));
+                                       std::move(root_ids), std::move(policy), std::move(features),
+                                       std::move(backends));
   return Session(std::move(state));
 }
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 #include "cordon/config.h"
 #include "cordon/policy.h"
@@ -24,6 +25,8 @@ struct Session::State {
   Config config;
   std::filesystem::path workspace;  // canonical, an existing directory
   plan::FileId workspace_id;        // that directory, when the session was created
+  // config.sandbox.writable_roots, made canonical by Create: the directories they named then.
+  std::vector<plan::FileId> writable_root_ids;
   Policy policy;
   linux_native::KernelFeatures features;
   session::SessionBackends backends;  // bubblewrap, when the config may need it (ADR 0018)

@@ -106,7 +106,9 @@ std::vector<Case> GitCases() {
       [](const Fixture& f) { return ConfigChanged(f) || Exists(f.ws / ".git-old"); });
   add("create-git-in-workspace-without-one",
       "mkdir -p @WS@/.git/hooks && printf '#!/bin/sh\\n' > @WS@/.git/hooks/pre-commit",
-      [](const Fixture& f) { return Exists(f.ws / ".git"); }, {});
+      // The hook is what lands: a session may hold an empty read-only .git placeholder there
+      // for as long as it lives (a run server's does), which git ignores.
+      [](const Fixture& f) { return Exists(f.ws / ".git/hooks/pre-commit"); }, {});
   add(
       "git-file-target-hook", "printf '#!/bin/sh\\n' > @WS@/.repo-meta/hooks/pre-commit",
       [](const Fixture& f) { return Exists(f.ws / ".repo-meta/hooks/pre-commit"); }, GitFile);

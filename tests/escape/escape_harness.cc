@@ -14,6 +14,8 @@
 #include <random>
 #include <sstream>
 
+#include "escape_server.h"
+
 namespace cordon::escape_test {
 namespace {
 
@@ -143,11 +145,24 @@ std::vector<std::string> Arguments(const Case& c, const Fixture& f) {
 void Run(const Case& c, Fixture& f) {
   WriteFile(f.root / "attack.sh", std::string("echo ") + kStarted + "\n" + Fill(c.script, f));
   std::vector<std::string> args = Arguments(c, f);
+  // No run server (the directory does not exist): each attack runs in this cordon; with
+  // CORDON_ESCAPE_SERVED=1 a sandboxed run goes to this process's run server instead.
+  std::string runtime = (f.root / "no-run-server").string();
+  int served_before = -1;
+  if (f.sandboxed && ServedRuns()) {
+    std::string why;
+    const std::filesystem::path server = RunServerRuntime(SessionDirectory(), CordonBinary(), &why);
+    if (server.empty()) {
+      f.output += "[escape harness: no run server: " + why + "]\n";
+      return;
+    }
+    runtime = server.string();
+    served_before = ServedCount(SessionDirectory());
+  }
   std::vector<std::string> env = {
       "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
       "HOME=" + f.home.string(), "LANG=C.UTF-8", "CORDON_ESCAPE_CANARY=CANARY-" + f.token,
-      // No run server (the directory does not exist): each attack runs in this cordon.
-      "XDG_RUNTIME_DIR=" + (f.root / "no-run-server").string()};
+      "XDG_RUNTIME_DIR=" + runtime};
   std::vector<char*> argv, envp;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -192,6 +207,7 @@ void Run(const Case& c, Fixture& f) {
   int status = 0;
   ::waitpid(pid, &status, 0);
   f.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  f.not_served = served_before >= 0 && ServedCount(SessionDirectory()) == served_before;
 }
 
 void Finish(Fixture& f) {
@@ -295,6 +311,7 @@ std::filesystem::path BaseDirectory(std::string* why_not) {
 }
 
 void RemoveSessionDirectory() {
+  StopRunServer();
   if (SessionDirectory().empty()) return;
   UnmountBelow(SessionDirectory());
   std::error_code ec;
@@ -332,6 +349,9 @@ CaseResult RunCase(const Case& c) {
     result = {Verdict::kDidNotRun, Describe("sandboxed", sandboxed)};
   } else if (c.landed(sandboxed)) {
     result = {Verdict::kEscaped, Describe("sandboxed", sandboxed)};
+  } else if (sandboxed.not_served) {
+    result = {Verdict::kDidNotRun, "CORDON_ESCAPE_SERVED=1 but the run server did not run it; " +
+                                       Describe("sandboxed", sandboxed)};
   } else {
     result = {Verdict::kContained, Describe("sandboxed", sandboxed)};
   }

@@ -51,6 +51,7 @@ struct Fixture {
   // Filled in by the run.
   std::string output;  // stdout and stderr of cordon (what the caller sees)
   int exit_status = -1;
+  bool not_served = false;  // CORDON_ESCAPE_SERVED=1 and the run server did not run it
 };
 
 struct Case {

@@ -399,10 +399,14 @@ TEST_P(ZygoteTest, ASecretReplacedOnTheHostWhileTheSessionLivesIsStillHidden) {
   std::filesystem::rename(workspace_ / "plain.new", workspace_ / "plain.txt");
   EXPECT_EQ(Joined(*session, "cat plain.txt").stdout_data.data, "plain\n");
   // Nothing changed since: the next command starts in a sandbox prepared over the new file,
-  // and the mask holds there too.
-  WaitForPrepared();
-  const RunResult again = Joined(*session, "cat app.env; echo end");
-  EXPECT_EQ(again.stdout_data.data, "end\n") << Describe(again);
+  // and the mask holds there too. (Again while something else on the host changes the shape
+  // meanwhile, a socket bound elsewhere by a test running beside this one, say.)
+  const int starts = prepared_starts_;
+  for (int i = 0; i < (prepared() ? 5 : 1) && prepared_starts_ == starts; ++i) {
+    WaitForPrepared();
+    const RunResult again = Joined(*session, "cat app.env; echo end");
+    EXPECT_EQ(again.stdout_data.data, "end\n") << Describe(again);
+  }
 }
 
 // The same for a file only root may read in /etc (masked for a root caller), replaced the way
@@ -487,6 +491,38 @@ TEST_P(ZygoteTest, AWorkspaceSwappedForALinkIsRefusedNotBoundInItsPlace) {
   const RunResult back = Joined(*session, "echo x > planted");
   EXPECT_EQ(back.exit_code, 0) << Describe(back);
   EXPECT_EQ(ReadFile(workspace_ / "planted"), "x\n");
+}
+
+// A configured writable root nested in the workspace is pinned too: a command that replaces it
+// with a link to a directory outside (it can: the workspace is writable) must not make the
+// next run bind the link's target writable.
+TEST_P(ZygoteTest, AWritableRootReplacedWithALinkIsRefusedNotBoundInItsPlace) {
+  const std::filesystem::path cache = workspace_ / "cache";
+  const std::filesystem::path outside = root_ / "outside";
+  std::filesystem::create_directory(cache);
+  std::filesystem::create_directory(outside);
+  Config config = MakeConfig();
+  config.sandbox.writable_roots = {cache};
+  auto session = SessionOrSkip(config);
+  if (!session) return;
+  // Twin first: the root is writable as configured.
+  const RunResult twin = Joined(*session, "echo x > cache/made");
+  EXPECT_EQ(twin.exit_code, 0) << Describe(twin);
+  EXPECT_TRUE(Exists(cache / "made"));
+  // The command itself swaps the root for a link to a directory outside the workspace.
+  const RunResult swap =
+      Joined(*session, fmt::format("mv cache cache.old && ln -s {} cache", outside.string()));
+  EXPECT_EQ(swap.exit_code, 0) << Describe(swap);
+  const RunResult next = Shell(*session, fmt::format("echo x > {}/planted", outside.string()));
+  EXPECT_EQ(next.status, RunStatus::kSetupFailed) << Describe(next);
+  EXPECT_NE(next.error.find("no longer what this session started with"), std::string::npos)
+      << Describe(next);
+  EXPECT_FALSE(Exists(outside / "planted"));
+  // Put back, it runs again.
+  std::filesystem::remove(cache);
+  std::filesystem::rename(workspace_ / "cache.old", cache);
+  EXPECT_EQ(Shell(*session, "echo y > cache/again").exit_code, 0);
+  EXPECT_TRUE(Exists(cache / "again"));
 }
 
 TEST_P(ZygoteTest, ASmallOpenFilesLimitHoldsAndItsCommandsAreNotPrepared) {

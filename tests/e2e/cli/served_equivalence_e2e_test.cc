@@ -205,5 +205,46 @@ TEST_F(ServedEquivalence, ACommandWhoseReaderIsGoneEndsBySigpipe) {
   }
 }
 
+// Item 8: a command that changes the terminal's settings (stty -echo) leaves them as they
+// were once it ended, served and one-shot. The caller runs on a pseudo-terminal of its own
+// (its controlling terminal, in the foreground); the settings are read from outside after.
+constexpr const char* kOnTerminal = R"(
+import os, pty, sys, termios
+pid, master = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+while True:
+    try:
+        if not os.read(master, 4096):
+            break
+    except OSError:
+        break
+_, status = os.waitpid(pid, 0)
+echo = termios.tcgetattr(master)[3] & termios.ECHO
+print("echo=%d exit=%d" % (1 if echo else 0, os.waitstatus_to_exitcode(status)))
+)";
+
+TEST_F(ServedEquivalence, TheTerminalsSettingsAreRestoredAfterTheCommand) {
+  StartServer();
+  auto on_terminal = [&](std::vector<std::string> argv) {
+    Invocation inv = CordonInvocation({}, {RuntimeEnv()});
+    inv.argv = {"/usr/bin/python3", "-c", kOnTerminal};
+    inv.argv.insert(inv.argv.end(), argv.begin(), argv.end());
+    return RunBinary(inv);
+  };
+  // The probe can tell: stty run directly on the terminal leaves echo off.
+  const Outcome direct = on_terminal({"/bin/stty", "-echo"});
+  EXPECT_EQ(direct.out, "echo=0 exit=0\n") << direct.err;
+  for (bool served : {true, false}) {
+    const int before = Served();
+    std::vector<std::string> argv = {CordonBinary(), "run"};
+    if (!served) argv.push_back("--no-server");
+    argv.insert(argv.end(), {"--", "sh", "-c", "stty -echo && exit 3"});
+    const Outcome changed = on_terminal(argv);
+    EXPECT_EQ(changed.out, "echo=1 exit=3\n") << Way(served) << changed.err;
+    EXPECT_EQ(Served(), before + (served ? 1 : 0)) << ServerLog();
+  }
+}
+
 }  // namespace
 }  // namespace cordon::e2e
