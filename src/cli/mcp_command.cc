@@ -35,6 +35,9 @@ int RunMcp(const GlobalOptions& global, const McpOptions& options) {
   if (!workspace) return ReportSetupError(workspace.error());
   auto session = Session::Create(*std::move(config), workspace->path);
   if (!session) return ReportSetupError(session.error());
+  if (Result<void> here = CheckSessionIsHere(*session, *workspace); !here) {
+    return ReportSetupError(here.error());
+  }
   if (!(options.approval_timeout_seconds > 0)) {
     fmt::print(stderr, "cordon: --approval-timeout: expected seconds > 0\n");
     return kExitSetupFailed;

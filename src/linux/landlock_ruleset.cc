@@ -6,6 +6,7 @@
 
 #include <cerrno>
 
+#include "linux/open_no_symlinks.h"
 #include "linux/system_headers/landlock.h"
 
 namespace cordon::linux_native {
@@ -16,9 +17,23 @@ constexpr std::uint64_t kFileRights = sys::kAccessFsExecute | sys::kAccessFsWrit
                                       sys::kAccessFsReadFile | sys::kAccessFsTruncate |
                                       sys::kAccessFsIoctlDev;
 
+// How a rule's path is opened.
+enum class Resolve {
+  kFollow,           // cordon's own directories (the fallback's private directory, "/")
+  kNoFollowLast,     // the read allow-list: an entry swapped for a symlink grants nothing
+  kNoSymlinksAtAll,  // the planned writable paths, canonical when planned: a component swapped
+                     // for a symlink since (by a command that can write its parent) must not
+                     // grant writes beneath the link's target
+};
+
 StepResult AddPathRule(int ruleset, const char* path, std::uint64_t handled, int index,
-                       bool follow = true) {
-  int fd = ::open(path, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+                       Resolve resolve = Resolve::kFollow) {
+  int fd = -1;
+  if (resolve == Resolve::kNoSymlinksAtAll) {
+    fd = OpenNoSymlinks(path);
+  } else {
+    fd = ::open(path, O_PATH | O_CLOEXEC | (resolve == Resolve::kNoFollowLast ? O_NOFOLLOW : 0));
+  }
   if (fd < 0) {
     if (errno == ENOENT) return StepOk();
     return StepFailed(Step::kLandlockRule, index);
@@ -48,7 +63,9 @@ StepResult ApplyLandlock(const ChildContext& c) {
   int fd = static_cast<int>(ruleset);
   StepResult result = StepOk();
   for (std::size_t i = 0; i < c.landlock_writable.size() && !result.failed(); ++i) {
-    result = AddPathRule(fd, c.landlock_writable[i], c.landlock_handled_fs, static_cast<int>(i));
+    const bool own = c.landlock_writable[i] == c.private_dir;
+    result = AddPathRule(fd, c.landlock_writable[i], c.landlock_handled_fs, static_cast<int>(i),
+                         own ? Resolve::kFollow : Resolve::kNoSymlinksAtAll);
   }
   // The fallback's read allow-list: entries next to the hidden paths, opened without following
   // a symlink (one swapped in after planning must not grant its target).
@@ -56,7 +73,7 @@ StepResult ApplyLandlock(const ChildContext& c) {
   const int offset = static_cast<int>(c.landlock_writable.size());
   for (std::size_t i = 0; i < c.landlock_readable.size() && !result.failed(); ++i) {
     result = AddPathRule(fd, c.landlock_readable[i], kRead & c.landlock_handled_fs,
-                         offset + static_cast<int>(i), /*follow=*/false);
+                         offset + static_cast<int>(i), Resolve::kNoFollowLast);
   }
   if (!result.failed() && c.landlock_list_root) {
     result = AddPathRule(fd, "/", sys::kAccessFsReadDir & c.landlock_handled_fs, -1);

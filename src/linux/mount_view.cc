@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "linux/open_no_symlinks.h"
 #include "linux/system_headers/mount_api.h"
 #include "linux/system_headers/syscalls.h"
 
@@ -67,14 +68,8 @@ int AttachTree(int tree, int target) {
   return rc;
 }
 
-// Opens `path` as O_PATH without following any symlink on the way (ELOOP when a component
-// became one since planning: every planned path is canonical).
-int OpenNoFollow(const char* path) {
-  sys::OpenHow how{};
-  how.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW;
-  how.resolve = sys::kResolveNoSymlinks | sys::kResolveNoMagiclinks;
-  return sys::Openat2(AT_FDCWD, path, &how);
-}
+// Every planned path is canonical: a component that became a symlink since planning is ELOOP.
+int OpenNoFollow(const char* path) { return OpenNoSymlinks(path); }
 
 // Whether `st` is the file the plan named (ESTALE when not; {0, 0} is not checked).
 bool IsPlanned(const struct stat& st, const plan::FileId& id) {

@@ -22,12 +22,13 @@
 
 namespace cordon::plan {
 
-// A file as the kernel knows it: device, inode and birth time (statx). A mount made over one
-// file is not a mount over the file found at the same path after the host renamed another one
-// over it: the kernel then detaches the mount in every namespace. The birth time tells a new
-// file from an old one that had the same inode number (freed and reused at once); where the
-// file system keeps none, a mask's target uses its change time instead. All zero: not known
-// (an optional target that was missing when planned).
+// A file as the kernel knows it: device, inode and, for a mask's target, its birth time (statx).
+// A mount made over one file is not a mount over the file found at the same path after the host
+// renamed another one over it: the kernel then detaches the mount in every namespace. The birth
+// time tells a new file from an old one that had the same inode number (freed and reused at
+// once); where the file system keeps none, the change time stands in. All zero: not known (an
+// optional target that was missing when planned). plan/mount_identity.h says why bind sources
+// have no time.
 struct FileId {
   std::uint64_t dev = 0;
   std::uint64_t ino = 0;

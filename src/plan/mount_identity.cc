@@ -34,10 +34,12 @@ std::optional<Identified> IdentifyAt(int dirfd, const char* path, bool mask) {
   // As stat's st_dev encodes it: the child compares it with fstat (linux/mount_view.cc).
   found.id.dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
   found.id.ino = sx.stx_ino;
-  if ((sx.stx_mask & STATX_BTIME) != 0 && sx.stx_btime.tv_sec != 0) {
+  if (!mask) {
+    // Device and inode alone (see the header).
+  } else if ((sx.stx_mask & STATX_BTIME) != 0 && sx.stx_btime.tv_sec != 0) {
     found.id.time_sec = sx.stx_btime.tv_sec;
     found.id.time_nsec = sx.stx_btime.tv_nsec;
-  } else if (mask) {
+  } else {
     found.id.time_sec = sx.stx_ctime.tv_sec;
     found.id.time_nsec = sx.stx_ctime.tv_nsec;
   }

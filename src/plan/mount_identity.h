@@ -22,8 +22,10 @@ struct Identified {
 };
 
 // statx of `path` (relative to `dirfd`) without following a symlink at its last component:
-// its type and its identity (FileId: the birth time where the file system keeps one, else the
-// change time when `mask`; a bind source's change time moves with every entry made in it).
+// its type and its identity. For a mask's target (`mask`) the FileId also holds the birth time
+// where the file system keeps one, else the change time; a bind source or a pinned directory
+// is known by device and inode alone (its change time moves with every entry made in it, and
+// overlayfs gives a directory a new birth time when it copies it up).
 // nullopt with errno when it cannot be looked at.
 std::optional<Identified> IdentifyAt(int dirfd, const char* path, bool mask);
 

@@ -88,11 +88,29 @@ Result<void> CheckWritableRoots(const Config& config, const PlanRequest& request
       }
     }
   }
-  // cordon's own config directory, and the config this process actually reads (elsewhere with
-  // XDG_CONFIG_HOME or --config): a config.json planted there would switch the sandbox off
-  // for every later session. An existing one is masked read-only; an absent one inside a
-  // writable root could be created, so it must exist first.
-  std::vector<std::filesystem::path> own_paths = config.sandbox.own_config;
+  // The config this process actually reads (elsewhere with XDG_CONFIG_HOME or --config) is
+  // never inside a writable root, by its name, by what that resolves to, or where it would be
+  // created: a command could rewrite or replace it (a link, a file saved over it, a directory
+  // made above it) and switch the sandbox off for the next run that reads it.
+  for (const auto& written : config.sandbox.own_config) {
+    std::vector<std::filesystem::path> places = {written.lexically_normal(), WhereCreated(written)};
+    if (auto canonical = core::Canonical(written)) places.push_back(*canonical);
+    for (const auto& place : places) {
+      for (const auto& root : roots) {
+        if (!core::IsWithin(place, root)) continue;
+        return Fail(ErrorCode::kInvalidArgument,
+                    fmt::format("cordon's own config {} lies inside the writable root {}: a "
+                                "command could rewrite it and switch the sandbox off for later "
+                                "runs (fix: keep the config outside the workspace and every "
+                                "writable root)",
+                                written.string(), root.string()));
+      }
+    }
+  }
+  // cordon's own config directory in each home: a config.json planted there would switch the
+  // sandbox off for every later session. An existing one is masked read-only; an absent one
+  // inside a writable root could be created, so it must exist first.
+  std::vector<std::filesystem::path> own_paths;
   for (const auto& home : homes) own_paths.push_back(home / ".config" / "cordon");
   for (const auto& written : own_paths) {
     struct stat st;

@@ -140,6 +140,10 @@ Result<RunRequest> DecodeRequest(std::string_view text) {
   }
   RunRequest request;
   CORDON_TRY(request.config_json, Text(body, "config", true));
+  // Required: a request without it would be served without its config protected.
+  if (!body.contains("own_config")) {
+    return Fail(ErrorCode::kInvalidArgument, "run request: \"own_config\" is missing");
+  }
   CORDON_TRY(request.own_config, Texts(body, "own_config"));
   CORDON_TRY(request.workspace, Text(body, "workspace", true));
   CORDON_TRY(request.workspace_dev, Number(body, "workspace_dev"));

@@ -133,27 +133,29 @@ class StartGate {
 // empty placeholder there for the session (created once; the planner then protects it like any
 // .git directory). Only where a mount namespace will mask it and git metadata is protected.
 // The gate is passed before a placeholder is created, and the caller has planned the run
-// first: nothing is created on the host for a run that a check refuses. True when this call
-// created them (the plan made before did not see them).
-Result<bool> HoldGitPlaceholders(const Session::State& state, StartGate& gate) {
+// first: nothing is created on the host for a run that a check refuses.
+bool WantsGitPlaceholders(const Session::State& state) {
   const SandboxConfig& sandbox = state.config.sandbox;
-  if (sandbox.mode != SandboxMode::kWorkspaceWrite || !sandbox.protect_git_metadata ||
-      !(state.features.namespaces_usable() || state.backends.bwrap)) {
-    return false;
-  }
-  {
-    std::lock_guard lock(state.git_placeholders.mutex);
-    if (state.git_placeholders.held) return false;
-  }
+  return sandbox.mode == SandboxMode::kWorkspaceWrite && sandbox.protect_git_metadata &&
+         (state.features.namespaces_usable() || state.backends.bwrap);
+}
+
+bool GitPlaceholdersHeld(const Session::State& state) {
+  std::lock_guard lock(state.git_placeholders.mutex);
+  return state.git_placeholders.held.has_value();
+}
+
+Result<void> HoldGitPlaceholders(const Session::State& state, StartGate& gate) {
+  if (!WantsGitPlaceholders(state) || GitPlaceholdersHeld(state)) return {};
   // Outside the session's lock: the caller's gate may take its time.
   CORDON_TRY_VOID(gate.Pass());
   std::lock_guard lock(state.git_placeholders.mutex);
-  if (state.git_placeholders.held) return true;  // another run made them meanwhile
+  if (state.git_placeholders.held) return {};  // another run made them meanwhile
   CORDON_TRY(std::vector<std::filesystem::path> roots,
-             plan::WritableRoots(sandbox, state.workspace, /*pinned=*/true));
+             plan::WritableRoots(state.config.sandbox, state.workspace, /*pinned=*/true));
   CORDON_TRY(plan::GitPlaceholders held, plan::GitPlaceholders::Create(roots));
   state.git_placeholders.held = std::move(held);
-  return true;
+  return {};
 }
 
 }  // namespace
@@ -200,11 +202,16 @@ RunResult Session::Run(const CommandRequest& request, const OutputCallback& on_o
     auto plan_now = [&] {
       return plan::Plan(state.config, state.features, plan_request, state.backends.probes);
     };
+    // Whether this plan can see the placeholders: read before planning, so that a plan made
+    // while another run of the session creates them is made again, never launched without
+    // their read-only binds.
+    const bool held_when_planned = GitPlaceholdersHeld(state);
     Result<plan::LaunchPlan> plan = plan_now();
     if (!plan) return SetupFailed(std::move(r), plan.error().message);
-    Result<bool> made = HoldGitPlaceholders(state, gate);
-    if (!made) return SetupFailed(std::move(r), made.error().message);
-    if (*made) {
+    if (Result<void> held = HoldGitPlaceholders(state, gate); !held) {
+      return SetupFailed(std::move(r), held.error().message);
+    }
+    if (WantsGitPlaceholders(state) && !held_when_planned) {
       plan = plan_now();  // again, with the placeholders to protect
       if (!plan) return SetupFailed(std::move(r), plan.error().message);
     }

@@ -525,6 +525,32 @@ TEST_P(ZygoteTest, AWritableRootReplacedWithALinkIsRefusedNotBoundInItsPlace) {
   EXPECT_TRUE(Exists(cache / "again"));
 }
 
+// The first runs of a session, at once, in a workspace without .git: a run planned before
+// another one made the session's .git placeholder is planned again, never launched without
+// the placeholder's read-only bind (a hook planted in it would run on the host's next git).
+TEST_P(ZygoteTest, ConcurrentFirstRunsNeverPlantAGitHook) {
+  for (int round = 0; round < 4; ++round) {
+    const std::filesystem::path ws = root_ / fmt::format("ws{}", round);
+    std::filesystem::create_directory(ws);
+    auto session = SessionOrSkip(MakeConfig(), ws);
+    if (!session) return;
+    std::vector<std::thread> runs;
+    std::vector<RunResult> results(4);
+    for (int i = 0; i < 4; ++i) {
+      runs.emplace_back([&, i] {
+        CommandRequest request;
+        request.shell_text = "mkdir -p .git/hooks && echo planted > .git/hooks/pre-commit";
+        results[i] = session->Run(request);
+      });
+    }
+    for (std::thread& run : runs) run.join();
+    EXPECT_FALSE(Exists(ws / ".git/hooks/pre-commit")) << Describe(results[0]);
+    // Twin: the same runs may write the workspace itself.
+    EXPECT_EQ(Shell(*session, "echo ok > beside").exit_code, 0);
+    EXPECT_TRUE(Exists(ws / "beside"));
+  }
+}
+
 TEST_P(ZygoteTest, ASmallOpenFilesLimitHoldsAndItsCommandsAreNotPrepared) {
   // A prepared process would lower RLIMIT_NOFILE before it receives the command's three
   // descriptors, which a limit this small would keep out: such a session prepares nothing.

@@ -121,9 +121,9 @@ TEST_F(ServedEquivalence, ADirectorySwappedForALinkDuringServedRunsIsNeverTheWor
       << quiet.err << ServerLog().substr(ServerLog().size() > 3000 ? ServerLog().size() - 3000 : 0);
 }
 
-// Item 3: the config that is read is out of reach wherever XDG_CONFIG_HOME puts it. Inside a
-// writable root and absent: refused before anything runs (the command could create it).
-// Present: hidden and read-only, like ~/.config/cordon.
+// Item 3: the config that is read is out of reach wherever XDG_CONFIG_HOME puts it: inside a
+// writable root (absent: the command could create it; present: rewrite it) the run is refused
+// before anything runs; outside, it is hidden.
 TEST_F(ServedEquivalence, TheConfigThatIsReadCannotBeWrittenByTheCommand) {
   StartServer();
   const std::filesystem::path xdg = std::filesystem::canonical(workspace_) / "xdg";
@@ -139,12 +139,21 @@ TEST_F(ServedEquivalence, TheConfigThatIsReadCannotBeWrittenByTheCommand) {
   std::filesystem::create_directories(xdg / "cordon");
   WriteFile(xdg / "cordon/config.json", "{}\n");
   for (bool served : {true, false}) {
-    const Outcome denied =
-        RunWay(served, {"--", "sh", "-c", plant + "; echo twin > xdg/twin"}, {env});
-    EXPECT_EQ(ReadFile(xdg / "cordon/config.json"), "{}\n") << Way(served) << denied.err;
-    // Twin: beside it, the workspace is writable.
-    EXPECT_EQ(ReadFile(xdg / "twin"), "twin\n") << Way(served) << denied.err;
-    std::filesystem::remove(xdg / "twin");
+    const Outcome refused = RunWay(served, {"--", "sh", "-c", plant}, {env});
+    EXPECT_EQ(refused.exit_code, 125) << Way(served) << refused.err;
+    EXPECT_NE(refused.err.find("cordon's own config"), std::string::npos) << refused.err;
+    EXPECT_EQ(ReadFile(xdg / "cordon/config.json"), "{}\n") << Way(served) << refused.err;
+  }
+  // Twin: the same config outside the workspace is read, and the command runs.
+  const std::filesystem::path elsewhere = std::filesystem::canonical(tmp_.path()) / "xdg";
+  std::filesystem::create_directories(elsewhere / "cordon");
+  WriteFile(elsewhere / "cordon/config.json", R"({"environment": {"pass": ["CORDON_E2E_X"]}})");
+  for (bool served : {true, false}) {
+    const Outcome ran = RunWay(served, {"--", "sh", "-c", "echo \"$CORDON_E2E_X\" > twin"},
+                               {"XDG_CONFIG_HOME=" + elsewhere.string(), "CORDON_E2E_X=read"});
+    EXPECT_EQ(ran.exit_code, 0) << Way(served) << ran.err;
+    EXPECT_EQ(ReadFile(workspace_ / "twin"), "read\n") << Way(served);
+    std::filesystem::remove(workspace_ / "twin");
   }
 }
 

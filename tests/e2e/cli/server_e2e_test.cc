@@ -212,7 +212,7 @@ else:
     config, flags = {"sandbox": {"writable_roots": [root]}}, ["--writable-root", root]
 if kind == "request":
     magic, fds = 0x31444e43, []
-    body = json.dumps({"config": json.dumps(config), "workspace": workspace,
+    body = json.dumps({"config": json.dumps(config), "own_config": [], "workspace": workspace,
                        "workspace_dev": st.st_dev, "workspace_ino": st.st_ino,
                        "argv": ["touch", target], "cwd": workspace, "json": True,
                        "env": [], "home": "/root"}).encode()

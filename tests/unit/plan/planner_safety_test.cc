@@ -66,10 +66,11 @@ TEST(Planner, AWritableRootWhereCordonsOwnConfigCouldBeCreatedIsRefusedUntilItEx
   std::filesystem::remove_all(home);
 }
 
-// The config this process reads (XDG_CONFIG_HOME, --config: SandboxConfig::own_config) counts
-// as cordon's own wherever it lies: inside the workspace and absent, refused (a command could
-// create it); present, masked read-only like ~/.config/cordon. A missing parent counts too.
-TEST(Planner, TheConfigActuallyReadIsProtectedWhereverItLies) {
+// The config this process reads (XDG_CONFIG_HOME, --config: SandboxConfig::own_config) is never
+// inside a writable root: absent (a command could create it, a missing parent too), present
+// (it could be rewritten or replaced), or reached through a link that lies there. Outside every
+// root it is masked wherever it is read from.
+TEST(Planner, TheConfigActuallyReadIsNeverInsideAWritableRoot) {
   char dir[] = "/tmp/cordon-plan-XXXXXX";
   ASSERT_NE(::mkdtemp(dir), nullptr);
   const std::filesystem::path workspace = dir;
@@ -82,15 +83,31 @@ TEST(Planner, TheConfigActuallyReadIsProtectedWhereverItLies) {
   EXPECT_TRUE(Contains(refused.error().message, (workspace / "xdg" / "cordon").string()))
       << refused.error().message;
   std::filesystem::create_directories(workspace / "xdg" / "cordon");
+  EXPECT_FALSE(Plan(config, Everything(), request)) << "present, inside the workspace";
+  // A link in the workspace to a config outside it: the link could be replaced.
+  // Outside: where the test runs (the build tree), which the sandbox's view shows unless it
+  // lies below the private /tmp or /var/tmp.
+  std::string outside_dir =
+      (std::filesystem::current_path() / "cordon-plan-config-XXXXXX").string();
+  ASSERT_NE(::mkdtemp(outside_dir.data()), nullptr);
+  const std::filesystem::path outside = std::filesystem::canonical(outside_dir);
+  const bool in_view =
+      !outside.string().starts_with("/tmp/") && !outside.string().starts_with("/var/tmp/");
+  std::filesystem::create_directories(outside / "cordon");
+  std::filesystem::create_directory_symlink(outside, workspace / "link");
+  config.sandbox.own_config = {workspace / "link" / "cordon"};
+  EXPECT_FALSE(Plan(config, Everything(), request)) << "reached through a link in the workspace";
+  // Twin: the same config named outside every writable root is planned, and masked.
+  config.sandbox.own_config = {outside / "cordon"};
+  request.workspace = "/usr";
   auto plan = Plan(config, Everything(), request);
   ASSERT_TRUE(plan) << plan.error().message;
-  EXPECT_TRUE(std::any_of(plan->mounts.begin(), plan->mounts.end(), [&](const MountOp& op) {
-    return op.kind == MountOpKind::kMaskDirectory && op.path == workspace / "xdg" / "cordon";
-  }));
-  // Twin: a config outside every writable root needs nothing to exist first.
-  config.sandbox.own_config = {"/nonexistent-cordon-config/cordon"};
-  EXPECT_TRUE(Plan(config, Everything(), request));
+  const bool masked = std::any_of(plan->mounts.begin(), plan->mounts.end(), [&](const MountOp& op) {
+    return op.kind == MountOpKind::kMaskDirectory && op.path == outside / "cordon";
+  });
+  EXPECT_EQ(masked, in_view) << outside;
   std::filesystem::remove_all(workspace);
+  std::filesystem::remove_all(outside);
 }
 
 TEST(Planner, WithoutNamespacesTheFallbackPlansLandlockReadsAndRefusesGitProtection) {

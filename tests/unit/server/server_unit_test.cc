@@ -130,8 +130,13 @@ TEST(Wire, MalformedBodiesAreRefusedNamingTheProblem) {
   Result<RunRequest> two = DecodeRequest(EncodeRequest(both));
   ASSERT_FALSE(two.has_value());
   EXPECT_NE(two.error().message.find("exactly one"), std::string::npos);
+  Result<RunRequest> no_own = DecodeRequest(
+      R"({"config":"{}","workspace":"/w","workspace_dev":1,"workspace_ino":2,"argv":["a"]})");
+  ASSERT_FALSE(no_own.has_value());
+  EXPECT_NE(no_own.error().message.find("\"own_config\""), std::string::npos);
   Result<RunRequest> bad_argv = DecodeRequest(
-      R"({"config":"{}","workspace":"/w","workspace_dev":1,"workspace_ino":2,"argv":[1]})");
+      R"({"config":"{}","own_config":[],"workspace":"/w","workspace_dev":1,"workspace_ino":2,)"
+      R"("argv":[1]})");
   ASSERT_FALSE(bad_argv.has_value());
   EXPECT_NE(bad_argv.error().message.find("array of strings"), std::string::npos);
 }
