@@ -1,6 +1,7 @@
 #include "session/zygote_slot.h"
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <utility>
 
@@ -110,10 +111,15 @@ std::shared_ptr<const zygote::Zygote> ZygoteSlot::ZygoteFor(const plan::LaunchPl
   Result<std::unique_ptr<zygote::Zygote>> started = zygote::Zygote::Start(plan);
   if (!started) {
     // The one-shot launch reports whatever the kernel refuses, with its own step. A plan whose
-    // mounts the zygote cannot replay (kUnavailable) says nothing about the next plan; a
-    // holder the kernel refused would be refused again: stop trying.
+    // mounts the zygote cannot replay (kUnavailable) says nothing about the next plan, nor does
+    // a mount target the host changed since that plan (gone, replaced, another type: the
+    // filler builds for the session's latest plan, which the host may have changed meanwhile);
+    // a holder the kernel refused otherwise would be refused again: stop trying.
     zygote_.reset();
-    if (started.error().code != ErrorCode::kUnavailable) unusable_ = true;
+    const int err = started.error().errno_value;
+    const bool host_changed =
+        err == ENOENT || err == ENOTDIR || err == EISDIR || err == ELOOP || err == ESTALE;
+    if (started.error().code != ErrorCode::kUnavailable && !host_changed) unusable_ = true;
     return nullptr;
   }
   zygote_ = std::move(*started);
