@@ -68,9 +68,6 @@ int AttachTree(int tree, int target) {
   return rc;
 }
 
-// Every planned path is canonical: a component that became a symlink since planning is ELOOP.
-int OpenNoFollow(const char* path) { return OpenNoSymlinks(path); }
-
 // Whether `st` is the file the plan named (ESTALE when not; {0, 0} is not checked).
 bool IsPlanned(const struct stat& st, const plan::FileId& id) {
   if (id == plan::FileId{}) return true;
@@ -82,27 +79,38 @@ bool IsPlanned(const struct stat& st, const plan::FileId& id) {
   return false;
 }
 
+constexpr int kAnyType = -1;
+
+// A recursive clone (open_tree) of the host's `source`, opened without following any symlink
+// (every planned path is canonical: ELOOP when a component became one since planning), when
+// it is the file the plan named (ESTALE) of the wanted type (`directory`: 1 or 0, ENOTDIR /
+// EISDIR; kAnyType). -1 with errno otherwise.
+int ClonePlanned(const char* source, const plan::FileId& id, int directory) {
+  const int from = OpenNoSymlinks(source);
+  if (from < 0) return -1;
+  struct stat st;
+  int tree = -1;
+  if (::fstat(from, &st) != 0) {
+    // errno from fstat
+  } else if (directory != kAnyType && S_ISDIR(st.st_mode) != (directory == 1)) {
+    errno = directory == 1 ? ENOTDIR : EISDIR;
+  } else if (IsPlanned(st, id)) {
+    tree = sys::OpenTree(
+        from, "", sys::kOpenTreeClone | sys::kAtRecursiveTree | sys::kAtEmptyPath | O_CLOEXEC);
+  }
+  CloseKeepErrno(from);
+  return tree;
+}
+
 // A writable root: the host's `source` (under /oldroot, still the host's read-write tree)
 // opened without following a symlink and checked to be the directory the plan named, cloned
 // with everything mounted beneath it, and attached onto `target`, opened the same way. A path
 // swapped for a symlink or for another directory after planning fails the run instead of
 // making a writable bind of something else.
 int BindWritable(const ChildMount& m) {
-  const int from = OpenNoFollow(m.source);
-  if (from < 0) return -1;
-  struct stat st;
-  int tree = -1;
-  if (::fstat(from, &st) != 0) {
-    // errno from fstat
-  } else if (S_ISLNK(st.st_mode)) {
-    errno = ELOOP;
-  } else if (IsPlanned(st, m.id)) {
-    tree = sys::OpenTree(
-        from, "", sys::kOpenTreeClone | sys::kAtRecursiveTree | sys::kAtEmptyPath | O_CLOEXEC);
-  }
-  CloseKeepErrno(from);
+  const int tree = ClonePlanned(m.source, m.id, kAnyType);
   if (tree < 0) return -1;
-  const int target = OpenNoFollow(m.target);
+  const int target = OpenNoSymlinks(m.target);
   if (target < 0) {
     CloseKeepErrno(tree);
     return -1;
@@ -173,21 +181,7 @@ int PinDirectory(int target) {
 // A recursive read-only copy of the host's `source` (opened without following symlinks; it must
 // have the target's type) attached onto `target`: .git and the read_only workspace.
 int BindReadOnly(const char* source, const plan::FileId& id, int target, bool directory) {
-  const int from = OpenNoFollow(source);
-  if (from < 0) return -1;
-  struct stat st;
-  int tree = -1;
-  if (::fstat(from, &st) != 0) {
-    // errno from fstat
-  } else if (S_ISLNK(st.st_mode)) {
-    errno = ELOOP;
-  } else if (S_ISDIR(st.st_mode) != directory) {
-    errno = directory ? ENOTDIR : EISDIR;
-  } else if (IsPlanned(st, id)) {
-    tree = sys::OpenTree(
-        from, "", sys::kOpenTreeClone | sys::kAtRecursiveTree | sys::kAtEmptyPath | O_CLOEXEC);
-  }
-  CloseKeepErrno(from);
+  const int tree = ClonePlanned(source, id, directory ? 1 : 0);
   if (tree < 0) return -1;
   sys::MountAttr attr{};
   attr.attr_set = sys::kMountAttrRdonly | sys::kMountAttrNosuid;
@@ -203,17 +197,14 @@ int BindReadOnly(const char* source, const plan::FileId& id, int target, bool di
 // EISDIR when it changed), and the mount is attached to that very inode. A required target
 // that vanished is ENOENT; an optional one is skipped.
 int ReplayResolved(const ChildMount& m) {
-  const int target = OpenNoFollow(m.target);
+  const int target = OpenNoSymlinks(m.target);
   if (target < 0) return m.optional && errno == ENOENT ? 0 : -1;
   struct stat st;
   int rc = -1;
   if (::fstat(target, &st) != 0) {
     // errno from fstat
-  } else if (S_ISLNK(st.st_mode)) {
-    // O_PATH|O_NOFOLLOW returns the symlink itself at the last component: a secret (or a
-    // directory to pin) replaced by a symlink since planning.
-    errno = ELOOP;
   } else {
+    // A secret (or a directory to pin) replaced by a symlink since planning is ELOOP already.
     const bool directory = S_ISDIR(st.st_mode);
     switch (m.kind) {
       case MountOpKind::kMaskDirectory:

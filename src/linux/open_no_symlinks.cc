@@ -19,6 +19,22 @@ void CloseKeepErrno(int fd) {
   errno = saved;
 }
 
+// `fd`, unless it is a symlink opened as itself (O_PATH | O_NOFOLLOW at the last component):
+// then it is closed and the answer is ELOOP.
+int RefuseLink(int fd) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    CloseKeepErrno(fd);
+    return -1;
+  }
+  if (S_ISLNK(st.st_mode)) {
+    ::close(fd);
+    errno = ELOOP;
+    return -1;
+  }
+  return fd;
+}
+
 int WalkNoSymlinks(const char* path) {
   if (path[0] != '/') {
     errno = EINVAL;
@@ -49,17 +65,7 @@ int WalkNoSymlinks(const char* path) {
     const int child = ::openat(fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
     CloseKeepErrno(fd);
     if (child < 0) return -1;
-    struct stat st;
-    if (::fstat(child, &st) != 0) {
-      CloseKeepErrno(child);
-      return -1;
-    }
-    if (S_ISLNK(st.st_mode)) {
-      ::close(child);
-      errno = ELOOP;
-      return -1;
-    }
-    fd = child;
+    fd = RefuseLink(child);
   }
   return -1;
 }
@@ -72,18 +78,7 @@ int OpenNoSymlinks(const char* path) noexcept {
   how.resolve = sys::kResolveNoSymlinks | sys::kResolveNoMagiclinks;
   const int fd = sys::Openat2(AT_FDCWD, path, &how);
   if (fd < 0) return errno == ENOSYS ? WalkNoSymlinks(path) : -1;
-  // O_PATH | O_NOFOLLOW opens a symlink at the last component as itself.
-  struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    CloseKeepErrno(fd);
-    return -1;
-  }
-  if (S_ISLNK(st.st_mode)) {
-    ::close(fd);
-    errno = ELOOP;
-    return -1;
-  }
-  return fd;
+  return RefuseLink(fd);
 }
 
 }  // namespace cordon::linux_native
