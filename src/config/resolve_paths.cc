@@ -68,7 +68,9 @@ Result<std::filesystem::path> ResolveWritableRoot(std::string_view text, const E
                               Quote(canonical->native()), kernel));
     }
   }
-  return canonical;
+  // The name, not what it reaches today: a session resolves it when it starts and refuses a
+  // link that a sandboxed command could have made (session/planted_links.h).
+  return expanded;
 }
 
 Result<std::filesystem::path> ResolveHiddenPath(std::string_view text, const Env& env) {

@@ -1,7 +1,8 @@
 // Turns the paths of a Config, as a person wrote them, into the form the sandbox needs:
-// "~" expanded with the HOME passed in, relative paths refused, writable roots resolved with
-// realpath (the kernel matches real paths: a root reached through a symlink would otherwise
-// cover the wrong tree), duplicates removed.
+// "~" expanded with the HOME passed in, relative paths refused, writable roots checked through
+// realpath (they must exist, and reach neither "/" nor a kernel interface) but kept as named:
+// a session resolves each when it starts (the kernel matches real paths) and refuses one named
+// through a link a sandboxed command could have made (decision 0033); duplicates removed.
 #pragma once
 
 #include <filesystem>
@@ -13,8 +14,8 @@
 
 namespace cordon::config {
 
-// A writable root: expanded, absolute, existing, canonical, not "/". Bare kConfig message on
-// failure (callers add source and pointer).
+// A writable root: expanded, absolute, lexically normal, and existing; what it reaches is not
+// "/", /proc or /sys. Bare kConfig message on failure (callers add source and pointer).
 [[nodiscard]] Result<std::filesystem::path> ResolveWritableRoot(std::string_view text,
                                                                 const Env& env);
 

@@ -10,6 +10,7 @@
 #include "core/syscall_error.h"
 #include "plan/launch_plan.h"
 #include "plan/mount_identity.h"
+#include "session/planted_links.h"
 #include "session/session_state.h"
 
 namespace cordon {
@@ -47,7 +48,21 @@ Result<PinnedWorkspace> CanonicalWorkspace(const std::filesystem::path& workspac
 
 // The configured writable roots made canonical in place, and the directories they name now:
 // each run binds only these (PlanRequest::writable_root_ids), never what a name reaches later.
-Result<std::vector<plan::FileId>> PinWritableRoots(SandboxConfig& sandbox) {
+// A root named through a link that a sandboxed command could have made is refused
+// (planted_links.h).
+Result<std::vector<plan::FileId>> PinWritableRoots(SandboxConfig& sandbox,
+                                                   const std::filesystem::path& workspace) {
+  if (sandbox.mode == SandboxMode::kWorkspaceWrite) {
+    std::vector<std::filesystem::path> writable = {workspace};
+    for (const std::filesystem::path& root : sandbox.writable_roots) {
+      if (Result<std::filesystem::path> canonical = core::Canonical(root)) {
+        writable.push_back(*std::move(canonical));
+      }
+    }
+    for (const std::filesystem::path& root : sandbox.writable_roots) {
+      CORDON_TRY_VOID(session::RefusePlantedLinks(root, writable));
+    }
+  }
   std::vector<plan::FileId> ids;
   for (std::filesystem::path& root : sandbox.writable_roots) {
     Result<std::filesystem::path> canonical = core::Canonical(root);
@@ -69,7 +84,7 @@ Result<std::vector<plan::FileId>> PinWritableRoots(SandboxConfig& sandbox) {
 
 Result<Session> Session::Create(Config config, std::filesystem::path workspace) {
   CORDON_TRY(PinnedWorkspace pinned, CanonicalWorkspace(workspace));
-  CORDON_TRY(std::vector<plan::FileId> root_ids, PinWritableRoots(config.sandbox));
+  CORDON_TRY(std::vector<plan::FileId> root_ids, PinWritableRoots(config.sandbox, pinned.path));
   CORDON_TRY(Policy policy, Policy::Create(config.command_policy));
   // Parenthesised aggregate initialisation: the zygote slot (not movable) is built in place.
   linux_native::KernelFeatures features = linux_native::ProbeKernel();

@@ -46,6 +46,39 @@ TEST_F(SessionTest, CreateRefusesTheRootDirectoryAsWorkspace) {
   EXPECT_EQ(session.error().code, ErrorCode::kInvalidArgument);
 }
 
+// A configured writable root inside the workspace that a command replaced with a link (it can:
+// the workspace is writable) must not make the next session bind the link's target writable.
+TEST_F(SessionTest, AWritableRootALinkInTheWorkspaceMadeIsRefusedByTheNextSession) {
+  const std::filesystem::path outside = root_ / "outside";
+  std::filesystem::create_directory(outside);
+  std::filesystem::create_directory(workspace_ / "cache");
+  Config config = MakeConfig();
+  config.sandbox.writable_roots = {workspace_ / "cache"};
+  {
+    auto first = SessionOrSkip(config);
+    if (!first) return;
+    const RunResult swap =
+        Shell(*first, fmt::format("mv cache cache.old && ln -s '{}' cache", outside.string()));
+    ASSERT_EQ(swap.exit_code, 0) << Describe(swap);
+  }
+  Result<Session> next = Session::Create(config, workspace_);
+  ASSERT_FALSE(next.has_value()) << "the link's target would be bound writable";
+  EXPECT_EQ(next.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(next.error().message.find("a symbolic link inside"), std::string::npos)
+      << next.error().message;
+  EXPECT_NE(next.error().message.find((workspace_ / "cache").string()), std::string::npos)
+      << next.error().message;
+  // Twins: the same link outside every writable root (made by the user) is followed, and the
+  // directory named itself is accepted.
+  std::filesystem::create_directory_symlink(outside, root_ / "link");
+  config.sandbox.writable_roots = {root_ / "link"};
+  Result<Session> linked = Session::Create(config, workspace_);
+  ASSERT_TRUE(linked.has_value()) << linked.error().message;
+  EXPECT_EQ(linked->config().sandbox.writable_roots.front(), outside);
+  config.sandbox.writable_roots = {outside};
+  EXPECT_TRUE(Session::Create(config, workspace_).has_value());
+}
+
 TEST_F(SessionTest, CreateRefusesAnInvalidPolicyPattern) {
   Config config = MakeConfig();
   config.command_policy.deny = {"("};

@@ -157,6 +157,37 @@ TEST_F(ServedEquivalence, TheConfigThatIsReadCannotBeWrittenByTheCommand) {
   }
 }
 
+// Item 4, across sessions: a configured writable root in the workspace that a command turned
+// into a link to a directory outside must not make the next run bind that directory writable
+// (before: every new session followed the link, one-shot too). A kept session refuses the
+// changed root; a new one refuses the link a command could have made.
+TEST_F(ServedEquivalence, AWritableRootACommandTurnedIntoALinkIsRefusedByTheNextRun) {
+  const std::filesystem::path ws = std::filesystem::canonical(workspace_);
+  const std::filesystem::path outside = std::filesystem::canonical(tmp_.path()) / "outside";
+  std::filesystem::create_directory(outside);
+  WriteConfig(R"({"sandbox": {"writable_roots": [")" + (ws / "cache").string() + R"("]}})");
+  StartServer();
+  for (bool served : {true, false}) {
+    std::filesystem::create_directory(ws / "cache");
+    // Twin: the root as configured is writable.
+    const Outcome twin = RunWay(served, {"--", "sh", "-c", "echo x > cache/made"});
+    EXPECT_EQ(twin.exit_code, 0) << Way(served) << twin.err;
+    EXPECT_TRUE(std::filesystem::exists(ws / "cache/made")) << Way(served);
+    const Outcome swap = RunWay(
+        served, {"--", "sh", "-c", "mv cache cache.old && ln -s '" + outside.string() + "' cache"});
+    ASSERT_EQ(swap.exit_code, 0) << Way(served) << swap.err;
+    const Outcome next =
+        RunWay(served, {"--", "sh", "-c", "echo x > '" + (outside / "planted").string() + "'"});
+    EXPECT_EQ(next.exit_code, 125) << Way(served) << next.err;
+    EXPECT_TRUE(next.err.find("a symbolic link inside") != std::string::npos ||
+                next.err.find("no longer what this session started with") != std::string::npos)
+        << Way(served) << next.err;
+    EXPECT_FALSE(std::filesystem::exists(outside / "planted")) << Way(served);
+    std::filesystem::remove(ws / "cache");
+    std::filesystem::remove_all(ws / "cache.old");
+  }
+}
+
 // Item 5: a run the plan refuses leaves nothing on the host (a workspace that is the home: the
 // .git placeholder was made before the refusal).
 TEST_F(ServedEquivalence, ARefusedRunLeavesNothingOnTheHost) {

@@ -284,7 +284,7 @@ TEST(LoadConfig, TildeWithoutHomeIsAnError) {
   EXPECT_EQ(ErrorFor(R"({"sandbox": {"hidden_paths": ["~/.ssh"]}})", Env{.home = "/home/u"}), "");
 }
 
-TEST(LoadConfig, WritableRootsAreCanonicalAndDeduplicated) {
+TEST(LoadConfig, WritableRootsAreNormalAndDeduplicatedByName) {
   TempDir dir;
   std::filesystem::path real = dir.MakeDir("real");
   std::filesystem::create_directory_symlink(real, dir / "link");
@@ -293,7 +293,9 @@ TEST(LoadConfig, WritableRootsAreCanonicalAndDeduplicated) {
                      R"("], "hidden_paths": ["/a/b", "/a/./b", "/a/b/"]}})";
   Result<Config> config = ParseConfigText(text, "c", Env{});
   ASSERT_TRUE(config.has_value()) << config.error().message;
-  EXPECT_EQ(config->sandbox.writable_roots, std::vector<std::filesystem::path>{real});
+  // The link stays a name of its own: the session resolves it (and judges the link).
+  EXPECT_EQ(config->sandbox.writable_roots,
+            (std::vector<std::filesystem::path>{dir / "link", real}));
   EXPECT_EQ(config->sandbox.hidden_paths, std::vector<std::filesystem::path>{"/a/b"});
 }
 

@@ -27,13 +27,18 @@ TEST(ExpandUserPath, RefusesRelativeAndOtherUsersHomes) {
               HasSubstr("HOME is not set to an absolute path"));
 }
 
-TEST(ResolveWritableRoot, FollowsSymlinksToTheRealDirectory) {
+// The session resolves the name when it starts, and judges the links on the way there
+// (session/planted_links.h): the configuration keeps the name as written.
+TEST(ResolveWritableRoot, KeepsALinkAsNamedForTheSessionToJudge) {
   TempDir dir;
   std::filesystem::path real = dir.MakeDir("real");
   std::filesystem::create_directory_symlink(real, dir / "link");
-  auto resolved = ResolveWritableRoot((dir / "link").native(), Env{});
+  auto resolved = ResolveWritableRoot((dir / "link").native() + "/", Env{});
   ASSERT_TRUE(resolved.has_value()) << resolved.error().message;
-  EXPECT_EQ(*resolved, real);
+  EXPECT_EQ(*resolved, dir / "link");
+  // The twin: a link to nowhere is refused here already.
+  std::filesystem::create_directory_symlink(dir / "missing", dir / "dangling");
+  EXPECT_FALSE(ResolveWritableRoot((dir / "dangling").native(), Env{}).has_value());
 }
 
 TEST(ResolveWritableRoot, SymlinkToRootIsRefusedLikeRootItself) {
