@@ -39,52 +39,45 @@ base="$stage/base"  # the escape and fault suites' scratch trees
 mkdir -p "$home" "$base" && chown "$user" "$home" "$base"
 
 cd "$stage"
-for suite in kernel_tests linux_sandbox_tests bwrap_sandbox_tests limits_kernel_tests \
-  escape_tests fault_tests; do
-  echo "-- $suite as $user"
+
+# as_user LABEL [NAME=VALUE...] SUITE [ARGS...]: runs a staged suite as the user with the
+# shared environment (and the extra variables), and stops the script when it fails. The escape
+# suite's "contained" lines are dropped; its summary and any escape stay.
+as_user() {
+  local label=$1
+  shift
+  echo "-- $label as $user"
   set +e
   runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" \
     CORDON_PROBE="$stage/cordon_probe" CORDON_TEST_MUST_WORK="${CORDON_TEST_MUST_WORK:-1}" \
-    CORDON_BWRAP_EXEC="$stage/cordon-bwrap-exec" CORDON_INIT="$stage/cordon-init" CORDON_BIN="$stage/bin/cordon" \
-    CORDON_ESCAPE_ATTACK="$stage/escape_attack" CORDON_ESCAPE_BASE="$base" \
-    CORDON_FAULT_BASE="$base" "$stage/$suite" --gtest_brief=1 |
-    grep -v '^escape case .*: contained$'  # the escape suite's summary and escapes stay
-  status=${PIPESTATUS[0]}
+    CORDON_BWRAP_EXEC="$stage/cordon-bwrap-exec" CORDON_INIT="$stage/cordon-init" \
+    CORDON_BIN="$stage/bin/cordon" CORDON_ESCAPE_ATTACK="$stage/escape_attack" \
+    CORDON_ESCAPE_BASE="$base" CORDON_FAULT_BASE="$base" "$@" --gtest_brief=1 |
+    grep -v '^escape case .*: contained$'
+  local status=${PIPESTATUS[0]}
   set -e
-  [ "$status" -eq 0 ] || { echo "run_unprivileged: $suite failed as $user" >&2; exit 1; }
+  [ "$status" -eq 0 ] || { echo "run_unprivileged: $label failed as $user" >&2; exit 1; }
+}
+
+for suite in kernel_tests linux_sandbox_tests bwrap_sandbox_tests limits_kernel_tests \
+  escape_tests fault_tests; do
+  as_user "$suite" "$stage/$suite"
 done
 # The run server (cordon serve) for this user: its trust checks, a hostile client and a fake
 # server inside the sandbox, the tree dying with a killed client, and the served attacks run
 # both ways (tests/e2e/cli).
-echo "-- run server e2e tests as $user"
-set +e
-runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" \
-  CORDON_BIN="$stage/bin/cordon" "$stage/cli_e2e_tests" --gtest_filter='ServerTest.*:AutoStartTest.*:ServedEquivalence.*' --gtest_brief=1
-status=$?
-set -e
-[ "$status" -eq 0 ] || { echo "run_unprivileged: the run server tests failed as $user" >&2; exit 1; }
-# The escape suite again with every sandboxed run served by a run server of this user.
-echo "-- escape_tests through the run server as $user"
-set +e
-runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" \
-  CORDON_TEST_MUST_WORK="${CORDON_TEST_MUST_WORK:-1}" CORDON_BIN="$stage/bin/cordon" \
-  CORDON_ESCAPE_ATTACK="$stage/escape_attack" CORDON_ESCAPE_BASE="$base" \
-  CORDON_ESCAPE_SERVED=1 "$stage/escape_tests" --gtest_brief=1 |
-  grep -v '^escape case .*: contained$'
-status=${PIPESTATUS[0]}
-set -e
-[ "$status" -eq 0 ] || { echo "run_unprivileged: escape_tests through the server failed as $user" >&2; exit 1; }
+as_user "run server e2e tests" "$stage/cli_e2e_tests" \
+  --gtest_filter='ServerTest.*:AutoStartTest.*:ServedEquivalence.*'
+# Every path a command can take (docs/testing.md): the escape suite with every sandboxed run
+# served by a run server of this user, and as a run_command call to a `cordon mcp` of this
+# user; the kernel suite through both (CORDON_KERNEL_PATH); the fault suite served.
+as_user "escape_tests through the run server" CORDON_ESCAPE_SERVED=1 "$stage/escape_tests"
+as_user "escape_tests through cordon mcp" CORDON_ESCAPE_MCP=1 "$stage/escape_tests"
+for path in server mcp; do
+  as_user "kernel_tests through the $path path" CORDON_KERNEL_PATH="$path" "$stage/kernel_tests"
+done
+as_user "fault_tests through the run server" CORDON_FAULT_SERVED=1 "$stage/fault_tests"
 # The kernel and escape suites again over the bubblewrap backend (CORDON_TEST_BACKEND).
 for suite in kernel_tests escape_tests; do
-  echo "-- $suite over bwrap as $user"
-  set +e
-  runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" \
-    CORDON_PROBE="$stage/cordon_probe" CORDON_TEST_MUST_WORK="${CORDON_TEST_MUST_WORK:-1}" \
-    CORDON_BWRAP_EXEC="$stage/cordon-bwrap-exec" CORDON_INIT="$stage/cordon-init" CORDON_BIN="$stage/bin/cordon" \
-    CORDON_ESCAPE_ATTACK="$stage/escape_attack" CORDON_ESCAPE_BASE="$base" \
-    CORDON_TEST_BACKEND=bwrap "$stage/$suite" --gtest_brief=1 |
-    grep -v '^escape case .*: contained$'
-  status=${PIPESTATUS[0]}
-  set -e
-  [ "$status" -eq 0 ] || { echo "run_unprivileged: $suite over bwrap failed as $user" >&2; exit 1; }
+  as_user "$suite over bwrap" CORDON_TEST_BACKEND=bwrap "$stage/$suite"
 done

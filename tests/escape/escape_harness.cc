@@ -14,6 +14,7 @@
 #include <random>
 #include <sstream>
 
+#include "escape_mcp.h"
 #include "escape_server.h"
 
 namespace cordon::escape_test {
@@ -163,6 +164,14 @@ void Run(const Case& c, Fixture& f) {
       "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
       "HOME=" + f.home.string(), "LANG=C.UTF-8", "CORDON_ESCAPE_CANARY=CANARY-" + f.token,
       "XDG_RUNTIME_DIR=" + runtime};
+  // With CORDON_ESCAPE_MCP=1 a sandboxed run is a run_command call to `cordon mcp` instead.
+  if (f.sandboxed && McpRuns()) {
+    RunThroughMcp(CordonBinary(),
+                  {"--mode", SandboxModeName(c.mode), "--network", NetworkPolicyName(c.network),
+                   "--workspace", f.ws.string()},
+                  env, "/bin/sh '" + (f.root / "attack.sh").string() + "'", f);
+    return;
+  }
   std::vector<char*> argv, envp;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -17,7 +17,7 @@ bool ServedRuns();
 std::filesystem::path RunServerRuntime(const std::filesystem::path& dir, const std::string& cordon,
                                        std::string* why_not);
 
-// How many commands the server has run ("ran a command" lines of its log).
+// How many commands the server has run ("ran a command" lines of its log); `dir` as above.
 int ServedCount(const std::filesystem::path& dir);
 
 // Stops the server (at the end of the test program).

@@ -175,6 +175,16 @@ void FaultTest::SetUp() {
   marker_ = "cordon-fault-" + root_.filename().string().substr(6);
   WriteFile(root_ / "config.json", "{\"command_policy\": {\"default_deny\": false}}\n");
   ::chmod((root_ / "config.json").c_str(), 0600);
+  if (ServedRuns()) {
+    std::filesystem::create_directory(root_ / "server");
+    std::string why;
+    server_ = test_support::RunServer::Start(
+        CordonBinary(), root_ / "server",
+        {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+         "HOME=" + home_.string(), "LANG=C.UTF-8"},
+        &why);
+    ASSERT_TRUE(server_) << why;
+  }
 }
 
 void FaultTest::TearDown() {
@@ -185,8 +195,14 @@ void FaultTest::TearDown() {
     }
   }
   for (const pid_t pid : PidsWithMarker(marker_)) ::kill(pid, SIGKILL);
+  server_.reset();
   std::error_code ec;
   if (!root_.empty()) std::filesystem::remove_all(root_, ec);
+}
+
+bool ServedRuns() {
+  const char* value = ::getenv("CORDON_FAULT_SERVED");
+  return value != nullptr && std::string(value) == "1";
 }
 
 std::vector<std::string> FaultTest::RunArgs(const std::string& shell_text,
@@ -203,9 +219,9 @@ std::vector<std::string> FaultTest::RunArgs(const std::string& shell_text,
 
 std::vector<std::string> FaultTest::Env() const {
   // No run server (a directory that does not exist): a `cordon serve` the user left running
-  // would take the runs away from the process these tests stop and kill.
+  // would take the runs away from the process these tests stop and kill. Served, this test's.
   return {"HOME=" + home_.string(), "XDG_CONFIG_HOME=" + (home_ / ".config").string(),
-          "XDG_RUNTIME_DIR=" + (home_ / "no-run-server").string()};
+          "XDG_RUNTIME_DIR=" + (server_ ? server_->runtime() : home_ / "no-run-server").string()};
 }
 
 }  // namespace cordon::fault_test

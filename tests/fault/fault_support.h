@@ -13,12 +13,14 @@
 
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "support/host_files.h"
 #include "support/host_processes.h"
+#include "support/run_server.h"
 
 namespace cordon::fault_test {
 
@@ -31,6 +33,11 @@ using test_support::ReadFile;
 using test_support::WriteFile;
 
 std::string CordonBinary();
+
+// CORDON_FAULT_SERVED=1: each test starts a run server of its own (in root/server), and every
+// `cordon run` of the test goes to it; the faults then hit the served path (a killed client,
+// a workspace swapped under a served run).
+bool ServedRuns();
 
 // A started child process (cordon, or a wrapper around it) with stdout+stderr on one pipe.
 struct Child {
@@ -75,6 +82,7 @@ class FaultTest : public ::testing::Test {
   std::filesystem::path root_, ws_, out_, home_;
   std::string marker_;  // unique per test; put it in the command so its processes can be found
   std::vector<pid_t> to_kill_;  // children to SIGKILL in TearDown if still there
+  std::unique_ptr<test_support::RunServer> server_;  // CORDON_FAULT_SERVED=1
 };
 
 }  // namespace cordon::fault_test

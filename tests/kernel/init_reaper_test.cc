@@ -77,6 +77,7 @@ TEST_F(InitReaperTest, TheSandboxInitBecomesTheReaperOnceTheCommandRuns) {
 
 TEST_F(InitReaperTest, TheInitSeenFromTheHostHoldsNoneOfTheCallersEnvironment) {
   CORDON_SKIP_UNDER_BWRAP("bubblewrap has its own init");
+  CORDON_SKIP_UNLESS_LIBRARY("the marker is also in the command line of `cordon` itself");
   if (::geteuid() != 0) GTEST_SKIP() << "reading a non-dumpable process's environ needs root";
   ::setenv("CORDON_REAPER_TEST_SECRET", "s3cr3t-of-the-caller", 1);
   auto session = SessionOrSkip(MakeConfig());
@@ -119,6 +120,7 @@ TEST_F(InitReaperTest, ExitCodesAndSignalsPassThroughTheReaper) {
 }
 
 TEST_F(InitReaperTest, AReaperTheCommandCouldRewriteIsNotUsed) {
+  CORDON_SKIP_UNLESS_LIBRARY("it names a reaper to this process (SetInitReaperPath)");
   CORDON_SKIP_UNDER_BWRAP("bubblewrap has its own init");
   // Inside the workspace, a writable root of this run: the command could replace it for the
   // next run's init. The run still works, with init's own loop.
@@ -147,6 +149,7 @@ TEST_F(InitReaperTest, OnlyAPlanWithItsOwnNamespacesGetsTheReaper) {
 }
 
 TEST_F(InitReaperTest, AReaperWritableByOthersIsNotUsed) {
+  CORDON_SKIP_UNLESS_LIBRARY("it names a reaper to this process (SetInitReaperPath)");
   CORDON_SKIP_UNDER_BWRAP("bubblewrap has its own init");
   const std::filesystem::path dir = TrustedLibexec();
   UseCopyOfReaper(dir / "cordon-init", 0777);
@@ -163,6 +166,7 @@ TEST_F(InitReaperTest, AReaperWritableByOthersIsNotUsed) {
 }
 
 TEST_F(InitReaperTest, AReaperTheKernelWouldNotRunIsNotUsed) {
+  CORDON_SKIP_UNLESS_LIBRARY("it names a reaper to this process (SetInitReaperPath)");
   CORDON_SKIP_UNDER_BWRAP("bubblewrap has its own init");
   // init may share the supervisor's memory until that exec, and then cannot survive a failed
   // one (decision 0025): a trusted file that is no executable for this machine is refused
@@ -203,6 +207,7 @@ int DescriptorsOn(const std::filesystem::path& file) {
 }
 
 TEST_F(InitReaperTest, NamingTheSameReaperAgainHoldsNoNewDescriptor) {
+  CORDON_SKIP_UNLESS_LIBRARY("it names a reaper to this process (SetInitReaperPath)");
   CORDON_SKIP_UNDER_BWRAP("bubblewrap has its own init");
   const std::filesystem::path dir = TrustedLibexec();
   UseCopyOfReaper(dir / "cordon-init", 0755);

@@ -76,9 +76,13 @@ void KernelTest::SetUp() {
   // inspect and throw away.
   if (const char* home = ::getenv("HOME")) saved_home_ = home;
   ::setenv("HOME", home_.c_str(), 1);
+  if (TestKernelPath() != KernelPath::kLibrary) {
+    path_ = std::make_unique<PathRunner>(TestKernelPath());
+  }
 }
 
 void KernelTest::TearDown() {
+  path_.reset();  // its servers end before the trees they served go
   if (saved_home_) {
     ::setenv("HOME", saved_home_->c_str(), 1);
   } else {
@@ -140,6 +144,7 @@ std::string KernelTest::StageProbe() {
 
 RunResult KernelTest::Shell(const Session& session, const std::string& text,
                             std::optional<std::chrono::milliseconds> timeout) {
+  if (path_) return path_->Run(session, text, timeout);
   CommandRequest request;
   request.shell_text = text;
   request.timeout = timeout;

@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "cordon/config.h"
 #include "cordon/run.h"
 #include "cordon/session.h"
+#include "kernel_path.h"
 #include "support/host_files.h"
 #include "support/host_listener.h"
 #include "support/host_processes.h"
@@ -52,6 +54,17 @@ BackendChoice TestBackend();
 bool UnderBwrap();
 
 // Skips the current test when the suite runs over bwrap (e.g. the zygote serves only native).
+// True when Shell() runs commands in this process (CORDON_KERNEL_PATH unset or "library").
+inline bool InLibrary() { return TestKernelPath() == KernelPath::kLibrary; }
+
+// Skips the current test when its commands do not run in the library (CORDON_KERNEL_PATH): it
+// judges state of the test process's own session (its zygote, its prepared commands).
+#define CORDON_SKIP_UNLESS_LIBRARY(why)                                                            \
+  if (::cordon::kernel_test::TestKernelPath() == ::cordon::kernel_test::KernelPath::kLibrary) {    \
+  } else                                                                                           \
+    GTEST_SKIP() << ::cordon::kernel_test::KernelPathName(::cordon::kernel_test::TestKernelPath()) \
+                 << " path: " << why
+
 #define CORDON_SKIP_UNDER_BWRAP(why)          \
   if (!::cordon::kernel_test::UnderBwrap()) { \
   } else                                      \
@@ -77,7 +90,8 @@ class KernelTest : public ::testing::Test {
   // scripts/run_unprivileged.sh does) would be invisible inside. Fails the test without one.
   std::string StageProbe();
 
-  // Runs shell text in `session` (in the workspace).
+  // Runs shell text in `session` (in the workspace), by the path CORDON_KERNEL_PATH names
+  // (kernel_path.h).
   RunResult Shell(const Session& session, const std::string& text,
                   std::optional<std::chrono::milliseconds> timeout = std::nullopt);
 
@@ -89,6 +103,7 @@ class KernelTest : public ::testing::Test {
 
  private:
   std::optional<std::string> saved_home_;
+  std::unique_ptr<PathRunner> path_;  // the server or MCP path; null for the library
 };
 
 // A KernelTest whose cases run the probe (tests/probe) inside the sandbox: staged into the

@@ -131,9 +131,13 @@ TEST_F(LateSocketTest, AnAddressFlippedByAnotherThreadNeverReachesALateHostSocke
   if (!off) return;
   HostListener host = HostListener::Pathname(path);
   const std::string decoy = (workspace_ / "decoy.sock").string();
-  const RunResult raced =
-      Shell(*off, fmt::format("'{}' connect-unix-race '{}' '{}' 3000", probe_, decoy, path), 60s);
-  EXPECT_TRUE(raced.stdout_data.data.starts_with("ok ")) << Describe(raced);
+  // On a busy machine the flipping thread may not run during one pass: up to three passes.
+  RunResult raced;
+  for (int pass = 0; pass < 3 && !host.Reached(); ++pass) {
+    raced =
+        Shell(*off, fmt::format("'{}' connect-unix-race '{}' '{}' 3000", probe_, decoy, path), 60s);
+    EXPECT_TRUE(raced.stdout_data.data.starts_with("ok ")) << Describe(raced);
+  }
   EXPECT_TRUE(host.Reached()) << "the race never hit the target: " << Describe(raced);
 }
 
@@ -156,6 +160,7 @@ TEST_F(LateSocketTest, TheCommandsOwnSocketsWorkInTheWorkspaceTmpAndHome) {
 // listener reaches this run's supervisor all the same.
 TEST_F(LateSocketTest, ThroughTheZygoteALateHostSocketGetsNothingAndOwnSocketsWork) {
   CORDON_SKIP_UNDER_BWRAP("the zygote serves only the native backend");
+  CORDON_SKIP_UNLESS_LIBRARY("it counts this process's zygote launches; the others are served");
   session::SetLongLivedSessions(true);
   std::filesystem::create_directory(workspace_ / "svc");
   auto session = SessionOrSkip(MakeConfig(SandboxMode::kReadOnly, NetworkPolicy::kDeny));

@@ -301,7 +301,9 @@ TEST_F(ZygoteLimitsTest, MemoryBombInALongLivedSessionLeavesTheSessionUsable) {
   EXPECT_EQ(bomb.limit, RunLimit::kMemory) << Describe(bomb);
   const RunResult next = Shell(*session, "echo still here");
   EXPECT_EQ(next.stdout_data.data, "still here\n") << Describe(next);
-  EXPECT_EQ(session::ZygoteLaunches(), before + 2) << "both commands joined the session's zygote";
+  if (InLibrary()) {  // served, the server's zygote ran them
+    EXPECT_EQ(session::ZygoteLaunches(), before + 2) << "both commands joined the session's zygote";
+  }
 }
 
 TEST_F(ZygoteLimitsTest, ProcessLimitHoldsInALongLivedSession) {

@@ -193,6 +193,8 @@ TEST_F(ProcessTreeTest, CommandFinishingBeforeTheTimeoutExitsNormally) {
 }
 
 TEST_F(ProcessTreeTest, DaemonIsDeadAfterTheSupervisorIsKilled) {
+  // Served, the killed process is the client: tests/e2e/cli (ServerTest) kill it.
+  CORDON_SKIP_UNLESS_LIBRARY("it kills a supervisor forked from this process");
   auto session = SessionOrSkip(MakeConfig());
   if (!session) return;
   const std::filesystem::path heartbeat = workspace_ / "heartbeat";

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <thread>
@@ -39,6 +40,11 @@ class ZygoteTest : public KernelTest, public ::testing::WithParamInterface<bool>
     // change with every test running beside this one, which would change the plan's shape
     // (and discard the prepared sandboxes) between any two commands.
     ::unsetenv("HOME");
+    // Served or through `cordon mcp`, the server's own zygote and prepared sandboxes run the
+    // commands, with its settings: one variant runs there, without this process's counters.
+    if (!prepared()) {
+      CORDON_SKIP_UNLESS_LIBRARY("the Prepared variant runs these cases");
+    }
     // Except the case below that pins exactly this.
     if (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) !=
         "ALongLivedSessionOnBwrapLaunchesEveryCommandThroughBwrap") {
@@ -57,6 +63,10 @@ class ZygoteTest : public KernelTest, public ::testing::WithParamInterface<bool>
   RunResult Joined(const Session& session, const std::string& text,
                    std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
     const bool expect_prepared = prepared() && !first_of_.insert(&session).second;
+    if (!InLibrary()) {
+      if (expect_prepared) std::this_thread::sleep_for(300ms);  // the server prepares
+      return Shell(session, text, timeout);
+    }
     if (expect_prepared) {
       for (int i = 0; i < 500 && session::PreparedReady() == 0; ++i) {
         std::this_thread::sleep_for(10ms);
@@ -86,6 +96,10 @@ class ZygoteTest : public KernelTest, public ::testing::WithParamInterface<bool>
   // command), so that the next command can start in it.
   void WaitForPrepared() {
     if (!prepared()) return;
+    if (!InLibrary()) {  // the server's prepared sandboxes: time to prepare one
+      std::this_thread::sleep_for(300ms);
+      return;
+    }
     for (int i = 0; i < 500 && session::PreparedReady() == 0; ++i) {
       std::this_thread::sleep_for(10ms);
     }
@@ -164,10 +178,12 @@ TEST_P(ZygoteTest, EachCommandRunsInItsOwnDirectoryWithOnlyThePlannedEnvironment
   request.cwd = "sub/dir";
   const std::uint64_t before = session::ZygoteLaunches();
   const std::uint64_t before_prepared = session::PreparedLaunches();
-  const RunResult inside = session->Run(request);
-  EXPECT_EQ(session::ZygoteLaunches(), before + 1) << Describe(inside);
-  EXPECT_EQ(session::PreparedLaunches(), before_prepared + (prepared() ? 1 : 0))
-      << Describe(inside);
+  const RunResult inside = session->Run(request);  // in this process on every path
+  if (InLibrary()) {  // else the first command was served: this process prepared nothing
+    EXPECT_EQ(session::ZygoteLaunches(), before + 1) << Describe(inside);
+    EXPECT_EQ(session::PreparedLaunches(), before_prepared + (prepared() ? 1 : 0))
+        << Describe(inside);
+  }
   EXPECT_EQ(inside.stdout_data.data,
             (std::filesystem::canonical(workspace_) / "sub" / "dir").string() + "\ncanary=none\n")
       << Describe(inside);
@@ -273,6 +289,8 @@ TEST_P(ZygoteTest, DaemonIsDeadAfterATimeout) {
 }
 
 TEST_P(ZygoteTest, DaemonIsDeadAfterTheServerIsKilled) {
+  // A real server killed: tests/e2e/cli (ServerTest); cordon mcp's end: its own tests.
+  CORDON_SKIP_UNLESS_LIBRARY("the server here is a fork of this process");
   auto session = SessionOrSkip(MakeConfig());
   if (!session) return;
   const std::filesystem::path heartbeat = workspace_ / "heartbeat";
@@ -363,7 +381,7 @@ TEST_P(ZygoteTest, ASecretCreatedAfterTheSandboxWasPreparedIsStillHidden) {
   // Twin: a file created at the same moment, not hidden, is read.
   EXPECT_NE(read.stdout_data.data.find("visible"), std::string::npos) << Describe(read);
   EXPECT_EQ(session::PreparedLaunches(), before) << "ran in a sandbox prepared without the mask";
-  if (prepared()) {
+  if (prepared() && InLibrary()) {
     EXPECT_GT(session::PreparedShapeChanges(), changes);
   }
 }
@@ -440,6 +458,107 @@ TEST_P(ZygoteTest, ARootOnlyFileReplacedOnTheHostIsStillHidden) {
   EXPECT_EQ(Joined(*session, "cat " + open.string()).stdout_data.data, "open\n");
 }
 
+// The built-in credential locations of the caller's home, replaced on the host while the
+// session lives: a file saved atomically (.netrc), a file unlinked and written again
+// (.codex/auth.json), and a whole masked directory renamed over by a new one (.aws). The home
+// is planted under /var/lib, outside the private /tmp, so that an unmasked file would be read.
+TEST_P(ZygoteTest, BuiltInCredentialsReplacedOnTheHostStayHidden) {
+  if (::geteuid() != 0) GTEST_SKIP() << "plants a home under /var/lib, which needs root";
+  const std::filesystem::path base = fmt::format("/var/lib/cordon-zygote-home-{}", unique_);
+  const std::filesystem::path home = base / "home";
+  std::filesystem::create_directories(home / ".aws");
+  std::filesystem::create_directories(home / ".codex");
+  struct Remove {
+    std::filesystem::path path;
+    ~Remove() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  } remove{base};
+  auto save = [](const std::filesystem::path& path, const std::string& text) {
+    std::ofstream(path.string() + ".new") << text;
+    std::filesystem::rename(path.string() + ".new", path);
+  };
+  save(home / ".netrc", "machine m password netrc-0\n");
+  save(home / ".aws" / "credentials", "aws-0\n");
+  save(home / ".codex" / "auth.json", "codex-0\n");
+  save(home / "notes.txt", "notes-0\n");
+  ::setenv("HOME", home.c_str(), 1);  // the caller's home (TearDown puts the test's back)
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const std::string read = fmt::format(
+      "cd '{}' && cat .netrc .aws/credentials .codex/auth.json 2>/dev/null; cat notes.txt",
+      home.string());
+  EXPECT_EQ(Joined(*session, read).stdout_data.data, "notes-0\n");
+  for (int i = 1; i <= 2; ++i) {
+    WaitForPrepared();
+    save(home / ".netrc", fmt::format("machine m password netrc-{}\n", i));
+    std::filesystem::remove(home / ".codex" / "auth.json");
+    std::ofstream(home / ".codex" / "auth.json") << fmt::format("codex-{}\n", i);
+    std::filesystem::create_directory(home / ".aws.new");
+    std::ofstream(home / ".aws.new" / "credentials") << fmt::format("aws-{}\n", i);
+    std::filesystem::remove_all(home / ".aws");
+    std::filesystem::rename(home / ".aws.new", home / ".aws");
+    // Twin: a file of the home saved the same way, not a credential, is read as it is now.
+    save(home / "notes.txt", fmt::format("notes-{}\n", i));
+    const RunResult after = Joined(*session, read);
+    EXPECT_EQ(after.stdout_data.data, fmt::format("notes-{}\n", i)) << Describe(after);
+  }
+  // Nothing changed since: the next command starts in a sandbox prepared over the new files.
+  const int starts = prepared_starts_;
+  for (int i = 0; i < (prepared() ? 5 : 1) && prepared_starts_ == starts; ++i) {
+    WaitForPrepared();
+    const RunResult again = Joined(*session, read);
+    EXPECT_EQ(again.stdout_data.data, "notes-2\n") << Describe(again);
+  }
+}
+
+// A repository's tracked secret (sandbox.hidden_paths) and its .git, while the host runs
+// `git checkout` between two commits during a session: git replaces the files it checks out,
+// and the secret must stay hidden and .git read-only in every later command.
+TEST_P(ZygoteTest, AGitCheckoutOnTheHostKeepsATrackedSecretHiddenAndGitReadOnly) {
+  const std::filesystem::path ws = std::filesystem::canonical(workspace_);
+  const std::string git = fmt::format(
+      "cd '{}' && git -c user.name=t -c user.email=t@example.invalid -c init.defaultBranch=main "
+      "-c core.hooksPath=/dev/null -c gc.auto=0 -c maintenance.auto=false",
+      ws.string());
+  auto host = [&](const std::string& command) {
+    return std::system((git + " " + command + " >/dev/null 2>&1").c_str());
+  };
+  std::ofstream(ws / "app.env") << "TOKEN=one\n";
+  std::ofstream(ws / "README") << "one\n";
+  ASSERT_EQ(host("init -q"), 0);
+  ASSERT_EQ(host("add app.env README && " + git + " commit -q -m one"), 0);
+  std::ofstream(ws / "app.env") << "TOKEN=two\n";
+  std::ofstream(ws / "README") << "two\n";
+  ASSERT_EQ(host("commit -q -am two"), 0);
+  Config config = MakeConfig();
+  config.sandbox.hidden_paths.push_back(ws / "app.env");
+  auto session = SessionOrSkip(config);
+  if (!session) return;
+  const std::string read = "cat app.env; cat README";
+  EXPECT_EQ(Joined(*session, read).stdout_data.data, "two\n");
+  for (const char* commit : {"HEAD~1", "main"}) {
+    WaitForPrepared();
+    ASSERT_EQ(host(fmt::format("checkout -q {}", commit)), 0) << commit;
+    const RunResult after = Joined(*session, read);
+    // Twin: the tracked file beside it is read as the checkout left it.
+    EXPECT_EQ(after.stdout_data.data, std::string(commit) == "main" ? "two\n" : "one\n")
+        << commit << ": " << Describe(after);
+    WaitForPrepared();  // nothing changed since the read: a sandbox prepared over the new file
+    const RunResult hook = Joined(*session, "echo 'touch pwned' > .git/hooks/post-checkout");
+    EXPECT_NE(hook.exit_code, 0) << commit << ": " << Describe(hook);
+    EXPECT_FALSE(Exists(ws / ".git" / "hooks" / "post-checkout")) << commit;
+  }
+  // Nothing changed since: the next command starts in a sandbox prepared over the files the
+  // last checkout left (on a busy machine the host may still be settling at first).
+  const int starts = prepared_starts_;
+  for (int i = 0; i < (prepared() ? 5 : 1) && prepared_starts_ == starts; ++i) {
+    WaitForPrepared();
+    EXPECT_EQ(Joined(*session, read).stdout_data.data, "two\n");
+  }
+}
+
 // A workspace that is the host's /var/tmp itself: one-shot binds it over the private /var/tmp;
 // each command of a zygote gets a fresh private tmpfs there, which must not cover the bind.
 TEST_P(ZygoteTest, AWorkspaceThatIsVarTmpIsTheHostsOwnInEveryCommand) {
@@ -468,6 +587,11 @@ TEST_P(ZygoteTest, AWorkspaceThatIsVarTmpIsTheHostsOwnInEveryCommand) {
 // another directory (by anything that can write the parent, a concurrent command included) is
 // refused, never bound writable in its place; swapped back, it runs again.
 TEST_P(ZygoteTest, AWorkspaceSwappedForALinkIsRefusedNotBoundInItsPlace) {
+  // Each `cordon run` names its directory afresh, as a one-shot run does (the race between
+  // naming and serving it: ServedEquivalence); a kept session (library, MCP) is pinned.
+  if (TestKernelPath() == KernelPath::kServer) {
+    GTEST_SKIP() << "server path: every cordon run is a new caller of its directory";
+  }
   auto session = SessionOrSkip(MakeConfig());
   if (!session) return;
   EXPECT_EQ(Joined(*session, "true").exit_code, 0);
@@ -477,7 +601,10 @@ TEST_P(ZygoteTest, AWorkspaceSwappedForALinkIsRefusedNotBoundInItsPlace) {
   std::filesystem::create_directory_symlink(elsewhere, workspace_);
   const RunResult swapped = Shell(*session, "echo x > planted");
   EXPECT_EQ(swapped.status, RunStatus::kSetupFailed) << Describe(swapped);
-  EXPECT_NE(swapped.error.find("no longer the directory"), std::string::npos) << Describe(swapped);
+  // The session's check, or (through cordon mcp) its working directory resolved first.
+  EXPECT_TRUE(swapped.error.find("no longer the directory") != std::string::npos ||
+              swapped.error.find("is outside the workspace") != std::string::npos)
+      << Describe(swapped);
   EXPECT_FALSE(Exists(elsewhere / "planted"));
   // Another directory (not a link) at the same name: refused as well.
   std::filesystem::remove(workspace_);
@@ -515,7 +642,9 @@ TEST_P(ZygoteTest, AWritableRootReplacedWithALinkIsRefusedNotBoundInItsPlace) {
   EXPECT_EQ(swap.exit_code, 0) << Describe(swap);
   const RunResult next = Shell(*session, fmt::format("echo x > {}/planted", outside.string()));
   EXPECT_EQ(next.status, RunStatus::kSetupFailed) << Describe(next);
-  EXPECT_NE(next.error.find("no longer what this session started with"), std::string::npos)
+  // A kept session refuses the change; a new one (each served `cordon run`) the planted link.
+  EXPECT_TRUE(next.error.find("no longer what this session started with") != std::string::npos ||
+              next.error.find("a symbolic link inside") != std::string::npos)
       << Describe(next);
   EXPECT_FALSE(Exists(outside / "planted"));
   // Put back, it runs again.
@@ -565,9 +694,11 @@ TEST_P(ZygoteTest, ASmallOpenFilesLimitHoldsAndItsCommandsAreNotPrepared) {
     EXPECT_EQ(limit.stdout_data.data, "5\n") << Describe(limit);
     std::this_thread::sleep_for(100ms);  // time the filler would have had
   }
-  EXPECT_EQ(session::ZygoteLaunches(), joined + 3);  // through the zygote all the same
-  EXPECT_EQ(session::PreparedLaunches(), before);
-  EXPECT_EQ(session::PreparedReady(), 0u);
+  if (InLibrary()) {
+    EXPECT_EQ(session::ZygoteLaunches(), joined + 3);  // through the zygote all the same
+    EXPECT_EQ(session::PreparedLaunches(), before);
+    EXPECT_EQ(session::PreparedReady(), 0u);
+  }
 }
 
 TEST_P(ZygoteTest, ALongLivedSessionOnBwrapLaunchesEveryCommandThroughBwrap) {

@@ -11,9 +11,19 @@
 #include <string>
 #include <string_view>
 
-#include "run_binary.h"
+#include "support/host_files.h"
+#include "support/run_binary.h"
+#include "support/temp_dir.h"
 
 namespace cordon::e2e {
+
+// The host-side helpers (tests/support) under the names these tests use.
+using test_support::Invocation;
+using test_support::Outcome;
+using test_support::ReadFile;
+using test_support::RunBinary;
+using test_support::TempDir;
+using test_support::WriteFile;
 
 // The cordon binary under test: $CORDON_BIN when set (scripts/run_unprivileged.sh runs a copy
 // the test user can reach), else the one this build made.

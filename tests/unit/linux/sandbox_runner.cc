@@ -120,18 +120,4 @@ Result<ProbeRun> RunPlan(plan::LaunchPlan launch_plan) {
   return run;
 }
 
-TempDir::TempDir(const std::filesystem::path& parent) {
-  std::string pattern = (parent / "cordon-test-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    ADD_FAILURE() << "mkdtemp(" << pattern << ") failed";
-    return;
-  }
-  path_ = *core::Canonical(pattern);
-}
-
-TempDir::~TempDir() {
-  std::error_code ignored;
-  if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
-}
-
 }  // namespace cordon::testing

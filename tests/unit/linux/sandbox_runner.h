@@ -11,6 +11,7 @@
 #include "cordon/error.h"
 #include "linux/kernel_features.h"
 #include "plan/launch_plan.h"
+#include "support/temp_dir.h"
 
 namespace cordon::testing {
 
@@ -49,17 +50,7 @@ Result<ProbeRun> RunInSandbox(const Config& config, const std::filesystem::path&
 // Launches an already built plan (argv[0] "probe" replaced) and collects the run.
 Result<ProbeRun> RunPlan(plan::LaunchPlan launch_plan);
 
-// A fresh directory (canonical) below `parent`, removed by the destructor.
-class TempDir {
- public:
-  explicit TempDir(const std::filesystem::path& parent = "/tmp");
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+// A fresh directory (canonical) below a parent, /tmp by default (tests/support).
+using TempDir = test_support::TempDir;
 
 }  // namespace cordon::testing

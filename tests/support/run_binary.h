@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace cordon::e2e {
+namespace cordon::test_support {
 
 struct Outcome {
   int exit_code = -1;  // 128+N when killed by signal N
@@ -27,20 +27,4 @@ struct Invocation {
 
 Outcome RunBinary(const Invocation& invocation);
 
-// A private temporary directory, removed (recursively) when the object dies.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
-
-void WriteFile(const std::filesystem::path& path, const std::string& content);
-std::string ReadFile(const std::filesystem::path& path);
-
-}  // namespace cordon::e2e
+}  // namespace cordon::test_support

@@ -1,4 +1,4 @@
-#include "run_binary.h"
+#include "support/run_binary.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -8,11 +8,9 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
-namespace cordon::e2e {
+namespace cordon::test_support {
 
 namespace {
 
@@ -90,26 +88,4 @@ Outcome RunBinary(const Invocation& inv) {
   return outcome;
 }
 
-TempDir::TempDir() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "cordon-e2e.XXXXXX").string();
-  if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-  path_ = pattern;
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
-}
-
-void WriteFile(const std::filesystem::path& path, const std::string& content) {
-  std::ofstream(path, std::ios::binary) << content;
-}
-
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-}  // namespace cordon::e2e
+}  // namespace cordon::test_support
