@@ -83,6 +83,61 @@ bool TakeStrings(char*& at, const char* end, std::uint32_t count, char** out) {
   return true;
 }
 
+// The mount IDs of this process's view (the first field of each line of
+// /proc/self/mountinfo) into `ids`: how many, or -errno (-E2BIG beyond `capacity`). A mask
+// whose file the host renamed over or unlinked is detached from every view by the kernel, so
+// its ID is gone from the list taken when the sandbox was ready (zygote/mount_ids.h); mounts
+// propagated in from the host only add IDs.
+long ReadMountIds(unsigned long* ids, long capacity) {
+  const long fd = OpenAt(AT_FDCWD, "/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fd;
+  char buffer[4096];
+  long count = 0;
+  unsigned long id = 0;
+  bool line_start = true;
+  for (;;) {
+    const long n = Read(static_cast<int>(fd), buffer, sizeof buffer);
+    if (n == -kEintr) continue;
+    if (n <= 0) {
+      Close(static_cast<int>(fd));
+      return n < 0 ? n : count;
+    }
+    for (long i = 0; i < n; ++i) {
+      const char c = buffer[i];
+      if (c == '\n') {
+        line_start = true;
+        id = 0;
+      } else if (line_start && c >= '0' && c <= '9') {
+        id = id * 10 + static_cast<unsigned long>(c - '0');
+      } else if (line_start) {
+        if (count == capacity) {
+          Close(static_cast<int>(fd));
+          return -kE2big;
+        }
+        ids[count++] = id;
+        line_start = false;
+      }
+    }
+  }
+}
+
+// Every mount of the view as it was built is still there (a bounded, allocation-free check).
+constexpr long kMaxMounts = 2048;
+unsigned long g_built[kMaxMounts];  // this process's only thread; no heap (decision 0028)
+unsigned long g_now[kMaxMounts];
+
+bool StillMounted(long built) {
+  if (built < 0) return false;
+  const long now = ReadMountIds(g_now, kMaxMounts);
+  if (now < 0) return false;
+  for (long i = 0; i < built; ++i) {
+    bool found = false;
+    for (long j = 0; j < now && !found; ++j) found = g_now[j] == g_built[i];
+    if (!found) return false;
+  }
+  return true;
+}
+
 int PopCount3(std::uint32_t mask) {
   return static_cast<int>((mask & 1) + ((mask >> 1) & 1) + ((mask >> 2) & 1));
 }
@@ -93,6 +148,8 @@ void RunExecStub(int request_fd) {
   // The request socket must not reach the command: its close at execve is what tells the
   // supervisor the command started.
   if (Fcntl(request_fd, kFSetfd, kFdCloexec) != 0) Exit(126);
+  // The view as the sandbox was built (its last mount came before this exec).
+  const long mounts = ReadMountIds(g_built, kMaxMounts);
   ExecRequestHeader header{};
   header.magic = 0;
   int fds[3] = {-1, -1, -1};
@@ -138,6 +195,8 @@ void RunExecStub(int request_fd) {
     Close(fd);
   }
   if (const long r = Chdir(cwd); r != 0) Fail(request_fd, ExecFailureStep::kChdir, -r);
+  // The last check before the command: every mask still in place.
+  if (!StillMounted(mounts)) Fail(request_fd, ExecFailureStep::kMounts, kEstale);
   // execvp's search over candidates resolved by the supervisor: EACCES on one is remembered
   // but the search goes on; any other error than "not there" ends it.
   long saved = kEnoent;

@@ -35,6 +35,10 @@ enum class ExecFailureStep : std::uint32_t {
   kStdio = 2,    // dup2 of a received descriptor
   kChdir = 3,
   kExecve = 4,
+  // The sandbox's view lacks a mount it had when the stub began to wait: the host replaced or
+  // removed a file a mask covered (err: ESTALE). Nothing ran; the supervisor
+  // starts the command another way, in a view masked over what is there now.
+  kMounts = 5,
 };
 
 struct ExecFailure {

@@ -48,6 +48,8 @@ inline constexpr long kEacces = 13;
 inline constexpr long kEnotdir = 20;
 inline constexpr long kEmsgsize = 90;
 inline constexpr long kEproto = 71;
+inline constexpr long kEstale = 116;
+inline constexpr long kE2big = 7;
 
 // The kernel's structures of the socket calls (64-bit layouts).
 struct Iovec {

@@ -105,9 +105,10 @@ ZygoteSlot::~ZygoteSlot() {
 
 std::shared_ptr<const zygote::Zygote> ZygoteSlot::ZygoteFor(const plan::LaunchPlan& plan) {
   if (unusable_) return nullptr;
-  if (zygote_ && zygote_->Alive() && zygote_->Fits(plan)) return zygote_;
-  // A plan of another shape (the workspace gained a .git, a hidden path appeared) or a dead
-  // holder: build anew. Commands still running keep the old one alive until done.
+  if (zygote_ && zygote_->Alive() && zygote_->Fits(plan) && zygote_->Intact()) return zygote_;
+  // A plan of another shape (the workspace gained a .git, a hidden path appeared), a view a
+  // host change detached a mask from after the plan was made, or a dead holder: build anew.
+  // Commands still running keep the old one alive until done.
   Result<std::unique_ptr<zygote::Zygote>> started = zygote::Zygote::Start(plan);
   if (!started) {
     // The one-shot launch reports whatever the kernel refuses, with its own step. A plan whose

@@ -25,6 +25,7 @@ linux_native::Step ToStep(std::uint32_t step) {
     case ExecFailureStep::kExecve:
       return linux_native::Step::kExecve;
     case ExecFailureStep::kRequest:
+    case ExecFailureStep::kMounts:
       break;
   }
   return linux_native::Step::kExecStub;
@@ -81,6 +82,12 @@ Result<exec::LaunchedProcess> PreparedCommand::Start(const plan::LaunchPlan& pla
     Discard();  // nothing of the command runs any more
     if (!outcome) return std::unexpected(std::move(outcome).error());
     const ExecFailure& failure = **outcome;
+    if (static_cast<ExecFailureStep>(failure.step) == ExecFailureStep::kMounts) {
+      // A mask of this sandbox was detached after the plan chose it: nothing ran, and the
+      // command starts another way (zygote_slot.cc), in a view masked over what is there now.
+      return Fail(ErrorCode::kUnavailable,
+                  "prepared command: its view lost a mount (a masked file changed on the host)");
+    }
     linux_native::StepReport report;
     report.step = ToStep(failure.step);
     report.err = failure.err;

@@ -15,6 +15,7 @@
 #include "linux/seccomp_filter.h"
 #include "plan/shape.h"
 #include "zygote/command_init.h"
+#include "zygote/mount_ids.h"
 #include "zygote/namespace_hold.h"
 
 namespace cordon::zygote {
@@ -46,7 +47,20 @@ Result<std::unique_ptr<Zygote>> Zygote::Start(const plan::LaunchPlan& plan) {
   // Where each joiner finds its own mount namespace (namespace_hold.h); without it, commands
   // run as well, their namespaces just not held.
   z->proc_.Reset(::open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  // The view as built: a mount of it gone later means a mask was detached (Intact). Without
+  // its list no command may rely on this view (fail closed: the session then runs one-shot).
+  std::optional<std::vector<std::uint64_t>> listed =
+      z->proc_ ? MountIds(z->proc_.get(), z->holder_.pid) : std::nullopt;
+  if (!listed) {
+    return Fail(ErrorCode::kSystem, "zygote: cannot list the mounts of its view in /proc");
+  }
+  z->view_mounts_ = *std::move(listed);
   return z;
+}
+
+bool Zygote::Intact() const {
+  const std::optional<std::vector<std::uint64_t>> now = MountIds(proc_.get(), holder_.pid);
+  return now && StillMounted(view_mounts_, *now);
 }
 
 Zygote::~Zygote() {

@@ -14,6 +14,7 @@
 
 #include <linux/filter.h>
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -39,6 +40,10 @@ class Zygote {
   bool Fits(const plan::LaunchPlan& plan) const;
   // False once the holder is gone (killed, OOM): the session then builds a new zygote.
   bool Alive() const;
+  // False once the holder's mount view lacks a mount it was built with (mount_ids.h): the
+  // host replaced or removed a file a mask covered after the plan that chose this zygote named
+  // it. The session then builds anew, masking what is there now.
+  bool Intact() const;
 
   // linux_native::Launch for a plan that Fits: same errors, same hand-over.
   [[nodiscard]] Result<exec::LaunchedProcess> Launch(const plan::LaunchPlan& plan,
@@ -62,6 +67,7 @@ class Zygote {
   std::vector<sock_filter> seccomp_program_;  // compiled once for the session's settings
   exec::LaunchedProcess holder_;
   core::UniqueFd proc_;  // the supervisor's /proc (O_PATH), for the joiners (namespace_hold.h)
+  std::vector<std::uint64_t> view_mounts_;  // the holder's view when it was built (sorted IDs)
 };
 
 }  // namespace cordon::zygote

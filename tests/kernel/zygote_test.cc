@@ -427,6 +427,38 @@ TEST_P(ZygoteTest, ASecretReplacedOnTheHostWhileTheSessionLivesIsStillHidden) {
   }
 }
 
+// The window between a command's plan and its start: the host saves a masked file atomically
+// after the plan named the old file (CommandRequest::before_start runs right there), so the
+// zygote's or the prepared sandbox's mask over it is detached by the kernel when the command
+// starts in it. The command must still not read the new file (before: it did, for that one
+// command).
+TEST_P(ZygoteTest, ASecretReplacedBetweenPlanAndStartIsStillHidden) {
+  CORDON_SKIP_UNLESS_LIBRARY("before_start runs in this process");
+  Config config = MakeConfig();
+  const std::filesystem::path secret = std::filesystem::canonical(workspace_) / "app.env";
+  { std::ofstream(secret) << "TOKEN=first\n"; }
+  config.sandbox.hidden_paths.push_back(secret);
+  auto session = SessionOrSkip(config);
+  if (!session) return;
+  EXPECT_EQ(Joined(*session, "cat app.env; echo end").stdout_data.data, "end\n");
+  for (int i = 0; i < 3; ++i) {
+    WaitForPrepared();
+    CommandRequest request;
+    request.shell_text = "cat app.env; cat plain.txt";
+    request.before_start = [&]() -> Result<void> {
+      // Saved atomically on the host, each with a file beside it saved the same way (the twin:
+      // read as it is now).
+      std::ofstream(workspace_ / "app.env.new") << "TOKEN=saved" << i << "\n";
+      std::filesystem::rename(workspace_ / "app.env.new", secret);
+      std::ofstream(workspace_ / "plain.new") << "plain" << i << "\n";
+      std::filesystem::rename(workspace_ / "plain.new", workspace_ / "plain.txt");
+      return {};
+    };
+    const RunResult raced = session->Run(request);
+    EXPECT_EQ(raced.stdout_data.data, fmt::format("plain{}\n", i)) << Describe(raced);
+  }
+}
+
 // The same for a file only root may read in /etc (masked for a root caller), replaced the way
 // useradd and passwd replace /etc/shadow. Planted in /etc, outside the private /tmp.
 TEST_P(ZygoteTest, ARootOnlyFileReplacedOnTheHostIsStillHidden) {
@@ -618,6 +650,12 @@ TEST_P(ZygoteTest, AWorkspaceSwappedForALinkIsRefusedNotBoundInItsPlace) {
   const RunResult back = Joined(*session, "echo x > planted");
   EXPECT_EQ(back.exit_code, 0) << Describe(back);
   EXPECT_EQ(ReadFile(workspace_ / "planted"), "x\n");
+  // Nothing changed since: the next command starts in a sandbox prepared for it.
+  const int starts = prepared_starts_;
+  for (int i = 0; i < (prepared() ? 5 : 1) && prepared_starts_ == starts; ++i) {
+    WaitForPrepared();
+    EXPECT_EQ(Joined(*session, "cat planted").stdout_data.data, "x\n");
+  }
 }
 
 // A configured writable root nested in the workspace is pinned too: a command that replaces it
