@@ -27,8 +27,23 @@ class ArgvBuilder {
   std::vector<std::string> argv_;
 };
 
-// --perms applies to the next --tmpfs/--dir only (bwrap >= 0.5).
-void AddMountOp(ArgvBuilder& b, const plan::MountOp& op) {
+// A bind of the descriptor `fd` (bwrap >= 0.5) at the plan's path.
+void BindFd(ArgvBuilder& b, std::string_view option, int fd, const std::filesystem::path& path) {
+  b.Add(option);
+  b.Add(std::to_string(fd));
+  b.Add(path.string());
+}
+
+// --perms applies to the next --tmpfs/--dir only (bwrap >= 0.5). `fd`: bind_fds' entry.
+void AddMountOp(ArgvBuilder& b, const plan::MountOp& op, int fd) {
+  const bool bind =
+      op.kind == plan::MountOpKind::kBindWritable || op.kind == plan::MountOpKind::kBindReadOnly;
+  if (bind && fd == kBindSkipped) return;
+  if (bind && fd >= 0) {
+    BindFd(b, op.kind == plan::MountOpKind::kBindWritable ? "--bind-fd" : "--ro-bind-fd", fd,
+           op.path);
+    return;
+  }
   switch (op.kind) {
     case plan::MountOpKind::kBindWritable:
       // Optional writable binds are the pins of a hidden path's ancestors (so it cannot be
@@ -81,6 +96,9 @@ Result<std::vector<std::string>> RenderBwrapArgv(const plan::LaunchPlan& plan,
                 "bwrap backend: Landlock and seccomp need the in-sandbox trampoline");
   }
   if (plan.argv.empty()) return Fail(ErrorCode::kInvalidArgument, "bwrap backend: empty command");
+  if (!how.bind_fds.empty() && how.bind_fds.size() != plan.mounts.size()) {
+    return Fail(ErrorCode::kInvalidArgument, "bwrap backend: one bind descriptor per mount");
+  }
   if (how.bwrap.empty() || how.bwrap.front() != '/') {
     return Fail(ErrorCode::kInvalidArgument,
                 fmt::format("bwrap backend: bwrap path {:?} is not absolute", how.bwrap));
@@ -118,7 +136,9 @@ Result<std::vector<std::string>> RenderBwrapArgv(const plan::LaunchPlan& plan,
     b.Add(source);
     b.Add(target);
   }
-  for (const plan::MountOp& op : plan.mounts) AddMountOp(b, op);
+  for (std::size_t i = 0; i < plan.mounts.size(); ++i) {
+    AddMountOp(b, plan.mounts[i], how.bind_fds.empty() ? kBindByPath : how.bind_fds[i]);
+  }
   b.Add("--chdir", plan.cwd);
   // The environment is the plan's, entirely: nothing of bwrap's own environment passes.
   b.Add("--clearenv");

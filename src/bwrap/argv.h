@@ -27,7 +27,15 @@ struct BwrapInvocation {
   // the trampoline itself at a fixed path that no private tmpfs or mask can hide.
   std::vector<std::pair<std::string, std::string>> extra_ro_binds;
   int info_fd = -1;  // >= 0: `--info-fd N` (the sandbox init's host pid, see launch.cc)
+  // Per entry of plan.mounts: for a bind, the descriptor of its source as bwrap will hold it
+  // (`--bind-fd N` / `--ro-bind-fd N`: the directory opened and checked before bwrap started,
+  // not a name a command could swap), kBindByPath to name the path, kBindSkipped for an
+  // optional one that is gone. Empty: every bind by path.
+  std::vector<int> bind_fds;
 };
+
+inline constexpr int kBindByPath = -1;
+inline constexpr int kBindSkipped = -2;
 
 // Fails (kUnavailable) for plans bwrap cannot express: no mount or user/PID namespace (the
 // native backend's Landlock-only fallback), or Landlock/seccomp without a trampoline.

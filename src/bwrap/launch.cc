@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "bwrap/argv.h"
+#include "bwrap/bind_sources.h"
 #include "bwrap/trampoline_protocol.h"
 #include "core/paths.h"
 #include "core/syscall_error.h"
@@ -112,21 +113,35 @@ UniqueFd OpenSandboxInit(int info_fd) {
 
 // Child: descriptors onto their protocol numbers, then exec bwrap. Only async-signal-safe calls:
 // the parent may be threaded (the MCP server).
+// The bind sources (bind_sources.h) follow on kFirstFreeFd + i; `scratch` holds as many ints
+// (allocated before the fork).
 [[noreturn]] void ExecBwrap(const char* bwrap, char* const* argv, const int (&fds)[kFirstFreeFd],
-                            pid_t parent) {
+                            const int* sources, int* scratch, int source_count, pid_t parent) {
   // Die with cordon (bwrap's --die-with-parent then takes the sandbox down with it), and not
   // at all if cordon is already gone.
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || ::getppid() != parent) ::_exit(125);
-  int high[kFirstFreeFd];
-  for (int i = 0; i < kFirstFreeFd; ++i) {  // above every target first: no dup2 clobbers a source
-    high[i] =
-        fds[i] < 0 ? ::open("/dev/null", O_RDWR | O_CLOEXEC) : ::fcntl(fds[i], F_DUPFD_CLOEXEC, 16);
-    if (high[i] < 0) ::_exit(125);
+  const int total = kFirstFreeFd + source_count;
+  // Above every target first, so that no dup2 clobbers a source.
+  auto high = [&](int fd) {
+    return fd < 0 ? ::fcntl(::open("/dev/null", O_RDWR | O_CLOEXEC), F_DUPFD_CLOEXEC, total)
+                  : ::fcntl(fd, F_DUPFD_CLOEXEC, total);
+  };
+  int moved[kFirstFreeFd];
+  for (int i = 0; i < kFirstFreeFd; ++i) {
+    moved[i] = high(fds[i]);
+    if (moved[i] < 0) ::_exit(125);
+  }
+  for (int i = 0; i < source_count; ++i) {
+    scratch[i] = high(sources[i]);
+    if (scratch[i] < 0) ::_exit(125);
   }
   for (int i = 0; i < kFirstFreeFd; ++i) {
-    if (::dup2(high[i], i) != i) ::_exit(125);  // clears close-on-exec
+    if (::dup2(moved[i], i) != i) ::_exit(125);  // clears close-on-exec
   }
-  if (linux_native::sys::CloseRange(kFirstFreeFd, ~0U, 0) != 0) ::_exit(125);
+  for (int i = 0; i < source_count; ++i) {
+    if (::dup2(scratch[i], kFirstFreeFd + i) != kFirstFreeFd + i) ::_exit(125);
+  }
+  if (linux_native::sys::CloseRange(static_cast<unsigned>(total), ~0U, 0) != 0) ::_exit(125);
   char* envp[] = {nullptr};
   ::execve(bwrap, argv, envp);
   ::_exit(125);
@@ -182,6 +197,11 @@ Result<exec::LaunchedProcess> LaunchAttempt(const plan::LaunchPlan& plan,
   how.trampoline = TrampolineWords(plan);
   how.extra_ro_binds = {{trampoline.string(), kTrampolineInSandbox}};
   how.info_fd = kInfoFd;
+  CORDON_TRY(BindSources sources, OpenBindSources(plan, kFirstFreeFd));
+  how.bind_fds = sources.numbers;
+  std::vector<int> source_fds;
+  for (const UniqueFd& fd : sources.fds) source_fds.push_back(fd.get());
+  std::vector<int> scratch(source_fds.size());
   CORDON_TRY(std::vector<std::string> words, RenderBwrapArgv(plan, how));
   std::vector<char*> argv;
   for (std::string& w : words) argv.push_back(w.data());
@@ -212,7 +232,10 @@ Result<exec::LaunchedProcess> LaunchAttempt(const plan::LaunchPlan& plan,
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) return core::FailSyscall("fork", "bwrap");
-  if (pid == 0) ExecBwrap(argv[0], argv.data(), fds, parent);
+  if (pid == 0) {
+    ExecBwrap(argv[0], argv.data(), fds, source_fds.data(), scratch.data(),
+              static_cast<int>(source_fds.size()), parent);
+  }
   report_write.Reset();
   info_write.Reset();
   status_write.Reset();

@@ -25,6 +25,7 @@
 #include "linux/error_pipe.h"
 #include "linux/landlock_ruleset.h"
 #include "linux/seccomp_filter.h"
+#include "linux/system_headers/syscalls.h"
 
 namespace {
 
@@ -70,6 +71,8 @@ int main(int argc, char** argv) {
   if (::fcntl(bw::kStatusFd, F_SETFD, FD_CLOEXEC) != 0) return 125;  // never the command's
   if (::write(bw::kReportFd, &bw::kStartedByte, 1) != 1) return 125;
   ::close(bw::kInfoFd);  // bwrap's info pipe, should it have passed it on: not the command's
+  // The bind sources bwrap received (--bind-fd): host directories, never the command's.
+  if (cordon::linux_native::sys::CloseRange(bw::kFirstFreeFd, ~0U, 0) != 0) return 125;
 
   cordon::linux_native::ChildContext c;
   bool seccomp = false;

@@ -1,5 +1,6 @@
 #include "bwrap/argv.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -52,6 +53,49 @@ TEST(BwrapArgv, CommandWordsFollowTheTrampolineUnchanged) {
   std::vector<std::string> expected = kHow.trampoline;
   expected.insert(expected.end(), plan.argv.begin(), plan.argv.end());
   EXPECT_EQ(tail, expected);  // the shell text stays one word: never re-parsed by a shell
+}
+
+// Binds opened before bwrap starts go by descriptor; a skipped optional one is left out; the
+// twin: the rest of the plan renders as by path.
+TEST(BwrapArgv, BindsWithADescriptorGoByDescriptorAndSkippedOnesAreLeftOut) {
+  const plan::LaunchPlan plan = testing::WorkspaceWriteNetworkDeny();
+  BwrapInvocation how = kHow;
+  how.bind_fds.assign(plan.mounts.size(), kBindByPath);
+  std::vector<std::string> expected_binds;
+  int next = 9;
+  bool skipped_one = false;
+  for (std::size_t i = 0; i < plan.mounts.size(); ++i) {
+    const plan::MountOp& op = plan.mounts[i];
+    if (op.kind != plan::MountOpKind::kBindWritable &&
+        op.kind != plan::MountOpKind::kBindReadOnly) {
+      continue;
+    }
+    if (!skipped_one && op.kind == plan::MountOpKind::kBindReadOnly) {
+      how.bind_fds[i] = kBindSkipped;
+      skipped_one = true;
+      continue;
+    }
+    how.bind_fds[i] = next;
+    expected_binds.push_back(fmt::format(
+        "{} {} {}", op.kind == plan::MountOpKind::kBindWritable ? "--bind-fd" : "--ro-bind-fd",
+        next++, op.path.string()));
+  }
+  ASSERT_GT(next, 9) << "the sample plan has no bind";
+  Result<std::vector<std::string>> argv = RenderBwrapArgv(plan, how);
+  ASSERT_TRUE(argv.has_value()) << argv.error().message;
+  std::vector<std::string> binds;
+  for (std::size_t i = 0; i + 2 < argv->size(); ++i) {
+    const std::string& word = (*argv)[i];
+    if (word == "--bind-fd" || word == "--ro-bind-fd") {
+      binds.push_back(fmt::format("{} {} {}", word, (*argv)[i + 1], (*argv)[i + 2]));
+    }
+    // The whole host stays bound by path ("/" is not a planned bind).
+    EXPECT_FALSE(word == "--bind" || word == "--bind-try") << "a writable bind by path";
+  }
+  EXPECT_EQ(binds, expected_binds);
+  // One descriptor per mount, or none at all.
+  how.bind_fds.pop_back();
+  EXPECT_FALSE(RenderBwrapArgv(plan, how).has_value());
 }
 
 TEST(BwrapArgv, NetworkNamespaceOnlyWhenThePlanHasOne) {

@@ -3,6 +3,7 @@
 // these cases pin the launcher itself: the trampoline's layers, bwrap's setup errors, and the
 // process tree.
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -19,6 +20,7 @@
 #include "exec/command_pipes.h"
 #include "exec/supervisor.h"
 #include "linux/kernel_features.h"
+#include "plan/mount_identity.h"
 #include "support/host_listener.h"
 
 namespace cordon::bwrap {
@@ -115,6 +117,45 @@ TEST_F(BwrapSandbox, WriteInTheWorkspaceLandsAndOutsideDoesNot) {
   EXPECT_FALSE(fs::exists(outside)) << Text(r);
 }
 
+// The workspace swapped for a link to another directory between the plan (which names the
+// workspace's identity) and bwrap's start: bwrap binds the descriptor opened then, never the
+// link's target, and a directory that is not the planned one is refused.
+TEST_F(BwrapSandbox, AWorkspaceSwappedForALinkAfterThePlanIsNotBoundInItsPlace) {
+  const fs::path ws = root_ / "ws";
+  const fs::path elsewhere = root_ / "elsewhere";
+  fs::create_directories(elsewhere);
+  const std::optional<plan::Identified> pinned = plan::IdentifyAt(AT_FDCWD, ws.c_str(), false);
+  ASSERT_TRUE(pinned.has_value());
+  Config config;
+  plan::PlanRequest request;
+  request.argv = {"/bin/sh", "-c", "echo x > planted"};
+  request.workspace = ws;
+  request.workspace_id = pinned->id;
+  request.cwd = ws;
+  request.caller_env = {"PATH=/usr/bin:/bin"};
+  request.caller_home = root_ / "home";
+  Result<plan::LaunchPlan> plan = plan::Plan(config, features_, request);
+  ASSERT_TRUE(plan.has_value()) << plan.error().message;
+  fs::rename(ws, root_ / "ws.moved");
+  fs::create_directory_symlink(elsewhere, ws);
+  const RunResult linked = Run(*plan);
+  EXPECT_EQ(linked.status, RunStatus::kSetupFailed) << Text(linked);
+  EXPECT_FALSE(fs::exists(elsewhere / "planted")) << Text(linked);
+  // Another directory at the name: refused as well (ESTALE).
+  fs::remove(ws);
+  fs::create_directory(ws);
+  const RunResult replaced = Run(*plan);
+  EXPECT_EQ(replaced.status, RunStatus::kSetupFailed) << Text(replaced);
+  EXPECT_NE(replaced.error.find("no longer the directory"), std::string::npos) << Text(replaced);
+  EXPECT_FALSE(fs::exists(ws / "planted"));
+  // Twin: the planned directory back in place is bound, and the write lands there.
+  fs::remove(ws);
+  fs::rename(root_ / "ws.moved", ws);
+  const RunResult back = Run(*plan);
+  EXPECT_EQ(back.status, RunStatus::kExited) << Text(back);
+  EXPECT_TRUE(fs::exists(ws / "planted")) << Text(back);
+}
+
 TEST_F(BwrapSandbox, GitMetadataStaysReadOnly) {
   fs::create_directories(root_ / "ws/.git/hooks");
   RunResult r = RunShell("echo x > .git/hooks/pre-commit; echo ok > file");
@@ -202,12 +243,25 @@ TEST_F(BwrapSandbox, AMissingCommandIsReportedNotRun) {
 TEST_F(BwrapSandbox, BubblewrapSetupErrorsAreReportedWithItsMessage) {
   auto plan = MakePlan("true", NetworkPolicy::kDeny);
   ASSERT_TRUE(plan.has_value()) << plan.error().message;
-  // A read-only bind of a path that does not exist: bwrap refuses before the trampoline runs.
-  plan->mounts.push_back({plan::MountOpKind::kBindReadOnly, root_ / "missing"});
+  // A directory to make beneath a regular file of the host (seen read-only): bwrap refuses
+  // before the trampoline runs.
+  plan->mounts.push_back({plan::MountOpKind::kDirectory, "/etc/passwd/sub"});
   RunResult r = Run(*plan);
   EXPECT_EQ(r.status, RunStatus::kSetupFailed);
   EXPECT_NE(r.error.find("bubblewrap could not build the sandbox"), std::string::npos) << r.error;
-  EXPECT_NE(r.error.find("missing"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("/etc/passwd"), std::string::npos) << r.error;
+}
+
+// A required bind whose source is gone is refused before bwrap starts (its source is opened
+// first, bind_sources.h), naming the path; nothing runs.
+TEST_F(BwrapSandbox, ARequiredBindWhoseSourceIsGoneIsRefusedNamingIt) {
+  auto plan = MakePlan("echo ran > ran", NetworkPolicy::kDeny);
+  ASSERT_TRUE(plan.has_value()) << plan.error().message;
+  plan->mounts.push_back({plan::MountOpKind::kBindReadOnly, root_ / "missing"});
+  RunResult r = Run(*plan);
+  EXPECT_EQ(r.status, RunStatus::kSetupFailed);
+  EXPECT_NE(r.error.find(root_ / "missing"), std::string::npos) << r.error;
+  EXPECT_FALSE(fs::exists(root_ / "ws/ran"));
 }
 
 }  // namespace
