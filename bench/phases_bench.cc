@@ -17,6 +17,7 @@
 #include "plan/hidden_watch.h"
 #include "plan/host_ipc.h"
 #include "plan/launch_plan.h"
+#include "plan/plan_caches.h"
 #include "plan/root_only_watch.h"
 
 namespace cordon::bench {
@@ -42,8 +43,7 @@ void SessionCreate(benchmark::State& state) {
 // Arg 1: with the root-only scan and the hidden paths watched, as a long-lived session plans
 // (decision 0022, plan/hidden_watch.h).
 void PlanTrue(benchmark::State& state) {
-  plan::SetRootOnlyWatch(state.range(0) != 0);
-  plan::SetHiddenWatch(state.range(0) != 0);
+  plan::PlanCaches caches;
   const Config config;
   const linux_native::KernelFeatures features = linux_native::ProbeKernel();
   plan::PlanRequest request;
@@ -51,6 +51,7 @@ void PlanTrue(benchmark::State& state) {
   request.workspace = Workspace();
   request.cwd = Workspace();
   if (const char* home = ::getenv("HOME")) request.caller_home = home;
+  if (state.range(0) != 0) request.caches = &caches;
   for (auto _ : state) {
     auto plan = plan::Plan(config, features, request);
     if (!plan) {
@@ -59,8 +60,6 @@ void PlanTrue(benchmark::State& state) {
     }
     benchmark::DoNotOptimize(plan);
   }
-  plan::SetRootOnlyWatch(false);
-  plan::SetHiddenWatch(false);
 }
 
 // Root callers only: the walk of /etc for files "others" cannot read (decision 0006).
@@ -71,9 +70,8 @@ void RootOnlyMasks(benchmark::State& state) {
 // The same through the watch a long-lived process keeps (decision 0022): nothing changed, so
 // no walk; what remains is draining the inotify queue and polling the mount table.
 void RootOnlyMasksWatched(benchmark::State& state) {
-  plan::SetRootOnlyWatch(true);
-  for (auto _ : state) benchmark::DoNotOptimize(plan::RootOnlyMasks());
-  plan::SetRootOnlyWatch(false);
+  plan::RootOnlyCache cache;
+  for (auto _ : state) benchmark::DoNotOptimize(cache.Masks());
 }
 
 void HiddenTargets(benchmark::State& state) {

@@ -49,9 +49,8 @@ void RunTrue(benchmark::State& state, bool zygote, int prepared) {
 #ifdef CORDON_INIT_PATH
   linux_native::SetInitReaperPath(CORDON_INIT_PATH);  // as `cordon` finds it (decision 0021)
 #endif
-  session::SetLongLivedSessions(zygote);
-  session::SetPreparedCommands(prepared);
-  Result<Session> session = Session::Create(Config{}, Workspace());
+  Result<Session> session = Session::Create(
+      Config{}, Workspace(), SessionOptions{.long_lived = zygote, .prepared_commands = prepared});
   if (!session) {
     state.SkipWithError(session.error().message.c_str());
     return;
@@ -71,8 +70,6 @@ void RunTrue(benchmark::State& state, bool zygote, int prepared) {
   }
   state.counters["joined"] = static_cast<double>(session::ZygoteLaunches() - joined_before);
   state.counters["prepared"] = static_cast<double>(session::PreparedLaunches() - prepared_before);
-  session::SetLongLivedSessions(false);
-  session::SetPreparedCommands(2);
 }
 
 // ADR 0009: the probe every Session::Create takes, next to the thorough one (cordon doctor).

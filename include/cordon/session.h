@@ -34,9 +34,19 @@ enum class OutputStream { kStdout, kStderr };
 // progress). Must not block for long: the command's pipe fills while it runs.
 using OutputCallback = std::function<void(OutputStream stream, std::string_view data)>;
 
+// How a session runs its commands. A long-lived session (a server's: `cordon serve`,
+// `cordon mcp`) starts its commands in namespaces it builds once (a zygote) and in sandboxes it
+// prepares ahead, and keeps its plans' host scans watched between commands; a process that
+// runs one command needs none of that. Each session has its own; nothing is process-wide.
+struct SessionOptions {
+  bool long_lived = false;
+  int prepared_commands = 2;  // long-lived: sandboxes kept ready ahead (0: none)
+};
+
 class Session {
  public:
-  [[nodiscard]] static Result<Session> Create(Config config, std::filesystem::path workspace);
+  [[nodiscard]] static Result<Session> Create(Config config, std::filesystem::path workspace,
+                                              SessionOptions options = {});
 
   Decision Check(std::string_view command_text) const;
   Capabilities GetCapabilities() const;

@@ -33,7 +33,9 @@ int RunMcp(const GlobalOptions& global, const McpOptions& options) {
   WarnWhenUnsandboxed(*config, options.worktree, "serving");
   auto workspace = ResolveWorkspace(*config, options.workspace, options.worktree);
   if (!workspace) return ReportSetupError(workspace.error());
-  auto session = Session::Create(*std::move(config), workspace->path);
+  // The server's session runs many commands: it prepares their namespaces once (ADR 0010).
+  auto session =
+      Session::Create(*std::move(config), workspace->path, SessionOptions{.long_lived = true});
   if (!session) return ReportSetupError(session.error());
   if (Result<void> here = CheckSessionIsHere(*session, *workspace); !here) {
     return ReportSetupError(here.error());

@@ -2,14 +2,9 @@
 
 #include <utility>
 
-#include "session/zygote_slot.h"
-
 namespace cordon::mcp {
 SessionRunner::SessionRunner(Session session)
-    : session_(std::move(session)), capabilities_(session_.GetCapabilities()) {
-  // The server's session runs many commands: let it prepare their namespaces once (ADR 0010).
-  session::SetLongLivedSessions(true);
-}
+    : session_(std::move(session)), capabilities_(session_.GetCapabilities()) {}
 
 RunResult SessionRunner::Run(const CommandRequest& request, bool outside_sandbox,
                              const CancelToken& cancel, const OutputCallback& on_output) {

@@ -24,23 +24,23 @@ std::string KeyOf(const SandboxConfig& config, const std::vector<fs::path>& home
   return key;
 }
 
-struct Entry {
+}  // namespace
+
+struct HiddenViewCache::Entry {
   std::string key;
   DirectoryWatch watch;
   bool valid = false;  // view reflects the host (false after a change or a watch failure)
   HiddenView view;
 };
 
-std::mutex g_mutex;
-bool g_enabled = false;
-std::list<Entry> g_entries;  // most recently used first
-std::atomic<std::uint64_t> g_scans{0};
+HiddenViewCache::HiddenViewCache() = default;
+HiddenViewCache::~HiddenViewCache() = default;
 
 // A scan whose result may be kept: learn what it looks at, watch all of it, then scan again
 // (what changes after the watches are in place is reported; what changed before, the second
 // scan sees). Kept only when both scans were exact and the second looked at nothing unwatched.
-void Rescan(Entry& entry, const SandboxConfig& config, const std::vector<fs::path>& homes,
-            AllowList list) {
+void HiddenViewCache::Rescan(Entry& entry, const SandboxConfig& config,
+                             const std::vector<fs::path>& homes, AllowList list) {
   ScannedDirs first;
   (void)BuildHiddenView(config, homes, list, &first);
   bool watched = first.exact && entry.watch.Start();
@@ -52,15 +52,13 @@ void Rescan(Entry& entry, const SandboxConfig& config, const std::vector<fs::pat
   }
   ScannedDirs second;
   entry.view = BuildHiddenView(config, homes, list, &second);
-  g_scans.fetch_add(2);
+  scans_.fetch_add(2);
   const bool covered =
       std::all_of(second.dirs.begin(), second.dirs.end(), [&](const fs::path& dir) {
         return std::binary_search(first.dirs.begin(), first.dirs.end(), dir);
       });
   entry.valid = watched && second.exact && covered;
 }
-
-}  // namespace
 
 HiddenView BuildHiddenView(const SandboxConfig& config, const std::vector<fs::path>& homes,
                            AllowList list, ScannedDirs* seen) {
@@ -76,32 +74,22 @@ HiddenView BuildHiddenView(const SandboxConfig& config, const std::vector<fs::pa
   return view;
 }
 
-void SetHiddenWatch(bool enabled) {
-  std::lock_guard lock(g_mutex);
-  g_enabled = enabled;
-  g_entries.clear();
-  g_scans.store(0);
-}
-
-HiddenView HiddenPathsView(const SandboxConfig& config, const std::vector<fs::path>& homes,
-                           AllowList list) {
-  std::lock_guard lock(g_mutex);
-  if (!g_enabled) return BuildHiddenView(config, homes, list);
+HiddenView HiddenViewCache::View(const SandboxConfig& config, const std::vector<fs::path>& homes,
+                                 AllowList list) {
+  std::lock_guard lock(mutex_);
   const std::string key = KeyOf(config, homes, list);
-  auto it = std::find_if(g_entries.begin(), g_entries.end(),
-                         [&](const Entry& e) { return e.key == key; });
-  if (it == g_entries.end()) {
-    g_entries.emplace_front();
-    g_entries.front().key = key;
-    while (g_entries.size() > kHiddenViewsKept) g_entries.pop_back();
+  auto it =
+      std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.key == key; });
+  if (it == entries_.end()) {
+    entries_.emplace_front();
+    entries_.front().key = key;
+    while (entries_.size() > kHiddenViewsKept) entries_.pop_back();
   } else {
-    g_entries.splice(g_entries.begin(), g_entries, it);
+    entries_.splice(entries_.begin(), entries_, it);
   }
-  Entry& entry = g_entries.front();
+  Entry& entry = entries_.front();
   if (!entry.valid || entry.watch.Changed()) Rescan(entry, config, homes, list);
   return entry.view;
 }
-
-std::uint64_t HiddenViewScans() { return g_scans.load(); }
 
 }  // namespace cordon::plan

@@ -6,11 +6,15 @@
 // before the scan whose result is kept, any change or any failure to watch means a new scan,
 // and a scan that went through realpath (a symlink on the way) is never kept.
 //
-//   plan::SetHiddenWatch(true);                                  // a long-lived process, once
-//   HiddenView view = plan::HiddenPathsView(config, homes, list);  // per plan
+//   plan::HiddenViewCache cache;                         // a long-lived session's (PlanCaches)
+//   HiddenView view = cache.View(config, homes, list);   // per plan
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <filesystem>
+#include <list>
+#include <mutex>
 #include <vector>
 
 #include "cordon/config.h"
@@ -33,14 +37,30 @@ HiddenView BuildHiddenView(const SandboxConfig& config,
                            const std::vector<std::filesystem::path>& homes, AllowList list,
                            ScannedDirs* seen = nullptr);
 
-// Process-wide: with the watch on, HiddenPathsView answers from a watched copy per
-// (hidden_paths, homes, list) — at most kHiddenViewsKept of them, the least recently used
-// dropped — and is thread-safe; off (the default, a one-shot process plans once), it builds.
+// A session's watched copies, one per (hidden_paths, homes, list) — at most kHiddenViewsKept
+// of them, the least recently used dropped. Thread-safe. A plan without one (a one-shot
+// process plans once) calls BuildHiddenView.
 inline constexpr std::size_t kHiddenViewsKept = 8;
-void SetHiddenWatch(bool enabled);
-HiddenView HiddenPathsView(const SandboxConfig& config,
-                           const std::vector<std::filesystem::path>& homes, AllowList list);
-// For tests: how many scans HiddenPathsView has made since the watch was switched on.
-std::uint64_t HiddenViewScans();
+class HiddenViewCache {
+ public:
+  HiddenViewCache();
+  ~HiddenViewCache();
+  HiddenViewCache(const HiddenViewCache&) = delete;
+  HiddenViewCache& operator=(const HiddenViewCache&) = delete;
+
+  HiddenView View(const SandboxConfig& config, const std::vector<std::filesystem::path>& homes,
+                  AllowList list);
+  // For tests: how many scans View has made.
+  std::uint64_t scans() const { return scans_.load(); }
+
+ private:
+  struct Entry;
+  void Rescan(Entry& entry, const SandboxConfig& config,
+              const std::vector<std::filesystem::path>& homes, AllowList list);
+
+  std::mutex mutex_;
+  std::list<Entry> entries_;  // most recently used first
+  std::atomic<std::uint64_t> scans_{0};
+};
 
 }  // namespace cordon::plan

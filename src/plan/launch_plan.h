@@ -22,6 +22,8 @@
 
 namespace cordon::plan {
 
+struct PlanCaches;  // plan/plan_caches.h
+
 // A file as the kernel knows it: device, inode and, for a mask's target, its birth time (statx).
 // A mount made over one file is not a mount over the file found at the same path after the host
 // renamed another one over it: the kernel then detaches the mount in every namespace. The birth
@@ -52,6 +54,9 @@ struct PlanRequest {
   std::filesystem::path cwd;            // canonical, inside the workspace
   std::vector<std::string> caller_env;  // "NAME=value" of the caller (environ)
   std::filesystem::path caller_home;    // the real HOME, for hidden credential paths
+  // The session's watched host scans (plan/plan_caches.h), or null: scan now. Not part of the
+  // plan: what they answer is what a scan now would find.
+  PlanCaches* caches = nullptr;
 };
 
 // Namespaces the native backend creates for the sandbox (all false: none, Landlock-only).

@@ -18,6 +18,7 @@
 #include "plan/launch_plan.h"
 #include "plan/mount_identity.h"
 #include "plan/mount_ops.h"
+#include "plan/plan_caches.h"
 #include "plan/root_only_watch.h"
 
 namespace cordon::plan {
@@ -251,7 +252,9 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
   const AllowList list = !masks                       ? AllowList::kPresent
                          : features.landlock_abi >= 1 ? AllowList::kPresentAndAbsent
                                                       : AllowList::kNone;
-  HiddenView view = HiddenPathsView(config.sandbox, homes, list);
+  HiddenView view = request.caches != nullptr
+                        ? request.caches->hidden.View(config.sandbox, homes, list)
+                        : BuildHiddenView(config.sandbox, homes, list);
   const std::vector<HiddenTarget>& hidden = view.scan.present;
   plan.namespaces = a.namespaces;
   if (config.sandbox.mode == SandboxMode::kWorkspaceWrite && config.sandbox.protect_git_metadata) {
@@ -272,7 +275,9 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
     append(BuildRuntimeDirMasks(roots, config.sandbox.network));
     append(BuildHostSocketMasks(roots, request.workspace));
     append(BuildHiddenPathOps(hidden, roots, request.workspace));
-    if (::geteuid() == 0) append(RootOnlyMasks());
+    if (::geteuid() == 0) {
+      append(request.caches != nullptr ? request.caches->root_only.Masks() : BuildRootOnlyMasks());
+    }
     // What each bind and mask is made from or over, as the sandbox's shape (plan/shape.h):
     // the workspace is the directory the session pinned, whatever is at its path now.
     for (MountOp& op : plan.mounts) {

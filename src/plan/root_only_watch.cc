@@ -50,29 +50,18 @@ std::vector<MountOp> RootOnlyWatch::Masks() {
   return masks_;
 }
 
-namespace {
-
-std::mutex g_mutex;
-bool g_enabled = false;
-std::unique_ptr<RootOnlyWatch> g_watch;
-
-}  // namespace
-
-void SetRootOnlyWatch(bool enabled) {
-  std::lock_guard lock(g_mutex);
-  g_enabled = enabled;
-  if (!enabled) g_watch.reset();
-}
-
-std::vector<MountOp> RootOnlyMasks() {
-  std::lock_guard lock(g_mutex);
-  if (!g_enabled) return BuildRootOnlyMasks();
-  if (!g_watch) {
+std::vector<MountOp> RootOnlyCache::Masks() {
+  std::lock_guard lock(mutex_);
+  if (unwatchable_) return BuildRootOnlyMasks();
+  if (!watch_) {
     Result<std::unique_ptr<RootOnlyWatch>> watch = RootOnlyWatch::Create("/etc");
-    if (!watch) return BuildRootOnlyMasks();  // no watch here: walk every time
-    g_watch = *std::move(watch);
+    if (!watch) {
+      unwatchable_ = true;  // no watch here: walk every time
+      return BuildRootOnlyMasks();
+    }
+    watch_ = *std::move(watch);
   }
-  return g_watch->Masks();
+  return watch_->Masks();
 }
 
 #else  // inotify and /proc/self/mountinfo are Linux's: elsewhere every plan walks.
@@ -86,8 +75,7 @@ std::vector<MountOp> RootOnlyWatch::Masks() {
   ++walks_;
   return BuildRootOnlyMasks(etc_);
 }
-void SetRootOnlyWatch(bool /*enabled*/) {}
-std::vector<MountOp> RootOnlyMasks() { return BuildRootOnlyMasks(); }
+std::vector<MountOp> RootOnlyCache::Masks() { return BuildRootOnlyMasks(); }
 
 #endif
 

@@ -3,8 +3,8 @@
 // plan makes (about a thousand fstatat on Debian), and a long-lived session (the MCP server)
 // plans every command: decision 0022.
 //
-//   plan::SetRootOnlyWatch(true);                    // a long-lived process, once
-//   std::vector<MountOp> masks = plan::RootOnlyMasks();  // per plan: cached or rescanned
+//   plan::RootOnlyCache cache;                       // a long-lived session's (PlanCaches)
+//   std::vector<MountOp> masks = cache.Masks();      // per plan: cached or rescanned
 //
 // Change detection (plan/directory_watch.h) watches the tree's root and every directory the
 // walk descends into, and this process's mount table. Any change, or any failure to watch,
@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "cordon/error.h"
@@ -46,10 +47,17 @@ class RootOnlyWatch {
   std::uint64_t walks_ = 0;
 };
 
-// Process-wide, for the planner: with the watch on, RootOnlyMasks() answers from a watched
-// copy of /etc's scan (thread-safe); off (the default, one-shot processes for which a watch
-// costs more than the one walk it would save), it walks every time.
-void SetRootOnlyWatch(bool enabled);
-std::vector<MountOp> RootOnlyMasks();
+// A session's watched copy of /etc's scan for the planner (thread-safe; the watch is made at
+// the first call, and where it cannot be made every call walks). A plan without one (a
+// one-shot process, for which a watch costs more than the one walk it saves) walks.
+class RootOnlyCache {
+ public:
+  std::vector<MountOp> Masks();
+
+ private:
+  std::mutex mutex_;
+  std::unique_ptr<RootOnlyWatch> watch_;
+  bool unwatchable_ = false;  // the watch could not be made: walk every time
+};
 
 }  // namespace cordon::plan

@@ -34,7 +34,6 @@
 #include "server/peer.h"
 #include "server/wire.h"
 #include "session/session_internals.h"
-#include "session/zygote_slot.h"
 
 namespace cordon::server {
 namespace {
@@ -90,7 +89,10 @@ class SessionCache {
     if (!request.home.empty()) env.home = request.home;
     CORDON_TRY(Config config, config::ParseConfigText(request.config_json, "run request", env));
     config.sandbox.own_config.assign(request.own_config.begin(), request.own_config.end());
-    CORDON_TRY(Session session, Session::Create(std::move(config), request.workspace));
+    // The point of the server: each session gets its zygote and keeps the next command's
+    // sandbox prepared (decisions 0010, 0023).
+    CORDON_TRY(Session session, Session::Create(std::move(config), request.workspace,
+                                                SessionOptions{.long_lived = true}));
     // The session pinned the directory its name reached just now (plan/launch_plan.h): kept
     // only when that is the client's, or every later request for it would be refused.
     const plan::FileId& pinned = SessionInternals::StateOf(session).workspace_id;
@@ -474,9 +476,6 @@ Result<void> Serve(const ServerOptions& options) {
   }
   // A client that vanishes mid-reply must not kill the server.
   ::signal(SIGPIPE, SIG_IGN);
-  // The point of the server: each session gets its zygote and keeps the next command's
-  // sandbox prepared (decisions 0010, 0023).
-  session::SetLongLivedSessions(true);
   Server server(options, own, std::move(listener));
   server.Run();
   // Still holding the lock: the socket file is ours to remove.

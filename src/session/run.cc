@@ -196,6 +196,7 @@ RunResult Session::Run(const CommandRequest& request, const OutputCallback& on_o
     plan_request.caller_env =
         request.caller_env ? *request.caller_env : session::CallerEnvironment();
     plan_request.caller_home = request.caller_home ? *request.caller_home : session::CallerHome();
+    plan_request.caches = state.caches.get();
     StartGate gate(request);
     // Fail closed: a plan that cannot give every requested guarantee runs nothing, and leaves
     // nothing on the host (planned before any placeholder is made).

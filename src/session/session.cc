@@ -82,7 +82,8 @@ Result<std::vector<plan::FileId>> PinWritableRoots(SandboxConfig& sandbox,
 
 }  // namespace
 
-Result<Session> Session::Create(Config config, std::filesystem::path workspace) {
+Result<Session> Session::Create(Config config, std::filesystem::path workspace,
+                                SessionOptions options) {
   CORDON_TRY(PinnedWorkspace pinned, CanonicalWorkspace(workspace));
   CORDON_TRY(std::vector<plan::FileId> root_ids, PinWritableRoots(config.sandbox, pinned.path));
   CORDON_TRY(Policy policy, Policy::Create(config.command_policy));
@@ -90,9 +91,12 @@ Result<Session> Session::Create(Config config, std::filesystem::path workspace) 
   linux_native::KernelFeatures features = linux_native::ProbeKernel();
   features.limits = limits::ProbeLimitsFor(config.limits);
   session::SessionBackends backends = session::ProbeBackends(config, features, pinned.path);
+  if (options.prepared_commands < 0) options.prepared_commands = 0;
+  std::unique_ptr<plan::PlanCaches> caches =
+      options.long_lived ? std::make_unique<plan::PlanCaches>() : nullptr;
   auto state = std::make_shared<State>(std::move(config), std::move(pinned.path), pinned.id,
                                        std::move(root_ids), std::move(policy), std::move(features),
-                                       std::move(backends));
+                                       std::move(backends), options, std::move(caches), options);
   return Session(std::move(state));
 }
 

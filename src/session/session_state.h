@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "linux/kernel_features.h"
 #include "plan/git_placeholder.h"
 #include "plan/launch_plan.h"
+#include "plan/plan_caches.h"
 #include "session/backend_choice.h"
 #include "session/zygote_slot.h"
 
@@ -30,7 +32,10 @@ struct Session::State {
   Policy policy;
   linux_native::KernelFeatures features;
   session::SessionBackends backends;  // bubblewrap, when the config may need it (ADR 0018)
-  mutable session::ZygoteSlot zygote;
+  SessionOptions options;
+  // A long-lived session's watched host scans, handed to every plan; null otherwise (scan).
+  std::unique_ptr<plan::PlanCaches> caches;
+  mutable session::ZygoteSlot zygote;  // built from `options`
   // Empty `.git` placeholders at the top of writable roots that have none, created at the first
   // sandboxed run and held until the session ends: a zygote's mount namespace keeps masking
   // them for later commands, so they must outlive every single run (plan/git_placeholder.h).

@@ -5,8 +5,6 @@
 #include <chrono>
 #include <utility>
 
-#include "plan/hidden_watch.h"
-#include "plan/root_only_watch.h"
 #if defined(__linux__)
 #include "zygote/prepared_command.h"
 #include "zygote/zygote.h"
@@ -15,8 +13,6 @@
 namespace cordon::session {
 namespace {
 
-std::atomic<bool> long_lived{false};
-std::atomic<int> prepared_count{2};
 std::atomic<std::uint64_t> launches{0};
 std::atomic<std::uint64_t> prepared_launches{0};
 std::atomic<std::uint64_t> prepared_ready{0};
@@ -37,22 +33,12 @@ constexpr std::chrono::milliseconds kIdleBeforePreparing{0};
 
 }  // namespace
 
-void SetLongLivedSessions(bool enabled) {
-  long_lived.store(enabled);
-  // A long-lived process plans many commands: keep the root-only scan of /etc and the scan of
-  // the hidden paths watched instead of repeating them per plan (decision 0022).
-  plan::SetRootOnlyWatch(enabled);
-  plan::SetHiddenWatch(enabled);
-}
-bool LongLivedSessions() { return long_lived.load(); }
-void SetPreparedCommands(int count) { prepared_count.store(count < 0 ? 0 : count); }
-int PreparedCommands() { return prepared_count.load(); }
 std::uint64_t ZygoteLaunches() { return launches.load(); }
 std::uint64_t PreparedLaunches() { return prepared_launches.load(); }
 std::uint64_t PreparedReady() { return prepared_ready.load(); }
 std::uint64_t PreparedShapeChanges() { return shape_changes.load(); }
 
-ZygoteSlot::ZygoteSlot() = default;
+ZygoteSlot::ZygoteSlot(SessionOptions options) : options_(options) {}
 
 ZygoteSlot::RunScope::RunScope(ZygoteSlot& slot) : slot_(slot) {
   std::lock_guard lock(slot_.mutex_);
@@ -134,7 +120,7 @@ void ZygoteSlot::Bury(std::shared_ptr<zygote::PreparedCommand> unused) {
 }
 
 std::shared_ptr<zygote::PreparedCommand> ZygoteSlot::TakePrepared(const plan::LaunchPlan& plan) {
-  if (PreparedCommands() <= 0 || !zygote::Preparable(plan)) return nullptr;
+  if (options_.prepared_commands <= 0 || !zygote::Preparable(plan)) return nullptr;
   std::shared_ptr<zygote::PreparedCommand> taken;
   while (!ready_.empty() && !taken) {
     std::shared_ptr<zygote::PreparedCommand> next = std::move(ready_.front());
@@ -166,7 +152,7 @@ void ZygoteSlot::Fill() {
     wake_.wait(lock, [&] {
       return stopping_ || !graveyard_.empty() ||
              (shape_ && !unusable_ && active_runs_ == 0 && failures_ < kMaxPrepareFailures &&
-              ready_.size() < static_cast<std::size_t>(PreparedCommands()));
+              ready_.size() < static_cast<std::size_t>(options_.prepared_commands));
     });
     if (stopping_) return;
     if (!graveyard_.empty()) {
@@ -211,7 +197,7 @@ void ZygoteSlot::Fill() {
 
 std::optional<Result<exec::LaunchedProcess>> ZygoteSlot::Launch(
     const plan::LaunchPlan& plan, const exec::StdioFds& stdio, const limits::CgroupAttach& cgroup) {
-  if (!LongLivedSessions() || !plan.sandboxed || !plan.namespaces.user || !plan.namespaces.mount ||
+  if (!options_.long_lived || !plan.sandboxed || !plan.namespaces.user || !plan.namespaces.mount ||
       !plan.namespaces.pid) {
     return std::nullopt;
   }

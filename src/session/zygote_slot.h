@@ -1,10 +1,11 @@
-// The per-session zygote (src/zygote, ADR 0010) as the Session uses it: off unless the process
-// runs long-lived sessions (the MCP server turns it on with SetLongLivedSessions), started
+// The per-session zygote (src/zygote, ADR 0010) as the Session uses it: off unless the session
+// is long-lived (SessionOptions: the run server's and `cordon mcp`'s sessions are), started
 // with the first sandboxed command whose plan allows it, rebuilt when its holder died or a
 // command's plan no longer fits it (then that command runs one-shot).
 //
 // Prepared commands (ADR 0023): once a command has shown the session's plan shape, a filler
-// thread of the session keeps up to PreparedCommands() sandboxes of that shape built ahead
+// thread of the session keeps up to SessionOptions::prepared_commands sandboxes of that shape
+// built ahead
 // (zygote/prepared_command.h); a command that fits one starts in it, and the filler builds
 // the next one behind it. With none ready, or for a plan of another shape, the command joins
 // the zygote itself as before. The filler prepares only once none of the session's commands
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "cordon/error.h"
+#include "cordon/session.h"
 #include "exec/launched_process.h"
 #include "limits/cgroup.h"
 #include "plan/launch_plan.h"
@@ -34,17 +36,6 @@ class PreparedCommand;
 }  // namespace cordon::zygote
 
 namespace cordon::session {
-
-// Process-wide: sessions created or run after this prepare a zygote for their commands. For
-// servers whose sessions run many commands; a one-shot `cordon run` never turns it on. Also
-// keeps the planner's root-only scan of /etc watched instead of walked per plan (0022).
-void SetLongLivedSessions(bool enabled);
-bool LongLivedSessions();
-
-// Process-wide: how many prepared commands each long-lived session keeps ready (ADR 0023;
-// default 2, 0 turns preparing off). Takes effect at a session's next command.
-void SetPreparedCommands(int count);
-int PreparedCommands();
 
 // How many commands of this process were launched through a zygote (for tests and stats),
 // and how many of those started in a prepared command.
@@ -58,7 +49,9 @@ std::uint64_t PreparedShapeChanges();
 
 class ZygoteSlot {
  public:
-  ZygoteSlot();
+  // Serves nothing unless `options.long_lived` (the caller then launches one-shot). Implicit:
+  // the session's state is built in place from its options.
+  ZygoteSlot(SessionOptions options);  // NOLINT(google-explicit-constructor)
   ~ZygoteSlot();  // stops the filler and kills the prepared commands nobody took
   ZygoteSlot(const ZygoteSlot&) = delete;
   ZygoteSlot& operator=(const ZygoteSlot&) = delete;
@@ -97,6 +90,7 @@ class ZygoteSlot {
   void Bury(std::shared_ptr<zygote::PreparedCommand> unused);
   void Fill();  // the filler thread
 
+  const SessionOptions options_;
   std::mutex mutex_;
   std::shared_ptr<const zygote::Zygote> zygote_;
   bool unusable_ = false;  // the kernel refused a holder: this session runs one-shot

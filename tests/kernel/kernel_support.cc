@@ -104,7 +104,8 @@ Config KernelTest::MakeConfig(SandboxMode mode, NetworkPolicy network) const {
 
 std::optional<Session> KernelTest::SessionOrSkip(const Config& config,
                                                  const std::filesystem::path& workspace) {
-  Result<Session> session = Session::Create(config, workspace.empty() ? workspace_ : workspace);
+  Result<Session> session =
+      Session::Create(config, workspace.empty() ? workspace_ : workspace, session_options_);
   if (!session) {
     ADD_FAILURE() << "Session::Create: " << session.error().message;
     return std::nullopt;

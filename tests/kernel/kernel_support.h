@@ -98,7 +98,8 @@ class KernelTest : public ::testing::Test {
   std::filesystem::path root_;
   std::filesystem::path workspace_;
   std::filesystem::path home_;
-  std::string unique_;  // a per-test token for paths outside the tree (/etc, /tmp)
+  std::string unique_;              // a per-test token for paths outside the tree (/etc, /tmp)
+  SessionOptions session_options_;  // what SessionOrSkip creates sessions with
   std::vector<std::filesystem::path> cleanup_;  // outside paths to remove if a test made them
 
  private:

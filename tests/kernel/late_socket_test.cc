@@ -161,7 +161,7 @@ TEST_F(LateSocketTest, TheCommandsOwnSocketsWorkInTheWorkspaceTmpAndHome) {
 TEST_F(LateSocketTest, ThroughTheZygoteALateHostSocketGetsNothingAndOwnSocketsWork) {
   CORDON_SKIP_UNDER_BWRAP("the zygote serves only the native backend");
   CORDON_SKIP_UNLESS_LIBRARY("it counts this process's zygote launches; the others are served");
-  session::SetLongLivedSessions(true);
+  session_options_.long_lived = true;
   std::filesystem::create_directory(workspace_ / "svc");
   auto session = SessionOrSkip(MakeConfig(SandboxMode::kReadOnly, NetworkPolicy::kDeny));
   if (session) {
@@ -174,7 +174,6 @@ TEST_F(LateSocketTest, ThroughTheZygoteALateHostSocketGetsNothingAndOwnSocketsWo
     EXPECT_EQ(own.stdout_data.data, "ok\n") << Describe(own);
     EXPECT_EQ(session::ZygoteLaunches(), before + 2) << "not launched through the zygote";
   }
-  session::SetLongLivedSessions(false);
 }
 
 }  // namespace

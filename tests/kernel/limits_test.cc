@@ -61,7 +61,7 @@ class LimitsTest : public KernelTest {
                                         SandboxMode mode = SandboxMode::kWorkspaceWrite) {
     Config config = MakeConfig(mode);
     set(config.limits);
-    Result<Session> session = Session::Create(config, workspace_);
+    Result<Session> session = Session::Create(config, workspace_, session_options_);
     if (!session) {
       ADD_FAILURE() << "Session::Create: " << session.error().message;
       return std::nullopt;
@@ -284,11 +284,7 @@ class ZygoteLimitsTest : public LimitsTest {
  protected:
   void SetUp() override {
     LimitsTest::SetUp();
-    session::SetLongLivedSessions(true);
-  }
-  void TearDown() override {
-    session::SetLongLivedSessions(false);
-    LimitsTest::TearDown();
+    session_options_.long_lived = true;
   }
 };
 

@@ -33,8 +33,7 @@ class ZygoteTest : public KernelTest, public ::testing::WithParamInterface<bool>
 
   void SetUp() override {
     KernelTest::SetUp();
-    session::SetLongLivedSessions(true);
-    session::SetPreparedCommands(prepared() ? 2 : 0);
+    session_options_ = {.long_lived = true, .prepared_commands = prepared() ? 2 : 0};
     // The caller's home from the password database, not the test's home under /tmp: the plan's
     // Landlock read rules list the entries of each ancestor of a credential path, and /tmp's
     // change with every test running beside this one, which would change the plan's shape
@@ -53,8 +52,6 @@ class ZygoteTest : public KernelTest, public ::testing::WithParamInterface<bool>
   }
   void TearDown() override {
     ExpectSomePreparedStarts();
-    session::SetLongLivedSessions(false);
-    session::SetPreparedCommands(2);
     KernelTest::TearDown();
   }
 
@@ -336,7 +333,7 @@ TEST_P(ZygoteTest, ConcurrentCommandsDoNotShareTmp) {
 
 TEST_P(ZygoteTest, ASessionWithoutTheSwitchLaunchesOneShot) {
   // The twin of every test above: the same command, no zygote.
-  session::SetLongLivedSessions(false);
+  session_options_.long_lived = false;
   auto session = SessionOrSkip(MakeConfig());
   if (!session) return;
   const std::uint64_t before = session::ZygoteLaunches();

@@ -44,12 +44,8 @@ class HiddenWatchTest : public ::testing::Test {
     ASSERT_NE(::mkdtemp(dir), nullptr);
     home_ = fs::canonical(dir);
     fs::create_directories(home_ / "project");
-    SetHiddenWatch(true);
   }
-  void TearDown() override {
-    SetHiddenWatch(false);
-    fs::remove_all(home_);
-  }
+  void TearDown() override { fs::remove_all(home_); }
 
   static std::vector<fs::path> Paths(const std::vector<HiddenTarget>& targets) {
     std::vector<fs::path> paths;
@@ -60,7 +56,7 @@ class HiddenWatchTest : public ::testing::Test {
   // The watched answer, checked against a fresh scan of the same host (within the test's home:
   // the entries of / and /tmp, also granted, change as other processes come and go).
   HiddenView View() {
-    HiddenView watched = HiddenPathsView(config_, {home_}, AllowList::kPresentAndAbsent);
+    HiddenView watched = cache_.View(config_, {home_}, AllowList::kPresentAndAbsent);
     const HiddenView fresh = BuildHiddenView(config_, {home_}, AllowList::kPresentAndAbsent);
     EXPECT_EQ(Paths(watched.scan.present), Paths(fresh.scan.present));
     EXPECT_EQ(Paths(watched.scan.absent), Paths(fresh.scan.absent));
@@ -82,6 +78,7 @@ class HiddenWatchTest : public ::testing::Test {
 
   SandboxConfig config_;
   fs::path home_;
+  HiddenViewCache cache_;  // a long-lived session's
 };
 
 // The home's ancestors are listed, hence watched: other processes creating files in the host's
@@ -96,17 +93,17 @@ TEST_F(HiddenWatchTest, AnUnchangedHostIsScannedOnce) {
     }
     const fs::path home = "/tmp/home";
     fs::create_directories(home / ".ssh");
-    SetHiddenWatch(true);
+    HiddenViewCache cache;
     auto present = [&] {
-      return Paths(HiddenPathsView(config_, {home}, AllowList::kPresentAndAbsent).scan.present);
+      return Paths(cache.View(config_, {home}, AllowList::kPresentAndAbsent).scan.present);
     };
     if (!Has(present(), home / ".ssh")) return 10;
-    const std::uint64_t scans = HiddenViewScans();
+    const std::uint64_t scans = cache.scans();
     if (scans == 0) return 11;
     for (int i = 0; i < 3; ++i) {
       if (!Has(present(), home / ".ssh")) return 10;
     }
-    return HiddenViewScans() == scans ? 0 : 12;
+    return cache.scans() == scans ? 0 : 12;
   });
   if (code == kChildSkipped) GTEST_SKIP() << "no user or mount namespace for the test";
   EXPECT_EQ(code, 0)
@@ -142,9 +139,9 @@ TEST_F(HiddenWatchTest, ASymlinkOnTheWayIsResolvedAgainForEveryPlan) {
   fs::create_directory(home_ / "real-kube");
   fs::create_directory_symlink(home_ / "real-kube", home_ / ".kube");
   EXPECT_TRUE(Has(Paths(View().scan.present), home_ / "real-kube"));
-  const std::uint64_t scans = HiddenViewScans();
+  const std::uint64_t scans = cache_.scans();
   (void)View();
-  EXPECT_GT(HiddenViewScans(), scans) << "realpath looked where no watch is: never cached";
+  EXPECT_GT(cache_.scans(), scans) << "realpath looked where no watch is: never cached";
 }
 
 // A bind mount changes what a path names without an inotify event: the mount table's change
@@ -155,8 +152,9 @@ TEST_F(HiddenWatchTest, AMountOverAWatchedDirectoryIsSeen) {
   const int code = ExitCodeInChild([&] {
     if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) return kChildSkipped;
     const std::vector<fs::path> homes = {home_ / "mnt"};
+    HiddenViewCache cache;
     auto present = [&] {
-      return Paths(HiddenPathsView(config_, homes, AllowList::kPresentAndAbsent).scan.present);
+      return Paths(cache.View(config_, homes, AllowList::kPresentAndAbsent).scan.present);
     };
     if (Has(present(), home_ / "mnt/.ssh")) return 10;
     (void)present();  // cached from here
@@ -170,12 +168,18 @@ TEST_F(HiddenWatchTest, AMountOverAWatchedDirectoryIsSeen) {
   EXPECT_EQ(code, 0) << "10: present before the mount, 11: mount not seen";
 }
 
-TEST_F(HiddenWatchTest, OffItScansEveryTime) {
-  SetHiddenWatch(false);
-  EXPECT_TRUE(Has(Paths(View().scan.absent), home_ / ".netrc"));
+// A plan without a cache (a one-shot process's) scans every time, and a session's cache is its
+// own: another one has scanned nothing (nothing process-wide).
+TEST_F(HiddenWatchTest, WithoutACacheEveryPlanScansAndEachCacheIsItsOwn) {
+  auto fresh = [&] { return BuildHiddenView(config_, {home_}, AllowList::kPresentAndAbsent); };
+  EXPECT_TRUE(Has(Paths(fresh().scan.absent), home_ / ".netrc"));
   std::ofstream(home_ / ".netrc") << "machine x";
-  EXPECT_TRUE(Has(Paths(View().scan.present), home_ / ".netrc"));
-  EXPECT_EQ(HiddenViewScans(), 0u);
+  EXPECT_TRUE(Has(Paths(fresh().scan.present), home_ / ".netrc"));
+  EXPECT_EQ(cache_.scans(), 0u);
+  (void)View();
+  EXPECT_GT(cache_.scans(), 0u);
+  HiddenViewCache other;
+  EXPECT_EQ(other.scans(), 0u);
 }
 
 }  // namespace
