@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,28 +44,6 @@ struct CommandRequest {
   // reader is gone is dropped; the command's output is still read to its end.
   int stdout_fd = -1;
   int stderr_fd = -1;
-  // Run takes ownership of stdin_fd, stdout_fd and stderr_fd (those >= 0) and closes each as
-  // early as it can, on every path: stdin once the command has started, an output descriptor
-  // as soon as its stream has ended. For a process that relays another's descriptors (cordon's
-  // run server): a sandbox the session prepares meanwhile is cloned from this process and would
-  // otherwise hold them, keeping that other process's reader from seeing EOF. false: the
-  // caller keeps owning them.
-  bool take_fds = false;
-  // The environment ("NAME=value") and home directory of the process the command is run for,
-  // when that is not this one (cordon's run server runs commands for `cordon run` clients):
-  // the environment's pass list and the hidden paths under the home come from these. Unset:
-  // this process's environ and $HOME.
-  std::optional<std::vector<std::string>> caller_env;
-  std::optional<std::filesystem::path> caller_home;
-  // Called at most once: after the policy has allowed the command and before the run creates
-  // anything (pipes, cgroup, processes; in the session's first run, the git placeholders of its
-  // writable roots: then before the planning, otherwise after it). Not called for a run that
-  // fails before (a denial, a working directory outside the workspace, a plan that cannot be
-  // made). An error refuses the run: kSetupFailed with the error's message, nothing started. For a
-  // caller whose own check need not hold up the planning but must pass before anything happens
-  // (cordon's run server judges its client's context meanwhile: decision 0032). Unset: nothing to
-  // wait for.
-  std::function<Result<void>()> before_start;
 };
 
 enum class RunStatus { kExited, kSignaled, kTimedOut, kDenied, kSetupFailed };

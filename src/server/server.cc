@@ -33,6 +33,7 @@
 #include "server/helper_thread.h"
 #include "server/peer.h"
 #include "server/wire.h"
+#include "session/run_for.h"
 #include "session/session_internals.h"
 
 namespace cordon::server {
@@ -209,8 +210,9 @@ Result<report::RunOutcome> Server::Execute(int connection, ReceivedRequest& rece
   request.argv = std::move(r.argv);
   request.shell_text = std::move(r.shell_text);
   request.cwd = r.cwd;
-  request.caller_env = std::move(r.env);
-  if (!r.home.empty()) request.caller_home = r.home;
+  session::Caller caller;
+  caller.env = std::move(r.env);
+  if (!r.home.empty()) caller.home = r.home;
   // A client that dies (or is killed) closes its end: that is this run's cancellation.
   request.cancel_fd = connection;
   if (!r.json) {
@@ -218,14 +220,14 @@ Result<report::RunOutcome> Server::Execute(int connection, ReceivedRequest& rece
     // session prepares right after the run (cloned from this process) does not hold the
     // client's stdout and keep the client's reader from seeing EOF.
     request.capture_output = false;
-    request.take_fds = true;
+    caller.take_fds = true;
     request.stdout_fd = received.fds[0].Release();
     request.stderr_fd = received.fds[1].Release();
     if (r.has_stdin) request.stdin_fd = received.fds[2].Release();
   }
   // Nothing of the command is created before the client is let in.
-  request.before_start = admit;
-  const RunResult result = session.Run(request);
+  caller.before_start = admit;
+  const RunResult result = session::RunFor(session, request, caller);
   return report::RenderRunOutcome(result, r.json, session.config().limits.timeout);
 }
 

@@ -15,6 +15,8 @@
 #include "plan/mount_ops.h"
 #include "session/backend_choice.h"
 #include "session/request.h"
+#include "session/run_for.h"
+#include "session/session_internals.h"
 #include "session/session_state.h"
 #include "session/zygote_slot.h"
 
@@ -31,7 +33,7 @@ RunResult SetupFailed(RunResult result, std::string message) {
   return result;
 }
 
-// The caller's descriptors a run owns (CommandRequest::take_fds); empty otherwise.
+// The caller's descriptors a run owns (Caller::take_fds); empty otherwise.
 struct CallerFds {
   core::UniqueFd stdin_fd;
   core::UniqueFd stdout_fd;
@@ -49,7 +51,7 @@ bool IsReadable(int fd) {
 RunResult LaunchAndSupervise(const session::SessionBackends& backends, session::ZygoteSlot& zygote,
                              const limits::LimitsSupport& limits_support,
                              const plan::LaunchPlan& plan, const CommandRequest& request,
-                             CallerFds& fds, std::chrono::milliseconds timeout,
+                             bool take_fds, CallerFds& fds, std::chrono::milliseconds timeout,
                              std::uint64_t output_cap, const OutputCallback& on_output,
                              RunResult result) {
   if (IsReadable(request.cancel_fd)) {
@@ -98,7 +100,7 @@ RunResult LaunchAndSupervise(const session::SessionBackends& backends, session::
   options.capture_output = request.capture_output;
   options.on_output = on_output;
   options.sinks = {request.stdout_fd, request.stderr_fd};
-  if (request.take_fds) {
+  if (take_fds) {
     // The supervisor closes each as its stream ends (SuperviseOptions::own_sinks).
     options.own_sinks = true;
     options.sinks = {fds.stdout_fd.Release(), fds.stderr_fd.Release()};
@@ -114,18 +116,18 @@ RunResult LaunchAndSupervise(const session::SessionBackends& backends, session::
   return supervised;
 }
 
-// CommandRequest::before_start, called at most once: before the first thing a run creates.
+// Caller::before_start, called at most once: before the first thing a run creates.
 class StartGate {
  public:
-  explicit StartGate(const CommandRequest& request) : request_(request) {}
+  explicit StartGate(const session::Caller& caller) : caller_(caller) {}
   Result<void> Pass() {
-    if (passed_ || !request_.before_start) return {};
+    if (passed_ || !caller_.before_start) return {};
     passed_ = true;
-    return request_.before_start();
+    return caller_.before_start();
   }
 
  private:
-  const CommandRequest& request_;
+  const session::Caller& caller_;
   bool passed_ = false;
 };
 
@@ -161,11 +163,16 @@ Result<void> HoldGitPlaceholders(const Session::State& state, StartGate& gate) {
 }  // namespace
 
 RunResult Session::Run(const CommandRequest& request, const OutputCallback& on_output) const {
+  return session::RunFor(*this, request, {}, on_output);
+}
+
+RunResult session::RunFor(const Session& session, const CommandRequest& request,
+                          const Caller& caller, const OutputCallback& on_output) {
   const Clock::time_point start = Clock::now();
-  const State& state = *state_;
-  // CommandRequest::take_fds: ours from here, closed on whatever path the run takes.
+  const Session::State& state = SessionInternals::StateOf(session);
+  // Caller::take_fds: ours from here, closed on whatever path the run takes.
   CallerFds fds;
-  if (request.take_fds) {
+  if (caller.take_fds) {
     fds.stdin_fd = core::UniqueFd(request.stdin_fd);
     fds.stdout_fd = core::UniqueFd(request.stdout_fd);
     fds.stderr_fd = core::UniqueFd(request.stderr_fd);
@@ -193,11 +200,10 @@ RunResult Session::Run(const CommandRequest& request, const OutputCallback& on_o
     plan_request.workspace_id = state.workspace_id;
     plan_request.writable_root_ids = state.writable_root_ids;
     plan_request.cwd = *cwd;
-    plan_request.caller_env =
-        request.caller_env ? *request.caller_env : session::CallerEnvironment();
-    plan_request.caller_home = request.caller_home ? *request.caller_home : session::CallerHome();
+    plan_request.caller_env = caller.env ? *caller.env : session::CallerEnvironment();
+    plan_request.caller_home = caller.home ? *caller.home : session::CallerHome();
     plan_request.caches = state.caches.get();
-    StartGate gate(request);
+    StartGate gate(caller);
     // Fail closed: a plan that cannot give every requested guarantee runs nothing, and leaves
     // nothing on the host (planned before any placeholder is made).
     auto plan_now = [&] {
@@ -220,8 +226,8 @@ RunResult Session::Run(const CommandRequest& request, const OutputCallback& on_o
     if (Result<void> go = gate.Pass(); !go) return SetupFailed(std::move(r), go.error().message);
 
     return LaunchAndSupervise(state.backends, state.zygote, state.features.limits, *plan, request,
-                              fds, *timeout, state.config.limits.output_bytes, on_output,
-                              std::move(r));
+                              caller.take_fds, fds, *timeout, state.config.limits.output_bytes,
+                              on_output, std::move(r));
   }();
   result.duration = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
   return result;

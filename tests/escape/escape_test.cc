@@ -49,6 +49,9 @@ struct Tally {
   int kernel_limited = 0;  // of `escaped`: need a kernel feature this machine lacks
   int total = 0;
   std::vector<std::string> lines;
+  // Cases that failed (an escape, a baseline that did not land, a sandboxed run that did not
+  // start): repeated after the count, where a log's tail shows them.
+  std::vector<std::string> failures;
 };
 
 Tally& Summary() {
@@ -97,10 +100,13 @@ TEST_P(Escape, AttackLandsUnsandboxedButNotSandboxed) {
         break;  // counted and printed; nothing cordon can use here would close it
       }
       ADD_FAILURE() << "ESCAPE: " << c.Id() << "\n" << result.detail;
+      Summary().failures.push_back("ESCAPE " + std::string(c.Id()));
       break;
     case Verdict::kBroken:
     case Verdict::kDidNotRun:
       ADD_FAILURE() << c.Id() << ": " << VerdictName(result.verdict) << ": " << result.detail;
+      Summary().failures.push_back(std::string(c.Id()) + ": " + VerdictName(result.verdict) + ": " +
+                                   result.detail.substr(0, 2000));
       break;
   }
 }
@@ -136,6 +142,9 @@ class SummaryPrinter : public ::testing::EmptyTestEventListener {
     if (Summary().kernel_limited > 0) {
       std::printf("  %d of them need a kernel feature this machine lacks (see above)\n",
                   Summary().kernel_limited);
+    }
+    for (const std::string& failure : Summary().failures) {
+      std::printf("failed: %s\n", failure.c_str());
     }
     std::fflush(stdout);
   }

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "kernel_support.h"
+#include "session/run_for.h"
 
 namespace cordon::kernel_test {
 namespace {
@@ -124,7 +125,7 @@ TEST_F(SessionTest, ArgvIsJudgedByThePolicyAsTheWordsThatRun) {
   EXPECT_EQ(allowed.status, RunStatus::kExited) << Describe(allowed);
 }
 
-// CommandRequest::before_start (cordon's run server judges its client meanwhile): asked once,
+// Caller::before_start (cordon's run server judges its client meanwhile): asked once,
 // and its refusal comes before anything of the run exists, the session's .git placeholder (the
 // workspace has no .git: its first run holds one) included. The twin goes on and runs.
 TEST_F(SessionTest, ARunRefusedBeforeItStartsLeavesNothingBehind) {
@@ -133,11 +134,12 @@ TEST_F(SessionTest, ARunRefusedBeforeItStartsLeavesNothingBehind) {
   int asked = 0;
   CommandRequest request;
   request.shell_text = "touch started";
-  request.before_start = [&]() -> Result<void> {
+  session::Caller caller;
+  caller.before_start = [&]() -> Result<void> {
     ++asked;
     return Fail(ErrorCode::kUnavailable, "not yet, says the caller");
   };
-  const RunResult refused = session->Run(request);
+  const RunResult refused = session::RunFor(*session, request, caller);
   EXPECT_EQ(refused.status, RunStatus::kSetupFailed) << Describe(refused);
   EXPECT_NE(refused.error.find("not yet, says the caller"), std::string::npos) << refused.error;
   EXPECT_EQ(asked, 1);
@@ -145,11 +147,11 @@ TEST_F(SessionTest, ARunRefusedBeforeItStartsLeavesNothingBehind) {
   const bool placeholder_after_refusal = std::filesystem::exists(workspace_ / ".git");
 
   asked = 0;
-  request.before_start = [&]() -> Result<void> {
+  caller.before_start = [&]() -> Result<void> {
     ++asked;
     return {};
   };
-  const RunResult ran = session->Run(request);
+  const RunResult ran = session::RunFor(*session, request, caller);
   EXPECT_EQ(ran.status, RunStatus::kExited) << Describe(ran);
   EXPECT_EQ(asked, 1);
   EXPECT_TRUE(std::filesystem::exists(workspace_ / "started"));
@@ -163,15 +165,16 @@ TEST_F(SessionTest, BeforeStartIsNotAskedAboutACommandThePolicyDenies) {
   if (!session) return;
   int asked = 0;
   CommandRequest request;
-  request.before_start = [&]() -> Result<void> {
+  session::Caller caller;
+  caller.before_start = [&]() -> Result<void> {
     ++asked;
     return {};
   };
   request.argv = {"sudo", "true"};
-  EXPECT_EQ(session->Run(request).status, RunStatus::kDenied);
+  EXPECT_EQ(session::RunFor(*session, request, caller).status, RunStatus::kDenied);
   EXPECT_EQ(asked, 0);
   request.argv = {"true"};
-  EXPECT_EQ(session->Run(request).status, RunStatus::kExited);
+  EXPECT_EQ(session::RunFor(*session, request, caller).status, RunStatus::kExited);
   EXPECT_EQ(asked, 1);
 }
 
@@ -224,8 +227,8 @@ TEST_F(SessionTest, StdinIsDevNullUnlessTheCallerPassesADescriptor) {
 
 bool IsOpen(int fd) { return ::fcntl(fd, F_GETFD) != -1; }
 
-// take_fds (the run server's way): Run owns the caller's descriptors and closes them itself —
-// the output ones once their streams ended, so that the reader sees EOF when the run returns
+// Caller::take_fds (the run server's way): Run owns the caller's descriptors and closes them itself
+// — the output ones once their streams ended, so that the reader sees EOF when the run returns
 // without the caller closing anything — also on a path where nothing ran (a denial).
 TEST_F(SessionTest, TakenDescriptorsAreClosedByTheRunOnEveryPath) {
   auto session = SessionOrSkip(MakeConfig());
@@ -240,13 +243,12 @@ TEST_F(SessionTest, TakenDescriptorsAreClosedByTheRunOnEveryPath) {
   request.shell_text = "cat; echo done";
   request.timeout = 10s;
   request.capture_output = false;
-  request.take_fds = true;
   request.stdin_fd = in[0];
   request.stdout_fd = out[1];
   request.stderr_fd = ::dup(out[1]);
   ASSERT_GE(request.stderr_fd, 0);
   const int stderr_copy = request.stderr_fd;
-  const RunResult result = session->Run(request);
+  const RunResult result = session::RunFor(*session, request, {.take_fds = true});
   EXPECT_EQ(result.status, RunStatus::kExited) << Describe(result);
   EXPECT_FALSE(IsOpen(in[0]));
   EXPECT_FALSE(IsOpen(out[1]));
@@ -265,14 +267,13 @@ TEST_F(SessionTest, TakenDescriptorsAreClosedByTheRunOnEveryPath) {
   CommandRequest denied;
   denied.shell_text = "rm -rf /";
   denied.capture_output = false;
-  denied.take_fds = true;
   denied.stdout_fd = denied_out[1];
-  EXPECT_EQ(session->Run(denied).status, RunStatus::kDenied);
+  EXPECT_EQ(session::RunFor(*session, denied, {.take_fds = true}).status, RunStatus::kDenied);
   EXPECT_FALSE(IsOpen(denied_out[1]));
   ::close(denied_out[0]);
 }
 
-// The twin: without take_fds the caller keeps owning every descriptor it passed.
+// The twin: without take_fds (Session::Run) the caller keeps owning every descriptor it passed.
 TEST_F(SessionTest, DescriptorsNotTakenStayTheCallers) {
   auto session = SessionOrSkip(MakeConfig());
   if (!session) return;

@@ -20,6 +20,7 @@
 
 #include "core/unique_fd.h"
 #include "kernel_support.h"
+#include "session/run_for.h"
 #include "session/zygote_slot.h"
 
 namespace cordon::kernel_test {
@@ -425,7 +426,7 @@ TEST_P(ZygoteTest, ASecretReplacedOnTheHostWhileTheSessionLivesIsStillHidden) {
 }
 
 // The window between a command's plan and its start: the host saves a masked file atomically
-// after the plan named the old file (CommandRequest::before_start runs right there), so the
+// after the plan named the old file (Caller::before_start runs right there), so the
 // zygote's or the prepared sandbox's mask over it is detached by the kernel when the command
 // starts in it. The command must still not read the new file (before: it did, for that one
 // command).
@@ -442,7 +443,8 @@ TEST_P(ZygoteTest, ASecretReplacedBetweenPlanAndStartIsStillHidden) {
     WaitForPrepared();
     CommandRequest request;
     request.shell_text = "cat app.env; cat plain.txt";
-    request.before_start = [&]() -> Result<void> {
+    session::Caller caller;
+    caller.before_start = [&]() -> Result<void> {
       // Saved atomically on the host, each with a file beside it saved the same way (the twin:
       // read as it is now).
       std::ofstream(workspace_ / "app.env.new") << "TOKEN=saved" << i << "\n";
@@ -451,7 +453,7 @@ TEST_P(ZygoteTest, ASecretReplacedBetweenPlanAndStartIsStillHidden) {
       std::filesystem::rename(workspace_ / "plain.new", workspace_ / "plain.txt");
       return {};
     };
-    const RunResult raced = session->Run(request);
+    const RunResult raced = session::RunFor(*session, request, caller);
     EXPECT_EQ(raced.stdout_data.data, fmt::format("plain{}\n", i)) << Describe(raced);
   }
 }
