@@ -92,6 +92,7 @@ int Main(int argc, char** argv) {
   // `cordon run` that hands its command to a run server costs itself.
   std::unique_ptr<CommandLine> cl = MakeCommandLine(RequestedSubcommand(argc, argv));
   CLI::App& app = cl->app;
+  cl->global.command_line.assign(argv, argv + argc);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -45,6 +45,9 @@ inline constexpr ExitCodeDoc kExitCodes[] = {
 
 struct GlobalOptions {
   std::string config_path;  // --config FILE; empty: the default user config location
+  // Not an option: the command line as given (Main sets it), what `cordon run` hands a run
+  // server to resolve as the `cordon` front would (decision 0028).
+  std::vector<std::string> command_line;
 };
 
 // Flags that override the config file (run, status).

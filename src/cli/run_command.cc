@@ -19,14 +19,19 @@
 #include "policy/shell_quote.h"
 #include "report/run_outcome.h"
 #if defined(CORDON_RUN_SERVER)
+#include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 
+#include <array>
 #include <cstdlib>
 #include <optional>
 
 #include "config/to_json.h"
+#include "core/unique_fd.h"
 #include "server/autostart.h"
 #include "server/client.h"
+#include "server/server.h"
 #include "session/request.h"
 
 extern char** environ;
@@ -109,72 +114,29 @@ int CheckEscapeAllowed(const Config& config, const RunOptions& options) {
 }
 
 #if defined(CORDON_RUN_SERVER)
-// What a run server needs to run `options` for a caller in `here` with `env` (its environment)
-// and `home`: the request `cordon run` sends (decision 0026), or that the server builds from a
-// front's command line (0028). nullopt: the workspace cannot be read, or it is not `expected`
-// (the caller's own directory, for a workspace that is it: its name reached another one).
-std::optional<server::RunRequest> BuildServerRequest(
-    const Config& config, const std::filesystem::path& workspace, const RunOptions& options,
-    const std::filesystem::path& here, std::vector<std::string> env, std::string home,
-    bool stdin_is_terminal, std::optional<std::pair<std::uint64_t, std::uint64_t>> expected) {
-  Result<std::string> config_json = config::ToJsonChecked(config);
-  struct stat st {};
-  if (!config_json || ::stat(workspace.c_str(), &st) != 0) return std::nullopt;
-  if (expected && (expected->first != static_cast<std::uint64_t>(st.st_dev) ||
-                   expected->second != static_cast<std::uint64_t>(st.st_ino))) {
-    return std::nullopt;
-  }
-  server::RunRequest request;
-  request.config_json = std::move(*config_json);
-  for (const auto& own : config.sandbox.own_config) request.own_config.push_back(own.string());
-  request.workspace = workspace.string();
-  request.workspace_dev = static_cast<std::uint64_t>(st.st_dev);
-  request.workspace_ino = static_cast<std::uint64_t>(st.st_ino);
-  if (!options.shell_text.empty()) {
-    request.shell_text = options.shell_text;
-  } else {
-    request.argv = options.argv;
-  }
-  request.cwd = ChooseCwd(workspace, here).string();
-  request.json = options.json;
-  request.has_stdin = !options.json && stdin_is_terminal;
-  request.env = std::move(env);
-  request.home = std::move(home);
-  return request;
-}
-
-// Hands the command to this user's run server when one is listening and can be trusted
-// (decision 0026): its sessions have the sandbox prepared. nullopt: not served, nothing ran.
-// With `use` kAuto, a run that finds no server starts one for the next runs (decision 0030).
-std::optional<int> TryRunServer(const Config& config, const ResolvedWorkspace& workspace,
-                                const RunOptions& options, server::ServerUse use) {
+// Hands the command line to this user's run server when one is listening and can be trusted
+// (decision 0026): its sessions have the sandbox prepared. The server resolves it as this
+// process would (ResolveRunInvocation), from the same invocation the `cordon` front sends.
+// nullopt: not served, nothing ran. With `use` kAuto, a run that finds no server starts one
+// for the next runs (decision 0030).
+std::optional<int> TryRunServer(const GlobalOptions& global, server::ServerUse use) {
   const char* runtime_dir = std::getenv("XDG_RUNTIME_DIR");
   const server::ServerPaths paths = server::DefaultServerPaths(
       runtime_dir != nullptr ? std::optional<std::string>(runtime_dir) : std::nullopt);
-  // No server: the request (and the JSON code that builds it) is not worth a page.
   if (!server::MayBeListening(paths)) {
     if (use == server::ServerUse::kAuto) server::StartServerInBackground(paths);
     return std::nullopt;
   }
-  // A workspace that is this process's directory must be it on disk, not what its name
-  // reaches now (then the run stays here, where CheckSessionIsHere judges it).
-  std::optional<std::pair<std::uint64_t, std::uint64_t>> expected;
-  if (workspace.is_cwd) {
-    struct stat st {};
-    if (::stat(".", &st) != 0) return std::nullopt;
-    expected.emplace(static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino));
+  // The server is handed this process's stdin, stdout and stderr: all three must be open.
+  for (int fd = 0; fd < 3; ++fd) {
+    if (::fcntl(fd, F_GETFD) < 0) return std::nullopt;
   }
-  std::optional<server::RunRequest> request = BuildServerRequest(
-      config, workspace.path, options, ThisProcess().cwd, session::CallerEnvironment(),
-      session::CallerHome().string(), ::isatty(STDIN_FILENO) != 0, expected);
-  if (!request) return std::nullopt;
-  std::vector<int> fds;
-  if (!options.json) {
-    fds = {STDOUT_FILENO, STDERR_FILENO};
-    if (request->has_stdin) fds.push_back(STDIN_FILENO);
-  }
-  const server::ClientResult result =
-      server::RunThroughServer(paths, *request, fds, config.limits.timeout);
+  server::Invocation invocation;
+  invocation.cwd = ThisProcess().cwd.string();
+  if (!invocation.cwd.starts_with('/')) return std::nullopt;
+  invocation.argv = global.command_line;
+  invocation.env = session::CallerEnvironment();
+  const server::ClientResult result = server::RunThroughServer(paths, invocation);
   if (!result.warning.empty()) {
     fmt::print(stderr, "cordon: {}; running the command without it\n", result.warning);
   }
@@ -221,7 +183,7 @@ int RunRun(const GlobalOptions& global, const RunOptions& options) {
   // whatever of its own process context /proc does not show (decision 0030).
   if (!options.no_server && !options.worktree && !options.outside_sandbox &&
       config->sandbox.mode != SandboxMode::kOff && *use != server::ServerUse::kOff) {
-    if (std::optional<int> served = TryRunServer(*config, *workspace, options, *use)) {
+    if (std::optional<int> served = TryRunServer(global, *use)) {
       return *served;
     }
   }
@@ -330,6 +292,19 @@ Subcommand AddRunCommand(CLI::App& root, const GlobalOptions& global) {
 #if defined(CORDON_RUN_SERVER)
 namespace {
 
+// The canonical path of the directory `fd` (as the kernel names it) and its stat; nullopt
+// when `fd` is not an open directory reachable from the root.
+std::optional<std::pair<std::filesystem::path, struct stat>> DirectoryOf(int fd) {
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode)) return std::nullopt;
+  std::array<char, PATH_MAX> path{};
+  const std::string link = fmt::format("/proc/self/fd/{}", fd);
+  const ssize_t n = ::readlink(link.c_str(), path.data(), path.size());
+  if (n <= 0 || static_cast<std::size_t>(n) >= path.size() || path[0] != '/') return std::nullopt;
+  return std::make_pair(
+      std::filesystem::path(std::string(path.data(), static_cast<std::size_t>(n))), st);
+}
+
 // `argv` parsed as Main would (root options, the run subcommand alone). The definition is
 // built once per process and reused (building it costs more than parsing), one parse at a time.
 bool ParseRunCommandLine(const std::vector<std::string>& argv, GlobalOptions& global,
@@ -339,9 +314,11 @@ bool ParseRunCommandLine(const std::vector<std::string>& argv, GlobalOptions& gl
     CLI::App root;
     GlobalOptions global;
     RunOptions options;
+    CLI::App* run = nullptr;
     Parser() {
       AddGlobalOptions(root, global);
-      DefineRunCommand(root, options)->fallthrough();
+      run = DefineRunCommand(root, options);
+      run->fallthrough();
     }
   };
   static Parser parser;
@@ -357,6 +334,7 @@ bool ParseRunCommandLine(const std::vector<std::string>& argv, GlobalOptions& gl
   } catch (const std::exception&) {
     return false;  // --help, --version, a bad flag: the full cordon says what it says
   }
+  if (!parser.run->parsed()) return false;
   global = parser.global;
   options = parser.options;
   return true;
@@ -365,10 +343,9 @@ bool ParseRunCommandLine(const std::vector<std::string>& argv, GlobalOptions& gl
 }  // namespace
 
 std::optional<server::ResolvedInvocation> ResolveRunInvocation(const server::Invocation& invocation,
-                                                               bool stdin_is_terminal) {
-  // Only a plain `cordon run ...`: anything else (another subcommand, a root option before it)
-  // is the full cordon's to run, with every message it prints.
-  if (invocation.argv.size() < 2 || invocation.argv[1] != "run") return std::nullopt;
+                                                               int cwd_fd, bool stdin_is_terminal) {
+  // Only `cordon [--config FILE] run ...`: anything else (another subcommand, --help) is the
+  // full cordon's to run, with every message it prints.
   GlobalOptions global;
   RunOptions options;
   if (!ParseRunCommandLine(invocation.argv, global, options)) return std::nullopt;
@@ -380,7 +357,6 @@ std::optional<server::ResolvedInvocation> ResolveRunInvocation(const server::Inv
   }
   Caller caller;
   caller.cwd = invocation.cwd;
-  std::string home;
   for (const std::string& entry : invocation.env) {
     if (entry.starts_with("HOME=") && !caller.env.home) caller.env.home = entry.substr(5);
     if (entry.starts_with("XDG_CONFIG_HOME=") && !caller.env.xdg_config_home) {
@@ -393,26 +369,40 @@ std::optional<server::ResolvedInvocation> ResolveRunInvocation(const server::Inv
   }
   Result<Config> config = LoadConfig(global, options.flags, caller);
   if (!config || config->sandbox.mode == SandboxMode::kOff) return std::nullopt;
-  // Resolved on disk, as the session resolves the full cordon's (not lexically: for "link/.."
-  // that would be another directory); one that does not resolve is the full cordon's to report.
-  Result<std::filesystem::path> workspace = core::Canonical(
-      options.workspace.empty() ? caller.cwd
-                                : caller.cwd / std::filesystem::path(options.workspace));
+  Result<std::string> config_key = config::ToJsonChecked(*config);
+  if (!config_key) return std::nullopt;
+  // The workspace as a directory, not a name: the caller's directory itself, or --workspace
+  // opened through it (a relative one) or from the root (an absolute one), following links
+  // as the full cordon's canonical path would. The session must pin this very directory.
+  // One that does not open is the full cordon's to report.
+  const std::string& flag = options.workspace;
+  const core::UniqueFd opened(
+      flag.empty() ? ::fcntl(cwd_fd, F_DUPFD_CLOEXEC, 0)
+                   : ::openat(cwd_fd, flag.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  std::optional<std::pair<std::filesystem::path, struct stat>> workspace =
+      DirectoryOf(opened.get());
   if (!workspace) return std::nullopt;
+  server::RunRequest request;
+  request.config_key = std::move(*config_key);
+  request.workspace = workspace->first;
+  request.workspace_dev = static_cast<std::uint64_t>(workspace->second.st_dev);
+  request.workspace_ino = static_cast<std::uint64_t>(workspace->second.st_ino);
+  if (!options.shell_text.empty()) {
+    request.shell_text = options.shell_text;
+  } else {
+    request.argv = options.argv;
+  }
+  request.cwd = ChooseCwd(request.workspace, caller.cwd);
+  request.json = options.json;
+  request.has_stdin = !options.json && stdin_is_terminal;
+  request.env = invocation.env;
   // session::CallerHome(), for the caller: its HOME when absolute, else the user's entry.
-  const std::string caller_home = caller.env.home && caller.env.home->starts_with('/')
-                                      ? *caller.env.home
-                                      : session::PasswdHome().string();
-  // The caller's directory is the one it sent as a descriptor: a workspace that is that
-  // directory by name but another one on disk (its name swapped for a link meanwhile) is not
-  // run here; the caller's own cordon then checks against its own directory.
-  std::optional<std::pair<std::uint64_t, std::uint64_t>> expected;
-  if (options.workspace.empty()) expected.emplace(invocation.cwd_dev, invocation.cwd_ino);
-  std::optional<server::RunRequest> request =
-      BuildServerRequest(*config, *workspace, options, caller.cwd, invocation.env, caller_home,
-                         stdin_is_terminal, expected);
-  if (!request) return std::nullopt;
-  return server::ResolvedInvocation{*std::move(request), config->limits.timeout};
+  request.home = caller.env.home && caller.env.home->starts_with('/')
+                     ? *caller.env.home
+                     : session::PasswdHome().string();
+  const std::chrono::milliseconds timeout = config->limits.timeout;
+  request.config = *std::move(config);
+  return server::ResolvedInvocation{std::move(request), timeout};
 }
 #endif
 

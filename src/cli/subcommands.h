@@ -33,10 +33,11 @@ Subcommand AddDoctorCommand(CLI::App& root, const GlobalOptions& global);
 // Linux only (CORDON_RUN_SERVER): the run server.
 Subcommand AddServeCommand(CLI::App& root, const GlobalOptions& global);
 #if defined(CORDON_RUN_SERVER)
-// The run server's InvocationResolver (decision 0028): a front's `cordon run ...` command line,
-// parsed and resolved as `cordon run` itself would in the front's directory and environment.
+// The run server's InvocationResolver (decisions 0028, 0033): a client's `cordon run ...`
+// command line, parsed and resolved as `cordon run` itself would in the client's directory
+// (`cwd_fd`) and environment.
 std::optional<server::ResolvedInvocation> ResolveRunInvocation(const server::Invocation& invocation,
-                                                               bool stdin_is_terminal);
+                                                               int cwd_fd, bool stdin_is_terminal);
 #endif
 // Hidden: `cordon __generate man|bash|zsh [--output FILE]` walks `root` (docs/cli.md).
 Subcommand AddGenerateCommand(CLI::App& root);

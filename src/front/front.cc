@@ -16,17 +16,15 @@ namespace cordon::front {
 using namespace nolibc;  // NOLINT: the system calls
 namespace {
 
+using server::kAcceptWaitMs;
+using server::kHelloWaitMs;
 using server::kInvocationMagic;
 using server::kMagic;
 using server::kMaxBodyBytes;
+using server::kReplyGraceMs;
 using server::ReplyHeader;
 using server::ReplyKind;
 using server::RequestHeader;
-// client.h: kHelloWait and kReplyGrace.
-constexpr long kHelloWaitMs = 2000;
-constexpr long kReplyGraceMs = 5000;
-// How long the server may take to resolve the command line (load the configuration, plan).
-constexpr long kAcceptWaitMs = 30000;
 // Most arguments plus environment entries sent (256 KiB of stack); more: the full cordon.
 constexpr size_t kMaxParts = 16384;
 

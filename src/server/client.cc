@@ -42,6 +42,15 @@ ClientResult NotServed(std::string warning) {
   return result;
 }
 
+// The command may have started there: not run again here. Exit 125 with `message`.
+ClientResult GaveUp(const std::string& message) {
+  WriteAll(STDERR_FILENO, message);
+  ClientResult result;
+  result.served = true;
+  result.exit_code = 125;
+  return result;
+}
+
 ClientResult NoneRunning() {
   ClientResult result;
   result.none_running = true;
@@ -74,8 +83,7 @@ bool MayBeListening(const ServerPaths& paths) {
   return !(::lstat(paths.socket.c_str(), &st) != 0 && errno == ENOENT);
 }
 
-ClientResult RunThroughServer(const ServerPaths& paths, const RunRequest& request,
-                              const std::vector<int>& fds, std::chrono::milliseconds run_timeout) {
+ClientResult RunThroughServer(const ServerPaths& paths, const Invocation& invocation) {
   // No directory, or one that is not safe: no server to use (the latter is worth a word).
   if (Result<void> dir = CheckDirectory(paths.directory, false); !dir) {
     if (dir.error().code == ErrorCode::kNotFound) return NoneRunning();
@@ -113,11 +121,11 @@ ClientResult RunThroughServer(const ServerPaths& paths, const RunRequest& reques
   // meanwhile, and acts on nothing before that): a stopped server would keep the descriptors
   // below in flight (and whoever reads this process's output waiting) for as long as it stays
   // stopped.
-  if (!WaitForReply(socket.get(), kHelloWait)) {
+  if (!WaitForReply(socket.get(), std::chrono::milliseconds(kHelloWaitMs))) {
     return NotServed(
         fmt::format("the run server at {} did not take the connection within {} s "
                     "(stopped?)",
-                    path, kHelloWait.count()));
+                    path, kHelloWaitMs / 1000));
   }
   Result<Reply> hello = ReceiveReply(socket.get());
   if (!hello) return NotServed("the run server did not greet: " + hello.error().message);
@@ -125,44 +133,52 @@ ClientResult RunThroughServer(const ServerPaths& paths, const RunRequest& reques
   if (hello->kind != ReplyKind::kHello) {
     return NotServed("the run server answered before the request (a protocol mismatch)");
   }
-  if (Result<void> sent = SendRequest(socket.get(), request, fds); !sent) {
+  // This process's directory goes as a descriptor too: the server resolves the directory this
+  // process is in, not whatever its name reaches by the time the server looks.
+  const core::UniqueFd here(::open(".", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!here.valid()) return {};
+  if (Result<void> sent = SendInvocation(socket.get(), invocation,
+                                         {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO, here.get()});
+      !sent) {
     return NotServed("the run server did not take the request: " + sent.error().message);
   }
-  if (!WaitForReply(socket.get(), run_timeout + kReplyGrace)) {
+  // Nothing has run before kAccepted: kRunYourself or kRefused leave the command to this
+  // process.
+  if (!WaitForReply(socket.get(), std::chrono::milliseconds(kAcceptWaitMs))) {
+    return GaveUp(fmt::format(
+        "cordon: the run server did not take the command within {} s (stopped?); giving up, "
+        "which cancels it\n",
+        kAcceptWaitMs / 1000));
+  }
+  Result<Reply> accepted = ReceiveReply(socket.get());
+  if (!accepted) return NotServed("the run server vanished: " + accepted.error().message);
+  if (accepted->kind == ReplyKind::kRefused) return NotServed(Chomp(accepted->stderr_text));
+  // Not for this caller's context (another cgroup, namespaces, limits: decision 0030) or not a
+  // command line it runs as it stands: this process runs it; nothing ran there.
+  if (accepted->kind == ReplyKind::kRunYourself) return {};
+  if (accepted->kind != ReplyKind::kAccepted) {
+    return GaveUp("cordon: the run server answered out of order; giving up\n");
+  }
+  const auto wait =
+      std::chrono::seconds(accepted->wait_seconds) + std::chrono::milliseconds(kReplyGraceMs);
+  if (!WaitForReply(socket.get(), wait)) {
     // The server enforces the run's timeout itself: no reply by now means it is stopped or
-    // hung. It may have started the command; this process's exit closes the socket, which
-    // cancels it (the whole tree) as soon as the server runs again.
-    ClientResult result;
-    result.served = true;
-    result.exit_code = 125;
-    WriteAll(
-        STDERR_FILENO,
-        fmt::format(
-            "cordon: the run server did not answer within {} s (stopped or hung?); "
-            "giving up, which cancels the command\n",
-            std::chrono::duration_cast<std::chrono::seconds>(run_timeout + kReplyGrace).count()));
-    return result;
+    // hung. This process's exit closes the socket, which cancels the command (the whole tree)
+    // as soon as the server runs again.
+    return GaveUp(fmt::format(
+        "cordon: the run server did not answer within {} s (stopped or hung?); giving up, "
+        "which cancels the command\n",
+        std::chrono::duration_cast<std::chrono::seconds>(wait).count()));
   }
   Result<Reply> reply = ReceiveReply(socket.get());
-  if (!reply) {
-    // The server may have started the command: running it again could do it twice. Report.
-    ClientResult result;
-    result.served = true;
-    result.exit_code = 125;
-    WriteAll(STDERR_FILENO, fmt::format("cordon: the run server vanished during the run: {}\n",
-                                        reply.error().message));
-    return result;
-  }
+  // The server may have started the command: running it again could do it twice. Report.
+  if (!reply)
+    return GaveUp("cordon: the run server vanished during the run: " + reply.error().message +
+                  "\n");
+  // It could not run it (nothing ran): this process runs it.
   if (reply->kind == ReplyKind::kRefused) return NotServed(Chomp(reply->stderr_text));
-  // Not for this caller's context (another cgroup, namespaces, limits: decision 0030): this
-  // process runs it, as it would without a server; nothing ran there.
-  if (reply->kind == ReplyKind::kRunYourself) return {};
   if (reply->kind != ReplyKind::kRan) {
-    ClientResult result;
-    result.served = true;  // the request was sent: it may have run
-    result.exit_code = 125;
-    WriteAll(STDERR_FILENO, "cordon: the run server sent a second greeting instead of a result\n");
-    return result;
+    return GaveUp("cordon: the run server sent a second greeting instead of a result\n");
   }
   WriteAll(STDOUT_FILENO, reply->stdout_text);
   WriteAll(STDERR_FILENO, reply->stderr_text);

@@ -2,10 +2,8 @@
 // user is listening, else say so and let the caller run it itself.
 #pragma once
 
-#include <chrono>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "cordon/error.h"
 #include "server/paths.h"
@@ -23,23 +21,21 @@ struct ClientResult {
   bool none_running = false;
 };
 
-// Connects to `paths.socket`, checks the server (peer.h), sends `request` with `fds` (stdout,
-// stderr[, stdin] when the output is streamed) and waits for the reply, which it prints on
-// this process's stdout and stderr. A server whose backlog is full (stopped, or swamped), or
-// that does not greet the connection within kHelloWait, is not used (nothing was sent to it). One
-// that has not replied after `run_timeout` plus kReplyGrace (it enforces that timeout itself, so it
-// is stopped or hung) ends the wait: exit 125, and this process's exit cancels the command. Never
-// fails otherwise: every other problem means "run it yourself".
-inline constexpr std::chrono::seconds kReplyGrace{5};
-// How long a server may take to greet a new connection (kHello) before the client runs its
-// command itself; nothing is sent to it before that greeting.
-inline constexpr std::chrono::seconds kHelloWait{2};
+// Connects to `paths.socket`, checks the server (peer.h) and hands it `invocation` (this
+// process's command line, working directory and environment) with this process's stdin,
+// stdout, stderr and working directory attached, exactly as the `cordon` front does
+// (wire.h). The server resolves the command line itself; on kAccepted it runs, and the result
+// is printed on this process's stdout and stderr. A server whose backlog is full (stopped, or
+// swamped), or that does not greet the connection within kHelloWaitMs, is not used (nothing
+// was sent to it). One that has not answered within kAcceptWaitMs, or not sent the result
+// within the run's timeout (kAccepted's wait) plus kReplyGraceMs, ends the wait: exit 125,
+// and this process's exit cancels the command. Never fails otherwise: every other problem
+// means "run it yourself".
 // False when no server can be listening (no directory, or a safe one without a socket): the
 // caller need not build a request. True otherwise, also for a directory that is not safe
 // (RunThroughServer says why it is not used).
 bool MayBeListening(const ServerPaths& paths);
 
-ClientResult RunThroughServer(const ServerPaths& paths, const RunRequest& request,
-                              const std::vector<int>& fds, std::chrono::milliseconds run_timeout);
+ClientResult RunThroughServer(const ServerPaths& paths, const Invocation& invocation);
 
 }  // namespace cordon::server

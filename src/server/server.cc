@@ -64,6 +64,15 @@ void DrainBriefly(int fd) {
   }
 }
 
+// A resolved invocation with the caller's descriptors it uses, and the wait kAccepted carries.
+struct ServedRun {
+  RunRequest request;
+  core::UniqueFd stdin_fd;  // only when request.has_stdin
+  core::UniqueFd stdout_fd;
+  core::UniqueFd stderr_fd;
+  std::uint32_t wait_seconds = 0;
+};
+
 // The sessions of the configurations and workspaces served so far, most recently used first.
 class SessionCache {
  public:
@@ -86,13 +95,9 @@ class SessionCache {
     const std::string key = Key(request);
     // Created outside the lock (it probes the kernel); two clients racing for a new key make
     // two sessions, and the second simply replaces the first in the cache.
-    config::Env env;
-    if (!request.home.empty()) env.home = request.home;
-    CORDON_TRY(Config config, config::ParseConfigText(request.config_json, "run request", env));
-    config.sandbox.own_config.assign(request.own_config.begin(), request.own_config.end());
     // The point of the server: each session gets its zygote and keeps the next command's
     // sandbox prepared (decisions 0010, 0023).
-    CORDON_TRY(Session session, Session::Create(std::move(config), request.workspace,
+    CORDON_TRY(Session session, Session::Create(request.config, request.workspace,
                                                 SessionOptions{.long_lived = true}));
     // The session pinned the directory its name reached just now (plan/launch_plan.h): kept
     // only when that is the client's, or every later request for it would be refused.
@@ -100,7 +105,7 @@ class SessionCache {
     if (pinned.dev != request.workspace_dev || pinned.ino != request.workspace_ino) {
       return Fail(ErrorCode::kUnavailable,
                   fmt::format("the workspace {} changed while the request was on its way",
-                              request.workspace));
+                              request.workspace.string()));
     }
     std::lock_guard lock(mutex_);
     entries_.push_front(Entry{key, session});
@@ -111,9 +116,9 @@ class SessionCache {
  private:
   static std::string Key(const RunRequest& request) {
     // The directory, not only its name: a workspace made anew gets a session of its own.
-    std::string key = request.config_json + '\0' + request.workspace + '\0' +
+    std::string key = request.config_key + '\0' + request.workspace.native() + '\0' +
                       fmt::format("{}:{}", request.workspace_dev, request.workspace_ino);
-    for (const std::string& own : request.own_config) key += '\0' + own;
+    for (const auto& own : request.config.sandbox.own_config) key += '\0' + own.native();
     return key;
   }
 
@@ -143,11 +148,11 @@ class Server {
   bool Handle(core::UniqueFd connection, HelperThread& helper);
   // Runs the request's command. `admit` lets the client in (or says why not); it is called
   // before anything is created or started for the client, possibly more than once.
-  Result<report::RunOutcome> Execute(int connection, ReceivedRequest& received,
+  Result<report::RunOutcome> Execute(int connection, ServedRun& run,
                                      const std::function<Result<void>()>& admit);
-  // Turns a front's invocation into the request its full cordon would have sent: the wait
-  // kAccepted will carry (seconds), or nullopt when the front is to run it itself. Only reads.
-  std::optional<std::uint32_t> Resolve(ReceivedRequest& received);
+  // Resolves a client's invocation as its own cordon would resolve its command line; nullopt
+  // when the client is to run it itself. Only reads.
+  std::optional<ServedRun> Resolve(ReceivedRequest& received);
   void Log(const std::string& line);
   // Logs "<log_prefix>: <why>" and replies kRefused ("the run server <reply_prefix>: <why>"):
   // the client then runs the command itself. False: nothing ran.
@@ -177,18 +182,18 @@ void Server::Log(const std::string& line) {
   std::fflush(options_.log);
 }
 
-Result<report::RunOutcome> Server::Execute(int connection, ReceivedRequest& received,
+Result<report::RunOutcome> Server::Execute(int connection, ServedRun& run,
                                            const std::function<Result<void>()>& admit) {
-  RunRequest& r = received.request;
-  // The same workspace as the client's, not just the same name: refuse another view.
+  RunRequest& r = run.request;
+  // The directory the invocation resolved to, not just its name: refuse another one.
   struct stat st {};
-  if (::stat(r.workspace.c_str(), &st) != 0) return core::FailSyscall("stat", r.workspace);
+  if (::stat(r.workspace.c_str(), &st) != 0) return core::FailSyscall("stat", r.workspace.string());
   if (static_cast<std::uint64_t>(st.st_dev) != r.workspace_dev ||
       static_cast<std::uint64_t>(st.st_ino) != r.workspace_ino) {
     return Fail(ErrorCode::kUnavailable,
-                fmt::format("the workspace {} is another directory here than for the client "
-                            "(another mount namespace?)",
-                            r.workspace));
+                fmt::format("the workspace {} is no longer the directory the client's command "
+                            "line named (its name was moved?)",
+                            r.workspace.string()));
   }
   // A session (its probes, its prepared sandboxes) is only created for a client let in.
   std::optional<Session> found = sessions_.Find(r);
@@ -221,9 +226,9 @@ Result<report::RunOutcome> Server::Execute(int connection, ReceivedRequest& rece
     // client's stdout and keep the client's reader from seeing EOF.
     request.capture_output = false;
     caller.take_fds = true;
-    request.stdout_fd = received.fds[0].Release();
-    request.stderr_fd = received.fds[1].Release();
-    if (r.has_stdin) request.stdin_fd = received.fds[2].Release();
+    request.stdout_fd = run.stdout_fd.Release();
+    request.stderr_fd = run.stderr_fd.Release();
+    if (r.has_stdin) request.stdin_fd = run.stdin_fd.Release();
   }
   // Nothing of the command is created before the client is let in.
   caller.before_start = admit;
@@ -231,38 +236,41 @@ Result<report::RunOutcome> Server::Execute(int connection, ReceivedRequest& rece
   return report::RenderRunOutcome(result, r.json, session.config().limits.timeout);
 }
 
-std::optional<std::uint32_t> Server::Resolve(ReceivedRequest& received) {
-  // The front's directory is the descriptor it sent: its path as this process sees it now
-  // (the client checked it shares our mount namespace and root), whatever the front's text said.
+std::optional<ServedRun> Server::Resolve(ReceivedRequest& received) {
+  // The client's directory is the descriptor it sent: its path as this process sees it now
+  // (the client checked it shares our mount namespace and root), whatever its text said.
+  Invocation& invocation = received.invocation;
+  const int here_fd = received.fds[3].get();
   struct stat here {};
-  const std::string here_link = fmt::format("/proc/self/fd/{}", received.fds[3].get());
+  const std::string here_link = fmt::format("/proc/self/fd/{}", here_fd);
   std::array<char, PATH_MAX> here_path{};
   const ssize_t here_size = ::readlink(here_link.c_str(), here_path.data(), here_path.size());
-  if (::fstat(received.fds[3].get(), &here) != 0 || !S_ISDIR(here.st_mode) || here_size <= 0 ||
+  if (::fstat(here_fd, &here) != 0 || !S_ISDIR(here.st_mode) || here_size <= 0 ||
       static_cast<std::size_t>(here_size) >= here_path.size() || here_path[0] != '/') {
     return std::nullopt;  // gone or unreachable: the client runs it itself
   }
-  received.invocation->cwd.assign(here_path.data(), static_cast<std::size_t>(here_size));
-  received.invocation->cwd_dev = static_cast<std::uint64_t>(here.st_dev);
-  received.invocation->cwd_ino = static_cast<std::uint64_t>(here.st_ino);
-  received.fds[3].Reset();
+  invocation.cwd.assign(here_path.data(), static_cast<std::size_t>(here_size));
+  invocation.cwd_dev = static_cast<std::uint64_t>(here.st_dev);
+  invocation.cwd_ino = static_cast<std::uint64_t>(here.st_ino);
   std::optional<ResolvedInvocation> resolved;
   if (options_.resolve_invocation) {
-    resolved = options_.resolve_invocation(*received.invocation, ::isatty(received.fds[0].get()));
+    resolved =
+        options_.resolve_invocation(invocation, here_fd, ::isatty(received.fds[0].get()) != 0);
   }
+  received.fds[3].Reset();
   if (!resolved) return std::nullopt;
-  received.request = std::move(resolved->request);
-  // The invocation's stdin, stdout, stderr become the request's stdout, stderr[, stdin].
-  std::vector<core::UniqueFd> fds;
-  if (!received.request.json) {
-    fds.push_back(std::move(received.fds[1]));
-    fds.push_back(std::move(received.fds[2]));
-    if (received.request.has_stdin) fds.push_back(std::move(received.fds[0]));
+  ServedRun run;
+  run.request = std::move(resolved->request);
+  // With --json the output is captured and replied; the caller's descriptors are not used.
+  if (!run.request.json) {
+    run.stdout_fd = std::move(received.fds[1]);
+    run.stderr_fd = std::move(received.fds[2]);
+    if (run.request.has_stdin) run.stdin_fd = std::move(received.fds[0]);
   }
-  received.fds = std::move(fds);
   const auto seconds = std::chrono::ceil<std::chrono::seconds>(resolved->timeout).count();
-  return static_cast<std::uint32_t>(
+  run.wait_seconds = static_cast<std::uint32_t>(
       std::clamp<std::int64_t>(seconds, 1, std::numeric_limits<std::uint32_t>::max()));
+  return run;
 }
 
 bool Server::Refuse(int fd, std::string_view log_prefix, std::string_view reply_prefix,
@@ -306,19 +314,18 @@ bool Server::Handle(core::UniqueFd connection, HelperThread& helper) {
   }
   // A trusted client. Until its context is judged, only reading: its command line resolved,
   // the policy and the plan (Execute); `admit` comes before anything is created or started.
-  std::optional<std::uint32_t> wait;  // a front's: kAccepted's
-  if (received->invocation) wait = Resolve(*received);
-  // A front waits for kAccepted before the result: sent once, when the client is let in.
+  std::optional<ServedRun> run = Resolve(*received);
+  // The client waits for kAccepted before the result: sent once, when the client is let in.
   bool accepted = false;
   auto accept = [&]() -> Result<void> {
-    if (!wait || accepted) return {};
-    CORDON_TRY_VOID(SendReply(fd, ReplyKind::kAccepted, 0, {}, {}, *wait));
+    if (!run || accepted) return {};
+    CORDON_TRY_VOID(SendReply(fd, ReplyKind::kAccepted, 0, {}, {}, run->wait_seconds));
     accepted = true;
     return {};
   };
   const std::function<Result<void>()> admit = [&]() -> Result<void> {
     // A command run here inherits this process's namespaces, cgroup, limits and credentials,
-    // not its caller's: only for a caller whose are the same (decision 0030). A front's paths,
+    // not its caller's: only for a caller whose are the same (decision 0030). A client's paths,
     // configuration file and workspace are also looked up here, which needs the same view.
     if (!check.ContextMismatch().empty()) {
       return Fail(ErrorCode::kUnavailable, "the client runs in another context");
@@ -326,7 +333,7 @@ bool Server::Handle(core::UniqueFd connection, HelperThread& helper) {
     return accept();
   };
   std::optional<Result<report::RunOutcome>> outcome;
-  if (!received->invocation || wait) outcome = Execute(fd, *received, admit);
+  if (run) outcome = Execute(fd, *run, admit);
   if (const std::string& why = check.ContextMismatch(); !why.empty()) {
     Log("left a command to its client: " + why);
     (void)SendReply(fd, ReplyKind::kRunYourself, 0, {}, {});
@@ -343,9 +350,8 @@ bool Server::Handle(core::UniqueFd connection, HelperThread& helper) {
   if (!*outcome) {
     return Refuse(fd, "could not serve", "could not run the command", outcome->error());
   }
-  Log(fmt::format("ran a command (exit code {}, {:.2f} ms{})", (*outcome)->exit_code,
-                  static_cast<double>((*outcome)->duration.count()) / 1000.0,
-                  received->invocation ? "; command line resolved here" : ""));
+  Log(fmt::format("ran a command (exit code {}, {:.2f} ms)", (*outcome)->exit_code,
+                  static_cast<double>((*outcome)->duration.count()) / 1000.0));
   (void)SendReply(fd, ReplyKind::kRan, (*outcome)->exit_code, (*outcome)->stdout_text,
                   (*outcome)->stderr_text);
   return true;

@@ -4,17 +4,22 @@
 //
 // Worker threads wait in accept() themselves, one kept spare while others serve (no hand-over
 // from an accepting thread per connection); each connection's worker checks the peer (peer.h),
-// reads one request (wire.h), runs it in the session of its configuration and workspace
-// (created on first use, at most kMaxSessions kept, the least recently used dropped), and
+// reads one invocation (wire.h), resolves it, runs it in the session of its configuration and
+// workspace (created on first use, at most kMaxSessions kept, the least recently used dropped), and
 // replies. The client's socket is the run's cancel descriptor: a client that dies takes its
 // command's whole tree with it. The server exits after `idle_timeout` without a connection.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <optional>
+#include <string>
+#include <vector>
 
+#include "cordon/config.h"
 #include "cordon/error.h"
 #include "server/paths.h"
 #include "server/wire.h"
@@ -24,23 +29,44 @@ namespace cordon::server {
 inline constexpr std::size_t kMaxSessions = 8;
 inline constexpr int kMaxConnections = 64;
 
-// A front's invocation (wire.h) resolved the way `cordon run` resolves its own command line:
-// the request it would have sent, and the run's timeout.
+// A client's invocation (wire.h) resolved the way `cordon run` resolves its own command line:
+// the configuration, the workspace, the command and the caller's context.
+struct RunRequest {
+  Config config;
+  // The configuration's JSON form (config::ToJsonChecked: every byte as it is): sessions are
+  // kept by it, with what that form does not carry (the files the loader read).
+  std::string config_key;
+  std::filesystem::path workspace;
+  // st_dev and st_ino of the workspace as the client's directory reaches it: a session whose
+  // workspace is another directory (its name swapped meanwhile, another mount namespace) is
+  // refused instead of running somewhere else.
+  std::uint64_t workspace_dev = 0;
+  std::uint64_t workspace_ino = 0;
+  std::vector<std::string> argv;
+  std::optional<std::string> shell_text;
+  std::filesystem::path cwd;
+  bool json = false;       // capture and reply with the --json report; no descriptors used
+  bool has_stdin = false;  // the caller's stdin is its terminal: the command reads it
+  std::vector<std::string> env;
+  std::string home;
+};
 struct ResolvedInvocation {
   RunRequest request;
   std::chrono::milliseconds timeout{0};
 };
-// nullopt: not served here (another subcommand, --help, a flag or configuration error, mode
-// off, --worktree, ...): the front execs the full cordon, which runs it and says what it says.
-using InvocationResolver =
-    std::function<std::optional<ResolvedInvocation>(const Invocation&, bool stdin_is_terminal)>;
+// `cwd_fd` is the directory the client sent (the invocation's cwd is its path here now): a
+// relative path of the command line is resolved through it. nullopt: not served here (another
+// subcommand, --help, a flag or configuration error, mode off, --worktree, ...): the client
+// runs it itself and says what it says.
+using InvocationResolver = std::function<std::optional<ResolvedInvocation>(
+    const Invocation&, int cwd_fd, bool stdin_is_terminal)>;
 
 struct ServerOptions {
   ServerPaths paths;
   std::chrono::seconds idle_timeout{900};
   // One line per connection (refused, ran, failed) goes here; nullptr: silent.
   std::FILE* log = stderr;
-  // Resolves the invocations of `cordon` fronts; unset: every front is told to run it itself.
+  // Resolves the clients' invocations; unset: every client is told to run it itself.
   InvocationResolver resolve_invocation;
 };
 

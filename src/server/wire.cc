@@ -9,7 +9,6 @@
 #include <charconv>
 #include <chrono>
 #include <cstring>
-#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "core/fd_passing.h"
@@ -17,8 +16,6 @@
 
 namespace cordon::server {
 namespace {
-
-using nlohmann::json;
 
 // <asm-generic/socket.h> of Linux 6.5; Debian 12's headers predate them.
 constexpr int kSoPassPidfd = 76;
@@ -68,102 +65,7 @@ Result<void> ReadAll(int socket, void* data, std::size_t size, const char* what,
   return {};
 }
 
-Result<std::string> Text(const json& body, const char* key, bool required) {
-  auto it = body.find(key);
-  if (it == body.end()) {
-    if (!required) return std::string();
-    return Fail(ErrorCode::kInvalidArgument, fmt::format("run request: \"{}\" is missing", key));
-  }
-  if (!it->is_string()) {
-    return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("run request: \"{}\" must be a string", key));
-  }
-  return it->get<std::string>();
-}
-
-Result<std::vector<std::string>> Texts(const json& body, const char* key) {
-  std::vector<std::string> texts;
-  auto it = body.find(key);
-  if (it == body.end()) return texts;
-  if (!it->is_array()) {
-    return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("run request: \"{}\" must be an array of strings", key));
-  }
-  for (const json& item : *it) {
-    if (!item.is_string()) {
-      return Fail(ErrorCode::kInvalidArgument,
-                  fmt::format("run request: \"{}\" must be an array of strings", key));
-    }
-    texts.push_back(item.get<std::string>());
-  }
-  return texts;
-}
-
-Result<std::uint64_t> Number(const json& body, const char* key) {
-  auto it = body.find(key);
-  if (it == body.end() || !it->is_number_unsigned()) {
-    return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("run request: \"{}\" must be an unsigned number", key));
-  }
-  return it->get<std::uint64_t>();
-}
-
-bool Flag(const json& body, const char* key) {
-  auto it = body.find(key);
-  return it != body.end() && it->is_boolean() && it->get<bool>();
-}
-
 }  // namespace
-
-std::string EncodeRequest(const RunRequest& request) {
-  json body = {{"config", request.config_json},
-               {"own_config", request.own_config},
-               {"workspace", request.workspace},
-               {"workspace_dev", request.workspace_dev},
-               {"workspace_ino", request.workspace_ino},
-               {"argv", request.argv},
-               {"cwd", request.cwd},
-               {"json", request.json},
-               {"stdin", request.has_stdin},
-               {"env", request.env},
-               {"home", request.home}};
-  if (request.shell_text) body["shell_text"] = *request.shell_text;
-  // Paths and environment values may be any bytes: replaced, never refused, on the way out
-  // (the server then runs what it was sent; a client with such text runs it itself).
-  return body.dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
-Result<RunRequest> DecodeRequest(std::string_view text) {
-  json body = json::parse(text, nullptr, false);
-  if (body.is_discarded() || !body.is_object()) {
-    return Fail(ErrorCode::kInvalidArgument, "run request: the body is not a JSON object");
-  }
-  RunRequest request;
-  CORDON_TRY(request.config_json, Text(body, "config", true));
-  // Required: a request without it would be served without its config protected.
-  if (!body.contains("own_config")) {
-    return Fail(ErrorCode::kInvalidArgument, "run request: \"own_config\" is missing");
-  }
-  CORDON_TRY(request.own_config, Texts(body, "own_config"));
-  CORDON_TRY(request.workspace, Text(body, "workspace", true));
-  CORDON_TRY(request.workspace_dev, Number(body, "workspace_dev"));
-  CORDON_TRY(request.workspace_ino, Number(body, "workspace_ino"));
-  CORDON_TRY(request.argv, Texts(body, "argv"));
-  if (body.contains("shell_text")) {
-    CORDON_TRY(std::string shell, Text(body, "shell_text", true));
-    request.shell_text = std::move(shell);
-  }
-  if (request.argv.empty() == !request.shell_text.has_value()) {
-    return Fail(ErrorCode::kInvalidArgument,
-                "run request: exactly one of \"argv\" and \"shell_text\" must be given");
-  }
-  CORDON_TRY(request.cwd, Text(body, "cwd", false));
-  request.json = Flag(body, "json");
-  request.has_stdin = Flag(body, "stdin");
-  CORDON_TRY(request.env, Texts(body, "env"));
-  CORDON_TRY(request.home, Text(body, "home", false));
-  return request;
-}
 
 std::string EncodeInvocation(const Invocation& invocation) {
   std::string body;
@@ -213,21 +115,22 @@ Result<Invocation> DecodeInvocation(std::string_view body) {
   return invocation;
 }
 
-Result<void> SendRequest(int socket, const RunRequest& request, const std::vector<int>& fds) {
-  const std::string body = EncodeRequest(request);
+Result<void> SendInvocation(int socket, const Invocation& invocation,
+                            const std::array<int, 4>& fds) {
+  const std::string body = EncodeInvocation(invocation);
   if (body.size() > kMaxBodyBytes) {
     return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("run request: {} bytes, more than the {} a server accepts", body.size(),
-                            kMaxBodyBytes));
+                fmt::format("run invocation: {} bytes, more than the {} a server accepts",
+                            body.size(), kMaxBodyBytes));
   }
   RequestHeader header;
   header.body_bytes = static_cast<std::uint32_t>(body.size());
   if (const int err = core::SendWithFds(socket, &header, sizeof header, fds.data(),
                                         static_cast<int>(fds.size()));
       err != 0) {
-    return core::FailSyscall("sendmsg", "run request header", err);
+    return core::FailSyscall("sendmsg", "run invocation header", err);
   }
-  return WriteAll(socket, body.data(), body.size(), "run request body");
+  return WriteAll(socket, body.data(), body.size(), "run invocation body");
 }
 
 Result<void> PassSenderPidfd(int socket) {
@@ -278,10 +181,9 @@ Result<ReceivedRequest> ReceiveRequest(int socket, std::chrono::milliseconds bod
   if (!received.sender.valid()) {
     return Fail(ErrorCode::kInvalidArgument, "run request: the kernel did not name its sender");
   }
-  if (static_cast<std::size_t>(n) != sizeof header ||
-      (header.magic != kMagic && header.magic != kInvocationMagic)) {
+  if (static_cast<std::size_t>(n) != sizeof header || header.magic != kInvocationMagic) {
     return Fail(ErrorCode::kInvalidArgument,
-                "run request: not a cordon run request of this version (bad header)");
+                "run request: not a cordon invocation of this version (bad header)");
   }
   if (header.body_bytes == 0 || header.body_bytes > kMaxBodyBytes) {
     return Fail(ErrorCode::kInvalidArgument,
@@ -291,21 +193,11 @@ Result<ReceivedRequest> ReceiveRequest(int socket, std::chrono::milliseconds bod
   std::string body(header.body_bytes, '\0');
   CORDON_TRY_VOID(ReadAll(socket, body.data(), body.size(), "run request body",
                           std::chrono::steady_clock::now() + body_time));
-  if (header.magic == kInvocationMagic) {
-    CORDON_TRY(received.invocation, DecodeInvocation(body));
-    if (received.fds.size() != 4) {
-      return Fail(
-          ErrorCode::kInvalidArgument,
-          fmt::format("run invocation: {} descriptors attached, 4 expected", received.fds.size()));
-    }
-    return received;
-  }
-  CORDON_TRY(received.request, DecodeRequest(body));
-  const std::size_t expected = received.request.json ? 0 : (received.request.has_stdin ? 3 : 2);
-  if (received.fds.size() != expected) {
-    return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("run request: {} descriptors attached, {} expected",
-                            received.fds.size(), expected));
+  CORDON_TRY(received.invocation, DecodeInvocation(body));
+  if (received.fds.size() != 4) {
+    return Fail(
+        ErrorCode::kInvalidArgument,
+        fmt::format("run invocation: {} descriptors attached, 4 expected", received.fds.size()));
   }
   return received;
 }

@@ -1,24 +1,26 @@
-// The run server's protocol: one request and one reply per connection, over a unix stream
-// socket (docs/decisions/0026-run-server.md).
+// The run server's protocol: one invocation and one reply per connection, over a unix stream
+// socket (docs/decisions/0026-run-server.md). One form for every client: the `cordon` front
+// (src/front, decision 0028) and the full `cordon run` send the same bytes.
 //
-//   client → server  RequestHeader (with the caller's stdout, stderr and, for a terminal, stdin
-//                    attached as SCM_RIGHTS when the output is streamed), then `body_bytes` of
-//                    JSON: the RunRequest below.
-//   server → client  ReplyHeader, then `stdout_bytes` and `stderr_bytes` of text for the client
-//                    to print on its own stdout and stderr (the --json report, cordon's own
-//                    messages), then the connection closes.
+//   server → client  kHello once it has checked the connecting process.
+//   client → server  RequestHeader with magic kInvocationMagic and four descriptors attached
+//                    (SCM_RIGHTS): the caller's stdin, stdout, stderr and its working directory
+//                    (O_PATH), then a body of NUL-terminated strings — its working directory,
+//                    its argument count in decimal, its arguments, its environment.
+//   server → client  kRunYourself (not served here: the client runs it itself, nothing ran) or
+//                    kAccepted (it runs; the result follows within wait_seconds), then kRan
+//                    with `stdout_bytes` and `stderr_bytes` of text for the client to print on
+//                    its own stdout and stderr (the --json report, cordon's own messages), or
+//                    kRefused (it could not run it: nothing ran). Then the connection closes.
 //
-// The `cordon` front (src/front, decision 0028) sends an invocation instead of a request: a
-// RequestHeader with magic kInvocationMagic and its stdin, stdout and stderr attached, then a body
-// of NUL-terminated strings — its working directory, its argument count in decimal, its
-// arguments, its environment. The server resolves the command line itself and answers
-// kRunYourself (the front then execs the full cordon, which runs it as always) or kAccepted
-// (then kRan, kRefused or nothing, as for a request).
+// The server resolves the command line itself (the configuration, the workspace, the command),
+// the way the full cordon would, from the caller's environment and the directory it sent.
 //
 // The client's end of the socket stays open while the command runs: when the client dies its
 // socket reads EOF and the server kills the command's whole tree (CommandRequest::cancel_fd).
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -32,56 +34,31 @@
 
 namespace cordon::server {
 
-// What `cordon run` asks for: the configuration it resolved (config file + flags, as JSON), the
-// workspace, the command, and the caller's context.
-struct RunRequest {
-  std::string config_json;
-  // SandboxConfig::own_config of the client's config (what the loader read, which the JSON
-  // form of a config does not carry): protected in the server's run as in the client's.
-  std::vector<std::string> own_config;
-  std::string workspace;
-  // st_dev and st_ino of the workspace as the client sees it: a server with another view of
-  // the filesystem (another mount namespace) refuses instead of running somewhere else.
-  std::uint64_t workspace_dev = 0;
-  std::uint64_t workspace_ino = 0;
-  std::vector<std::string> argv;
-  std::optional<std::string> shell_text;
-  std::string cwd;
-  bool json = false;       // capture and reply with the --json report; no descriptors attached
-  bool has_stdin = false;  // a third descriptor, the caller's terminal, is attached
-  std::vector<std::string> env;
-  std::string home;
-};
-
-// What the front sends: its command line, working directory and environment, as they are.
+// What a client sends: its command line, working directory and environment, as they are.
 struct Invocation {
   std::string cwd;
   std::vector<std::string> argv;  // argv[0] included
   std::vector<std::string> env;   // "NAME=value"
-  // Not on the wire: the directory the front sent as a descriptor (set by the server, which
+  // Not on the wire: the directory the client sent as a descriptor (set by the server, which
   // also replaces `cwd` with that directory's path). A workspace resolved to the caller's
   // directory must be this one.
   std::uint64_t cwd_dev = 0;
   std::uint64_t cwd_ino = 0;
 };
 
-std::string EncodeRequest(const RunRequest& request);
-// kInvalidArgument naming the field when the body is not a valid request.
-[[nodiscard]] Result<RunRequest> DecodeRequest(std::string_view body);
-
-// Sends the header with `fds` attached, then the body. Errors name the call.
-[[nodiscard]] Result<void> SendRequest(int socket, const RunRequest& request,
-                                       const std::vector<int>& fds);
-
 // The body of an invocation (the front builds the same bytes itself); kInvalidArgument naming
 // the problem when it is not one.
 std::string EncodeInvocation(const Invocation& invocation);
 [[nodiscard]] Result<Invocation> DecodeInvocation(std::string_view body);
 
+// Sends the header with `fds` (stdin, stdout, stderr, working directory) attached, then the
+// body. kInvalidArgument when the body is over kMaxBodyBytes; other errors name the call.
+[[nodiscard]] Result<void> SendInvocation(int socket, const Invocation& invocation,
+                                          const std::array<int, 4>& fds);
+
 struct ReceivedRequest {
-  RunRequest request;  // empty when `invocation` is set, until the server resolves it
-  std::optional<Invocation> invocation;
-  std::vector<core::UniqueFd> fds;
+  Invocation invocation;
+  std::vector<core::UniqueFd> fds;  // stdin, stdout, stderr, working directory
   // A pidfd of the process that sent the request header (SCM_PIDFD): not necessarily the one
   // that connected.
   core::UniqueFd sender;
@@ -89,10 +66,8 @@ struct ReceivedRequest {
 // Turns on SO_PASSPIDFD for `socket` (Linux 6.5): every message read from it then names its
 // sender. kUnavailable when the kernel cannot.
 [[nodiscard]] Result<void> PassSenderPidfd(int socket);
-// Reads one request or invocation (after PassSenderPidfd); kInvalidArgument for a malformed one
-// (bad magic, a body over the limit or cut short, descriptors that do not match the request —
-// an invocation has exactly four: stdin, stdout, stderr and its working directory — no
-// sender).
+// Reads one invocation (after PassSenderPidfd); kInvalidArgument for a malformed one (bad
+// magic, a body over the limit or cut short, not exactly its four descriptors, no sender).
 // The body must have arrived within `body_time` of the header (plus one SO_RCVTIMEO period):
 // a client sending a byte now and then is cut off.
 [[nodiscard]] Result<ReceivedRequest> ReceiveRequest(

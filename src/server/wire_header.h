@@ -7,12 +7,24 @@
 
 namespace cordon::server {
 
-inline constexpr std::uint32_t kMagic = 0x31444e43;            // "CND1" little-endian: version 1
-inline constexpr std::uint32_t kInvocationMagic = 0x31494e43;  // "CNI1": a front's invocation
+// "CND1" little-endian: the replies' magic. (A request with it, the JSON form cordon sent
+// before its clients all sent invocations, is refused.)
+inline constexpr std::uint32_t kMagic = 0x31444e43;
+inline constexpr std::uint32_t kInvocationMagic = 0x31494e43;  // "CNI1": a client's invocation
 inline constexpr std::uint32_t kMaxBodyBytes = 8u << 20;
 
+// How long a client waits (milliseconds), the same for the front and the full client: for the
+// greeting (kHello; a server that does not greet is not used, nothing was sent to it), for
+// the answer to its invocation (kAccepted or kRunYourself: the server resolves the command
+// line, loads the configuration and plans meanwhile), and beyond the run's own timeout for
+// the result (the server enforces that timeout itself: no result by then means it is stopped
+// or hung, and the client gives up, which cancels the command).
+inline constexpr std::uint32_t kHelloWaitMs = 2000;
+inline constexpr std::uint32_t kAcceptWaitMs = 30000;
+inline constexpr std::uint32_t kReplyGraceMs = 5000;
+
 struct RequestHeader {
-  std::uint32_t magic = kMagic;
+  std::uint32_t magic = kInvocationMagic;
   std::uint32_t body_bytes = 0;
 };
 
@@ -20,8 +32,8 @@ enum class ReplyKind : std::uint32_t {
   kRan = 0,      // the request was handled: print the texts, exit with exit_code
   kRefused = 1,  // the server will not serve this client (stderr_bytes say why): run it yourself
   kHello = 2,    // first message of a connection the server checked: it takes a request now
-  kRunYourself = 3,  // to an invocation: not served here; the front execs the full cordon
-  kAccepted = 4,     // to an invocation: it runs; the result follows within wait_seconds
+  kRunYourself = 3,  // not served here; the client runs it itself (the front: the full cordon)
+  kAccepted = 4,     // it runs; the result follows within wait_seconds
 };
 
 struct ReplyHeader {
@@ -29,7 +41,7 @@ struct ReplyHeader {
   ReplyKind kind = ReplyKind::kRan;
   std::int32_t exit_code = 0;
   // kAccepted: the run's timeout in seconds, rounded up (the front waits that long plus
-  // kReplyGrace for the result). 0 otherwise.
+  // kReplyGraceMs for the result). 0 otherwise.
   std::uint32_t wait_seconds = 0;
   std::uint64_t stdout_bytes = 0;
   std::uint64_t stderr_bytes = 0;

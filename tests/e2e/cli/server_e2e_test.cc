@@ -106,7 +106,34 @@ TEST_F(ServerTest, TheFrontsCommandLineIsResolvedWithItsOwnDirectoryAndEnvironme
     EXPECT_TRUE(std::filesystem::exists(extra / "landed")) << served;
   }
   EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 1) << ServerLog();
-  EXPECT_EQ(CountOf(ServerLog(), "command line resolved here"), 1) << ServerLog();
+}
+
+// One protocol (wire.h): the full cordon hands the server its command line, directory and
+// environment exactly as the front does, and the server resolves them the same way — here a
+// root option before `run` (which the front leaves to the full cordon) and a relative
+// --workspace, opened through the caller's directory. The twin: --no-server runs the same
+// command line in the client, with the same output, and nothing is served.
+TEST_F(ServerTest, TheFullCordonHandsOverItsCommandLineAsTheFrontDoes) {
+  StartServer();
+  const std::filesystem::path config = tmp_.path() / "explicit.json";
+  WriteFile(config, R"({"environment": {"pass": ["CORDON_E2E_PASSED"]}})");
+  std::filesystem::create_directories(workspace_ / "sub");
+  int served = 0;
+  for (const bool full : {false, true}) {
+    for (const bool no_server : {false, true}) {
+      Invocation inv = CordonInvocation({"--config", config.string(), "run", "-w", "sub", "--",
+                                         "sh", "-c", "pwd; echo \"$CORDON_E2E_PASSED\""},
+                                        {RuntimeEnv(), "CORDON_E2E_PASSED=the-callers"});
+      if (no_server) inv.argv.insert(inv.argv.begin() + 4, "--no-server");  // after "run"
+      if (full) inv.argv[0] = FullCordonOf(inv.argv[0]).string();
+      inv.cwd = workspace_;
+      Outcome o = RunBinary(inv);
+      EXPECT_EQ(o.exit_code, 0) << o.err;
+      EXPECT_EQ(o.out, (workspace_ / "sub").string() + "\nthe-callers\n") << full << no_server;
+      if (!no_server) ++served;
+      EXPECT_EQ(CountOf(ServerLog(), "ran a command"), served) << full << no_server << ServerLog();
+    }
+  }
 }
 
 // What the server does not run as it stands (here mode off, whose warning belongs to the
@@ -123,7 +150,6 @@ TEST_F(ServerTest, TheFrontLeavesWhatTheServerDoesNotResolveToTheFullCordon) {
   EXPECT_NE(bad.err.find("sideways"), std::string::npos) << bad.err;
   const std::string log = ServerLog();
   EXPECT_EQ(CountOf(log, "left a command line to its client"), 2) << log;
-  EXPECT_EQ(CountOf(log, "command line resolved here"), 0) << log;
   // The full cordon is told not to ask again (--no-server): it runs both itself.
   EXPECT_EQ(CountOf(log, "ran a command"), 0) << log;
 }
@@ -198,33 +224,22 @@ TEST_F(ServerTest, TheFrontRunsTheFullCordonWithoutProc) {
 // the protocol itself (the socket lies in its workspace here, so its supervisor's connect
 // broker connects it, with the supervisor's credentials). argv: socket path, workspace, a file
 // to create outside, whether to ask the kernel to name the sender (the server must refuse
-// either way: unnamed as malformed, named as sandboxed), and what to send: a resolved request
-// (as the full cordon does) or a command line with stdin, stdout, stderr and its directory (as
-// the front does, decision 0028).
+// either way: unnamed as malformed, named as sandboxed), and what to have run: a command line
+// with stdin, stdout, stderr and its directory, as every cordon client sends it (wire.h).
 constexpr const char* kHostileClient = R"(
-import array, json, os, socket, struct, sys
-path, workspace, target, named, kind, payload = sys.argv[1:7]
-st = os.stat(workspace)
+import array, os, socket, struct, sys
+path, workspace, target, named, payload = sys.argv[1:6]
 root = os.path.dirname(target)
-if payload == "off":
-    config, flags = {"sandbox": {"mode": "off"}}, ["--mode", "off"]
-else:
-    config, flags = {"sandbox": {"writable_roots": [root]}}, ["--writable-root", root]
-if kind == "request":
-    magic, fds = 0x31444e43, []
-    body = json.dumps({"config": json.dumps(config), "own_config": [], "workspace": workspace,
-                       "workspace_dev": st.st_dev, "workspace_ino": st.st_ino,
-                       "argv": ["touch", target], "cwd": workspace, "json": True,
-                       "env": [], "home": "/root"}).encode()
-else:
-    magic, fds = 0x31494e43, [0, 1, 2, os.open(workspace, os.O_PATH)]
-    argv = ["cordon", "run"] + flags + ["--", "touch", target]
-    body = b"".join(p.encode() + b"\0" for p in [workspace, str(len(argv))] + argv + ["PATH=/bin"])
+flags = ["--mode", "off"] if payload == "off" else ["--writable-root", root]
+magic, fds = 0x31494e43, [0, 1, 2, os.open(workspace, os.O_PATH)]
+argv = ["cordon", "run"] + flags + ["--", "touch", target]
+env = ["PATH=/bin", "HOME=" + os.environ.get("HOME", "/")]
+body = b"".join(p.encode() + b"\0" for p in [workspace, str(len(argv))] + argv + env)
 s = socket.socket(socket.AF_UNIX)
 s.connect(path)
 if named == "1":
     s.setsockopt(socket.SOL_SOCKET, 76, 1)
-rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))] if fds else []
+rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))]
 s.sendmsg([struct.pack("<II", magic, len(body))], rights)
 s.sendall(body)
 reply = b""  # to the end: the server checks the sender while it is alive
@@ -243,14 +258,11 @@ TEST_F(ServerTest, ASandboxedClientIsRefused) {
   std::filesystem::create_directories(beside);
   const std::filesystem::path outside = beside / "escaped";
   const std::string root = beside.string();
-  for (const char* kind : {"request", "invocation"}) {
-    for (const char* named : {"1", "0"}) {
-      Outcome outer =
-          Run({"run", "--no-server", "--", "python3", "-c", kHostileClient, Socket().string(),
-               workspace_.string(), outside.string(), named, kind, "root"});
-      EXPECT_EQ(outer.exit_code, 0) << outer.err;
-      EXPECT_FALSE(std::filesystem::exists(outside)) << outer.out << outer.err;
-    }
+  for (const char* named : {"1", "0"}) {
+    Outcome outer = Run({"run", "--no-server", "--", "python3", "-c", kHostileClient,
+                         Socket().string(), workspace_.string(), outside.string(), named, "root"});
+    EXPECT_EQ(outer.exit_code, 0) << outer.err;
+    EXPECT_FALSE(std::filesystem::exists(outside)) << outer.out << outer.err;
   }
   // Named: refused as sandboxed. Unnamed: refused as malformed, unless the server's own
   // SO_PASSPIDFD was set before the request was sent (then it is named all the same).
@@ -260,7 +272,7 @@ TEST_F(ServerTest, ASandboxedClientIsRefused) {
                     "no_new_privs"),
             1)
       << log;
-  EXPECT_EQ(CountOf(log, "refused a client") + CountOf(log, "did not name its sender"), 4) << log;
+  EXPECT_EQ(CountOf(log, "refused a client") + CountOf(log, "did not name its sender"), 2) << log;
   EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 0) << ServerLog();
 
   // cordon's own client inside the sandbox (the front, then the full cordon it execs) does not
@@ -294,7 +306,7 @@ TEST_F(ServerTest, AMoreConfinedConnectingClientIsRefusedAtOnceAndReadsWhy) {
     for (const std::string& arg :
          {std::string("/usr/bin/python3"), std::string("-c"), std::string(kHostileClient),
           Socket().string(), workspace_.string(), outside.string(), std::string("1"),
-          std::string("request"), std::string("root")}) {
+          std::string("root")}) {
       inv.argv.push_back(arg);
     }
     inv.env = {"PATH=/usr/bin:/bin", "HOME=" + home_.string(), NoRunServer()};
@@ -343,15 +355,8 @@ TEST_F(ServerTest, AClientWithAMalformedRequestReadsWhyNotAReset) {
   const std::filesystem::path beside = tmp_.path() / "beside";
   std::filesystem::create_directories(beside);
   const std::filesystem::path made = beside / "served";
-  inv.argv = {"/usr/bin/python3",
-              "-c",
-              kHostileClient,
-              Socket().string(),
-              workspace_.string(),
-              made.string(),
-              "1",
-              "request",
-              "root"};
+  inv.argv = {"/usr/bin/python3", "-c", kHostileClient, Socket().string(), workspace_.string(),
+              made.string(),      "1",  "root"};
   o = RunBinary(inv);
   EXPECT_EQ(o.exit_code, 0) << o.err;
   EXPECT_TRUE(std::filesystem::exists(made)) << o.out << o.err << ServerLog();
@@ -366,25 +371,15 @@ TEST_F(ServerTest, NoUnsandboxedCommandRunsInTheServer) {
   const std::filesystem::path beside = tmp_.path() / "beside";
   std::filesystem::create_directories(beside);
   const std::filesystem::path outside = beside / "unsandboxed";
-  for (const char* kind : {"request", "invocation"}) {
-    Invocation inv;
-    inv.argv = {"/usr/bin/python3",
-                "-c",
-                kHostileClient,
-                Socket().string(),
-                workspace_.string(),
-                outside.string(),
-                "1",
-                kind,
-                "off"};
-    inv.env = {"PATH=/usr/bin:/bin", "HOME=" + home_.string(), NoRunServer()};
-    inv.cwd = workspace_;
-    Outcome o = RunBinary(inv);
-    EXPECT_EQ(o.exit_code, 0) << o.err;
-    EXPECT_FALSE(std::filesystem::exists(outside)) << kind << ": " << o.out;
-  }
+  Invocation inv;
+  inv.argv = {"/usr/bin/python3", "-c", kHostileClient, Socket().string(), workspace_.string(),
+              outside.string(),   "1",  "off"};
+  inv.env = {"PATH=/usr/bin:/bin", "HOME=" + home_.string(), NoRunServer()};
+  inv.cwd = workspace_;
+  Outcome o = RunBinary(inv);
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_FALSE(std::filesystem::exists(outside)) << o.out;
   EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 0) << ServerLog();
-  EXPECT_EQ(CountOf(ServerLog(), "could not serve: mode off"), 1) << ServerLog();
   EXPECT_EQ(CountOf(ServerLog(), "left a command line to its client"), 1) << ServerLog();
   // cordon run itself: mode off runs in the client, and no server is started for it.
   const std::filesystem::path fresh = tmp_.path() / "fresh-runtime";
