@@ -16,8 +16,8 @@
 #include "linux/init_reaper.h"
 #include "linux/kernel_features.h"
 #include "pause.h"
-#include "session/zygote_slot.h"
 #include "spawn.h"
+#include "zygote/zygote_slot.h"
 
 namespace cordon::bench {
 namespace {
@@ -58,8 +58,8 @@ void RunTrue(benchmark::State& state, bool zygote, int prepared) {
   CommandRequest request;
   request.argv = {"/bin/true"};
   (void)session->Run(request);  // a zygote is built by the first command: not measured
-  const std::uint64_t joined_before = session::ZygoteLaunches();
-  const std::uint64_t prepared_before = session::PreparedLaunches();
+  const std::uint64_t joined_before = zygote::ZygoteLaunches();
+  const std::uint64_t prepared_before = zygote::PreparedLaunches();
   for (auto _ : state) {
     PauseUntimed(state, std::chrono::milliseconds(prepared > 0 ? 30 : 0));
     const RunResult result = session->Run(request);
@@ -68,8 +68,8 @@ void RunTrue(benchmark::State& state, bool zygote, int prepared) {
       break;
     }
   }
-  state.counters["joined"] = static_cast<double>(session::ZygoteLaunches() - joined_before);
-  state.counters["prepared"] = static_cast<double>(session::PreparedLaunches() - prepared_before);
+  state.counters["joined"] = static_cast<double>(zygote::ZygoteLaunches() - joined_before);
+  state.counters["prepared"] = static_cast<double>(zygote::PreparedLaunches() - prepared_before);
 }
 
 // ADR 0009: the probe every Session::Create takes, next to the thorough one (cordon doctor).

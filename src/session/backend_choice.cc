@@ -128,7 +128,8 @@ SessionBackends ProbeBackends(const Config& config, const linux_native::KernelFe
 #endif
 }
 
-Result<exec::LaunchedProcess> LaunchSandboxed(const SessionBackends& backends, ZygoteSlot& zygote,
+Result<exec::LaunchedProcess> LaunchSandboxed(const SessionBackends& backends,
+                                              zygote::ZygoteSlot& zygote,
                                               const plan::LaunchPlan& plan,
                                               const exec::StdioFds& stdio,
                                               const limits::CgroupAttach& cgroup) {

@@ -18,7 +18,7 @@
 #include "linux/kernel_features.h"
 #include "plan/backend_probe.h"
 #include "plan/launch_plan.h"
-#include "session/zygote_slot.h"
+#include "zygote/zygote_slot.h"
 
 namespace cordon::session {
 
@@ -49,7 +49,7 @@ SessionBackends ProbeBackends(const Config& config, const linux_native::KernelFe
 // native-only). `cgroup`: the run's cgroup (native only: bwrap refuses resource limits, Seatbelt a
 // cgroup).
 [[nodiscard]] Result<exec::LaunchedProcess> LaunchSandboxed(const SessionBackends& backends,
-                                                            ZygoteSlot& zygote,
+                                                            zygote::ZygoteSlot& zygote,
                                                             const plan::LaunchPlan& plan,
                                                             const exec::StdioFds& stdio,
                                                             const limits::CgroupAttach& cgroup);

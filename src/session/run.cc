@@ -18,7 +18,7 @@
 #include "session/run_for.h"
 #include "session/session_internals.h"
 #include "session/session_state.h"
-#include "session/zygote_slot.h"
+#include "zygote/zygote_slot.h"
 
 namespace cordon {
 namespace {
@@ -48,7 +48,7 @@ bool IsReadable(int fd) {
 }
 
 // Everything that needs a plan: descriptors, launch, supervision.
-RunResult LaunchAndSupervise(const session::SessionBackends& backends, session::ZygoteSlot& zygote,
+RunResult LaunchAndSupervise(const session::SessionBackends& backends, zygote::ZygoteSlot& zygote,
                              const limits::LimitsSupport& limits_support,
                              const plan::LaunchPlan& plan, const CommandRequest& request,
                              bool take_fds, CallerFds& fds, std::chrono::milliseconds timeout,
@@ -83,7 +83,7 @@ RunResult LaunchAndSupervise(const session::SessionBackends& backends, session::
   }
   const limits::CgroupAttach attach = cgroup ? cgroup->attach() : limits::CgroupAttach{};
   // Until the run is reaped, the session prepares no sandbox behind it (zygote_slot.h).
-  const session::ZygoteSlot::RunScope busy(zygote);
+  const zygote::ZygoteSlot::RunScope busy(zygote);
   // The backend the plan's assessment chose (session/backend_choice.h).
   Result<exec::LaunchedProcess> launched =
       plan.sandboxed ? session::LaunchSandboxed(backends, zygote, plan, stdio, attach)

@@ -1,7 +1,7 @@
 // What a Session pins at Create: the configuration, the canonical workspace, the compiled
 // policy, the one kernel probe and the backend probe. Immutable afterwards and shared
 // (shared_ptr<const State>) by every copy of the Session and every concurrent Run. The mutable
-// parts are the zygote slot of a long-lived session (session/zygote_slot.h) and the .git
+// parts are the zygote slot of a long-lived session (zygote/zygote_slot.h) and the .git
 // placeholders, each with its own lock.
 #pragma once
 
@@ -19,7 +19,7 @@
 #include "plan/launch_plan.h"
 #include "plan/plan_caches.h"
 #include "session/backend_choice.h"
-#include "session/zygote_slot.h"
+#include "zygote/zygote_slot.h"
 
 namespace cordon {
 
@@ -35,7 +35,7 @@ struct Session::State {
   SessionOptions options;
   // A long-lived session's watched host scans, handed to every plan; null otherwise (scan).
   std::unique_ptr<plan::PlanCaches> caches;
-  mutable session::ZygoteSlot zygote;  // built from `options`
+  mutable zygote::ZygoteSlot zygote;  // built from `options`
   // Empty `.git` placeholders at the top of writable roots that have none, created at the first
   // sandboxed run and held until the session ends: a zygote's mount namespace keeps masking
   // them for later commands, so they must outlive every single run (plan/git_placeholder.h).

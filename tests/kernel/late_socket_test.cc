@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "kernel_support.h"
-#include "session/zygote_slot.h"
+#include "zygote/zygote_slot.h"
 
 namespace cordon::kernel_test {
 namespace {
@@ -165,14 +165,14 @@ TEST_F(LateSocketTest, ThroughTheZygoteALateHostSocketGetsNothingAndOwnSocketsWo
   std::filesystem::create_directory(workspace_ / "svc");
   auto session = SessionOrSkip(MakeConfig(SandboxMode::kReadOnly, NetworkPolicy::kDeny));
   if (session) {
-    const std::uint64_t before = session::ZygoteLaunches();
+    const std::uint64_t before = zygote::ZygoteLaunches();
     const std::string path = (workspace_ / "svc" / "late.sock").string();
     const LateOutcome late = ConnectToLateSocket(*session, path, SOCK_STREAM);
     EXPECT_EQ(late.result.stdout_data.data, "EACCES\n") << Describe(late.result);
     EXPECT_FALSE(late.reached);
     const RunResult own = Shell(*session, fmt::format("'{}' unix-echo /tmp/own.sock", probe_));
     EXPECT_EQ(own.stdout_data.data, "ok\n") << Describe(own);
-    EXPECT_EQ(session::ZygoteLaunches(), before + 2) << "not launched through the zygote";
+    EXPECT_EQ(zygote::ZygoteLaunches(), before + 2) << "not launched through the zygote";
   }
 }
 

@@ -14,8 +14,8 @@
 #include <sstream>
 #include <thread>
 
-#include "../../src/session/zygote_slot.h"
 #include "kernel_support.h"
+#include "zygote/zygote_slot.h"
 
 namespace cordon::kernel_test {
 namespace {
@@ -292,13 +292,13 @@ TEST_F(ZygoteLimitsTest, MemoryBombInALongLivedSessionLeavesTheSessionUsable) {
   auto session =
       LimitedSession("memory_bytes", [](LimitsConfig& l) { l.memory_bytes = 64 * kMiB; });
   if (!session) return;
-  const std::uint64_t before = session::ZygoteLaunches();
+  const std::uint64_t before = zygote::ZygoteLaunches();
   const RunResult bomb = Shell(*session, kMemoryBomb, 60s);
   EXPECT_EQ(bomb.limit, RunLimit::kMemory) << Describe(bomb);
   const RunResult next = Shell(*session, "echo still here");
   EXPECT_EQ(next.stdout_data.data, "still here\n") << Describe(next);
   if (InLibrary()) {  // served, the server's zygote ran them
-    EXPECT_EQ(session::ZygoteLaunches(), before + 2) << "both commands joined the session's zygote";
+    EXPECT_EQ(zygote::ZygoteLaunches(), before + 2) << "both commands joined the session's zygote";
   }
 }
 

@@ -21,7 +21,7 @@
 #include "core/unique_fd.h"
 #include "kernel_support.h"
 #include "session/run_for.h"
-#include "session/zygote_slot.h"
+#include "zygote/zygote_slot.h"
 
 namespace cordon::kernel_test {
 namespace {
@@ -66,24 +66,24 @@ class ZygoteTest : public KernelTest, public ::testing::WithParamInterface<bool>
       return Shell(session, text, timeout);
     }
     if (expect_prepared) {
-      for (int i = 0; i < 500 && session::PreparedReady() == 0; ++i) {
+      for (int i = 0; i < 500 && zygote::PreparedReady() == 0; ++i) {
         std::this_thread::sleep_for(10ms);
       }
     }
-    const std::uint64_t before = session::ZygoteLaunches();
-    const std::uint64_t before_prepared = session::PreparedLaunches();
-    const std::uint64_t before_changes = session::PreparedShapeChanges();
+    const std::uint64_t before = zygote::ZygoteLaunches();
+    const std::uint64_t before_prepared = zygote::PreparedLaunches();
+    const std::uint64_t before_changes = zygote::PreparedShapeChanges();
     RunResult result = Shell(session, text, timeout);
-    EXPECT_EQ(session::ZygoteLaunches(), before + 1)
+    EXPECT_EQ(zygote::ZygoteLaunches(), before + 1)
         << "not launched through the zygote: " << Describe(result);
-    const bool started_prepared = session::PreparedLaunches() == before_prepared + 1;
+    const bool started_prepared = zygote::PreparedLaunches() == before_prepared + 1;
     if (!expect_prepared) {
       EXPECT_FALSE(started_prepared) << "started in a prepared sandbox: " << Describe(result);
     } else if (started_prepared) {
       ++prepared_starts_;
     } else {
       // Only a change of the plan's shape (the host changed under the session) may explain it.
-      EXPECT_GT(session::PreparedShapeChanges(), before_changes)
+      EXPECT_GT(zygote::PreparedShapeChanges(), before_changes)
           << "not started in a prepared sandbox: " << Describe(result);
     }
     expected_starts_ += expect_prepared ? 1 : 0;
@@ -98,10 +98,10 @@ class ZygoteTest : public KernelTest, public ::testing::WithParamInterface<bool>
       std::this_thread::sleep_for(300ms);
       return;
     }
-    for (int i = 0; i < 500 && session::PreparedReady() == 0; ++i) {
+    for (int i = 0; i < 500 && zygote::PreparedReady() == 0; ++i) {
       std::this_thread::sleep_for(10ms);
     }
-    ASSERT_GT(session::PreparedReady(), 0u) << "no sandbox was prepared";
+    ASSERT_GT(zygote::PreparedReady(), 0u) << "no sandbox was prepared";
   }
 
   void ExpectSomePreparedStarts() {
@@ -174,12 +174,12 @@ TEST_P(ZygoteTest, EachCommandRunsInItsOwnDirectoryWithOnlyThePlannedEnvironment
   CommandRequest request;
   request.shell_text = "pwd; echo \"canary=${CORDON_ZYGOTE_CANARY:-none}\"";
   request.cwd = "sub/dir";
-  const std::uint64_t before = session::ZygoteLaunches();
-  const std::uint64_t before_prepared = session::PreparedLaunches();
+  const std::uint64_t before = zygote::ZygoteLaunches();
+  const std::uint64_t before_prepared = zygote::PreparedLaunches();
   const RunResult inside = session->Run(request);  // in this process on every path
   if (InLibrary()) {  // else the first command was served: this process prepared nothing
-    EXPECT_EQ(session::ZygoteLaunches(), before + 1) << Describe(inside);
-    EXPECT_EQ(session::PreparedLaunches(), before_prepared + (prepared() ? 1 : 0))
+    EXPECT_EQ(zygote::ZygoteLaunches(), before + 1) << Describe(inside);
+    EXPECT_EQ(zygote::PreparedLaunches(), before_prepared + (prepared() ? 1 : 0))
         << Describe(inside);
   }
   EXPECT_EQ(inside.stdout_data.data,
@@ -337,10 +337,10 @@ TEST_P(ZygoteTest, ASessionWithoutTheSwitchLaunchesOneShot) {
   session_options_.long_lived = false;
   auto session = SessionOrSkip(MakeConfig());
   if (!session) return;
-  const std::uint64_t before = session::ZygoteLaunches();
+  const std::uint64_t before = zygote::ZygoteLaunches();
   const RunResult result = Shell(*session, "echo hi > inside");
   EXPECT_EQ(result.exit_code, 0) << Describe(result);
-  EXPECT_EQ(session::ZygoteLaunches(), before);
+  EXPECT_EQ(zygote::ZygoteLaunches(), before);
   EXPECT_EQ(ReadFile(workspace_ / "inside"), "hi\n");
 }
 
@@ -368,8 +368,8 @@ TEST_P(ZygoteTest, ASecretCreatedAfterTheSandboxWasPreparedIsStillHidden) {
   if (!session) return;
   (void)Joined(*session, "true");
   WaitForPrepared();
-  const std::uint64_t changes = session::PreparedShapeChanges();
-  const std::uint64_t before = session::PreparedLaunches();
+  const std::uint64_t changes = zygote::PreparedShapeChanges();
+  const std::uint64_t before = zygote::PreparedLaunches();
   {
     std::ofstream(secret) << "TOKEN=hunter2\n";
     std::ofstream(workspace_ / "plain.txt") << "visible\n";
@@ -378,9 +378,9 @@ TEST_P(ZygoteTest, ASecretCreatedAfterTheSandboxWasPreparedIsStillHidden) {
   EXPECT_EQ(read.stdout_data.data.find("hunter2"), std::string::npos) << Describe(read);
   // Twin: a file created at the same moment, not hidden, is read.
   EXPECT_NE(read.stdout_data.data.find("visible"), std::string::npos) << Describe(read);
-  EXPECT_EQ(session::PreparedLaunches(), before) << "ran in a sandbox prepared without the mask";
+  EXPECT_EQ(zygote::PreparedLaunches(), before) << "ran in a sandbox prepared without the mask";
   if (prepared() && InLibrary()) {
-    EXPECT_GT(session::PreparedShapeChanges(), changes);
+    EXPECT_GT(zygote::PreparedShapeChanges(), changes);
   }
 }
 
@@ -724,17 +724,17 @@ TEST_P(ZygoteTest, ASmallOpenFilesLimitHoldsAndItsCommandsAreNotPrepared) {
   config.limits.open_files = 5;
   auto session = SessionOrSkip(config);
   if (!session) return;
-  const std::uint64_t before = session::PreparedLaunches();
-  const std::uint64_t joined = session::ZygoteLaunches();
+  const std::uint64_t before = zygote::PreparedLaunches();
+  const std::uint64_t joined = zygote::ZygoteLaunches();
   for (int i = 0; i < 3; ++i) {
     const RunResult limit = Shell(*session, "ulimit -n");
     EXPECT_EQ(limit.stdout_data.data, "5\n") << Describe(limit);
     std::this_thread::sleep_for(100ms);  // time the filler would have had
   }
   if (InLibrary()) {
-    EXPECT_EQ(session::ZygoteLaunches(), joined + 3);  // through the zygote all the same
-    EXPECT_EQ(session::PreparedLaunches(), before);
-    EXPECT_EQ(session::PreparedReady(), 0u);
+    EXPECT_EQ(zygote::ZygoteLaunches(), joined + 3);  // through the zygote all the same
+    EXPECT_EQ(zygote::PreparedLaunches(), before);
+    EXPECT_EQ(zygote::PreparedReady(), 0u);
   }
 }
 
@@ -742,7 +742,7 @@ TEST_P(ZygoteTest, ALongLivedSessionOnBwrapLaunchesEveryCommandThroughBwrap) {
   if (!UnderBwrap()) GTEST_SKIP() << "native backend: the cases above cover the zygote";
   auto session = SessionOrSkip(MakeConfig());
   if (!session) return;
-  const std::uint64_t before = session::ZygoteLaunches();
+  const std::uint64_t before = zygote::ZygoteLaunches();
   for (int i = 0; i < 2; ++i) {
     const RunResult inside = Shell(*session, fmt::format("echo hi > inside{}", i));
     EXPECT_EQ(inside.exit_code, 0) << Describe(inside);
@@ -754,7 +754,7 @@ TEST_P(ZygoteTest, ALongLivedSessionOnBwrapLaunchesEveryCommandThroughBwrap) {
     (void)Shell(*session, "echo x > " + etc.string());
     EXPECT_FALSE(Exists(etc));
   }
-  EXPECT_EQ(session::ZygoteLaunches(), before);
+  EXPECT_EQ(zygote::ZygoteLaunches(), before);
 }
 
 INSTANTIATE_TEST_SUITE_P(Zygote, ZygoteTest, ::testing::Values(false, true),

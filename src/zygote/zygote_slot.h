@@ -1,12 +1,13 @@
-// The per-session zygote (src/zygote, ADR 0010) as the Session uses it: off unless the session
-// is long-lived (SessionOptions: the run server's and `cordon mcp`'s sessions are), started
-// with the first sandboxed command whose plan allows it, rebuilt when its holder died or a
-// command's plan no longer fits it (then that command runs one-shot).
+// The pool manager of a session's zygote (zygote.h, ADR 0010) and prepared commands: what a
+// Session holds. Built on every platform (without a zygote elsewhere than on Linux: it then
+// serves nothing). Off unless the session is long-lived (SessionOptions: the run server's and
+// `cordon mcp`'s sessions are); the zygote is started with the first sandboxed command whose
+// plan allows it, rebuilt when its holder died or a command's plan no longer fits it (then
+// that command runs one-shot).
 //
 // Prepared commands (ADR 0023): once a command has shown the session's plan shape, a filler
 // thread of the session keeps up to SessionOptions::prepared_commands sandboxes of that shape
-// built ahead
-// (zygote/prepared_command.h); a command that fits one starts in it, and the filler builds
+// built ahead (prepared_command.h); a command that fits one starts in it, and the filler builds
 // the next one behind it. With none ready, or for a plan of another shape, the command joins
 // the zygote itself as before. The filler prepares only once none of the session's commands
 // has been launched or supervised for 20 ms: preparing forks the server (its page tables are
@@ -31,11 +32,9 @@
 #include "plan/launch_plan.h"
 
 namespace cordon::zygote {
+
 class Zygote;
 class PreparedCommand;
-}  // namespace cordon::zygote
-
-namespace cordon::session {
 
 // How many commands of this process were launched through a zygote (for tests and stats),
 // and how many of those started in a prepared command.
@@ -82,17 +81,17 @@ class ZygoteSlot {
  private:
   // With mutex_ held: the session's zygote for `plan`, started or rebuilt when needed; null
   // when none can serve it.
-  std::shared_ptr<const zygote::Zygote> ZygoteFor(const plan::LaunchPlan& plan);
+  std::shared_ptr<const Zygote> ZygoteFor(const plan::LaunchPlan& plan);
   // With mutex_ held: a ready prepared command that fits `plan`, if any; and from now on the
   // filler prepares `plan`'s shape.
-  std::shared_ptr<zygote::PreparedCommand> TakePrepared(const plan::LaunchPlan& plan);
+  std::shared_ptr<PreparedCommand> TakePrepared(const plan::LaunchPlan& plan);
   // With mutex_ held: kills `unused` now and leaves reaping it to the filler.
-  void Bury(std::shared_ptr<zygote::PreparedCommand> unused);
+  void Bury(std::shared_ptr<PreparedCommand> unused);
   void Fill();  // the filler thread
 
   const SessionOptions options_;
   std::mutex mutex_;
-  std::shared_ptr<const zygote::Zygote> zygote_;
+  std::shared_ptr<const Zygote> zygote_;
   bool unusable_ = false;  // the kernel refused a holder: this session runs one-shot
 
   std::condition_variable wake_;
@@ -100,11 +99,11 @@ class ZygoteSlot {
   bool stopping_ = false;
   std::optional<plan::LaunchPlan> shape_;  // what the filler prepares
   // shared_ptr, not unique_ptr: the type is complete only where the zygote is built (Linux).
-  std::deque<std::shared_ptr<zygote::PreparedCommand>> ready_;
-  std::vector<std::shared_ptr<zygote::PreparedCommand>> graveyard_;  // killed, not yet reaped
+  std::deque<std::shared_ptr<PreparedCommand>> ready_;
+  std::vector<std::shared_ptr<PreparedCommand>> graveyard_;  // killed, not yet reaped
   int failures_ = 0;     // preparing failed this often in a row for shape_ (it stops at 3)
   int active_runs_ = 0;  // RunScopes alive
   std::chrono::steady_clock::time_point last_run_end_;  // when the last RunScope ended
 };
 
-}  // namespace cordon::session
+}  // namespace cordon::zygote

@@ -1,4 +1,4 @@
-#include "session/zygote_slot.h"
+#include "zygote/zygote_slot.h"
 
 #include <atomic>
 #include <cerrno>
@@ -10,7 +10,7 @@
 #include "zygote/zygote.h"
 #endif
 
-namespace cordon::session {
+namespace cordon::zygote {
 namespace {
 
 std::atomic<std::uint64_t> launches{0};
@@ -73,8 +73,8 @@ std::optional<Result<exec::LaunchedProcess>> ZygoteSlot::Launch(
 #else
 
 ZygoteSlot::~ZygoteSlot() {
-  std::deque<std::shared_ptr<zygote::PreparedCommand>> unused;
-  std::vector<std::shared_ptr<zygote::PreparedCommand>> dead;
+  std::deque<std::shared_ptr<PreparedCommand>> unused;
+  std::vector<std::shared_ptr<PreparedCommand>> dead;
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
@@ -89,13 +89,13 @@ ZygoteSlot::~ZygoteSlot() {
   graveyard_.clear();  // what the filler buried after we looked
 }
 
-std::shared_ptr<const zygote::Zygote> ZygoteSlot::ZygoteFor(const plan::LaunchPlan& plan) {
+std::shared_ptr<const Zygote> ZygoteSlot::ZygoteFor(const plan::LaunchPlan& plan) {
   if (unusable_) return nullptr;
   if (zygote_ && zygote_->Alive() && zygote_->Fits(plan) && zygote_->Intact()) return zygote_;
   // A plan of another shape (the workspace gained a .git, a hidden path appeared), a view a
   // host change detached a mask from after the plan was made, or a dead holder: build anew.
   // Commands still running keep the old one alive until done.
-  Result<std::unique_ptr<zygote::Zygote>> started = zygote::Zygote::Start(plan);
+  Result<std::unique_ptr<Zygote>> started = Zygote::Start(plan);
   if (!started) {
     // The one-shot launch reports whatever the kernel refuses, with its own step. A plan whose
     // mounts the zygote cannot replay (kUnavailable) says nothing about the next plan, nor does
@@ -113,26 +113,26 @@ std::shared_ptr<const zygote::Zygote> ZygoteSlot::ZygoteFor(const plan::LaunchPl
   return zygote_;
 }
 
-void ZygoteSlot::Bury(std::shared_ptr<zygote::PreparedCommand> unused) {
+void ZygoteSlot::Bury(std::shared_ptr<PreparedCommand> unused) {
   // Killed now (a signal); reaped by the filler, off the command's path and outside the lock.
   unused->Kill();
   graveyard_.push_back(std::move(unused));
 }
 
-std::shared_ptr<zygote::PreparedCommand> ZygoteSlot::TakePrepared(const plan::LaunchPlan& plan) {
-  if (options_.prepared_commands <= 0 || !zygote::Preparable(plan)) return nullptr;
-  std::shared_ptr<zygote::PreparedCommand> taken;
+std::shared_ptr<PreparedCommand> ZygoteSlot::TakePrepared(const plan::LaunchPlan& plan) {
+  if (options_.prepared_commands <= 0 || !Preparable(plan)) return nullptr;
+  std::shared_ptr<PreparedCommand> taken;
   while (!ready_.empty() && !taken) {
-    std::shared_ptr<zygote::PreparedCommand> next = std::move(ready_.front());
+    std::shared_ptr<PreparedCommand> next = std::move(ready_.front());
     ready_.pop_front();
     prepared_ready.fetch_sub(1);
-    if (next->Alive() && zygote::SamePreparedShape(next->shape(), plan)) {
+    if (next->Alive() && SamePreparedShape(next->shape(), plan)) {
       taken = std::move(next);
     } else {
       Bury(std::move(next));
     }
   }
-  if (!shape_ || !zygote::SamePreparedShape(*shape_, plan)) {
+  if (!shape_ || !SamePreparedShape(*shape_, plan)) {
     // The session's commands now look like this one: prepare that shape from here on.
     if (shape_) shape_changes.fetch_add(1);
     prepared_ready.fetch_sub(ready_.size());
@@ -156,7 +156,7 @@ void ZygoteSlot::Fill() {
     });
     if (stopping_) return;
     if (!graveyard_.empty()) {
-      std::vector<std::shared_ptr<zygote::PreparedCommand>> dead;
+      std::vector<std::shared_ptr<PreparedCommand>> dead;
       dead.swap(graveyard_);
       lock.unlock();
       dead.clear();  // reaped
@@ -171,7 +171,7 @@ void ZygoteSlot::Fill() {
       continue;
     }
     const plan::LaunchPlan shape = *shape_;
-    std::shared_ptr<const zygote::Zygote> current = ZygoteFor(shape);
+    std::shared_ptr<const Zygote> current = ZygoteFor(shape);
     if (!current) {
       failures_ = kMaxPrepareFailures;
       continue;
@@ -179,14 +179,14 @@ void ZygoteSlot::Fill() {
     lock.unlock();
     // This thread is the prepared sandboxes' parent: they die with it (the parent-death signal
     // follows the thread), and it lives as long as the session.
-    Result<std::shared_ptr<zygote::PreparedCommand>> prepared = current->Prepare(shape);
+    Result<std::shared_ptr<PreparedCommand>> prepared = current->Prepare(shape);
     lock.lock();
     if (!prepared) {
       ++failures_;
       continue;
     }
     failures_ = 0;
-    if (!stopping_ && shape_ && zygote::SamePreparedShape(*shape_, shape)) {
+    if (!stopping_ && shape_ && SamePreparedShape(*shape_, shape)) {
       ready_.push_back(std::move(*prepared));
       prepared_ready.fetch_add(1);
     } else {
@@ -205,7 +205,7 @@ std::optional<Result<exec::LaunchedProcess>> ZygoteSlot::Launch(
   // concurrent command would share the command's budget. Such a command runs one-shot, in a
   // user namespace of its own.
   if (plan.limits.rlimits.processes != 0) return std::nullopt;
-  std::shared_ptr<zygote::PreparedCommand> prepared;
+  std::shared_ptr<PreparedCommand> prepared;
   {
     std::lock_guard lock(mutex_);
     if (unusable_) return std::nullopt;
@@ -222,7 +222,7 @@ std::optional<Result<exec::LaunchedProcess>> ZygoteSlot::Launch(
       return started;
     }
   }
-  std::shared_ptr<const zygote::Zygote> current;
+  std::shared_ptr<const Zygote> current;
   {
     std::lock_guard lock(mutex_);
     current = ZygoteFor(plan);
@@ -235,4 +235,4 @@ std::optional<Result<exec::LaunchedProcess>> ZygoteSlot::Launch(
 
 #endif
 
-}  // namespace cordon::session
+}  // namespace cordon::zygote
