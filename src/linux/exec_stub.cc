@@ -1,6 +1,7 @@
 #include "linux/exec_stub.h"
 
 #include "linux/exec_wire.h"
+#include "linux/mount_id_scanner.h"
 #include "nolibc/sys.h"
 
 namespace cordon::linux_native {
@@ -93,49 +94,40 @@ long ReadMountIds(unsigned long* ids, long capacity) {
   if (fd < 0) return fd;
   char buffer[4096];
   long count = 0;
-  unsigned long id = 0;
-  bool line_start = true;
+  MountIdScanner scanner;
   for (;;) {
     const long n = Read(static_cast<int>(fd), buffer, sizeof buffer);
     if (n == -kEintr) continue;
-    if (n <= 0) {
+    const bool fits = n > 0 && scanner.Feed(buffer, n, [&](unsigned long id) {
+      if (count == capacity) return false;
+      ids[count++] = id;
+      return true;
+    });
+    if (n <= 0 || !fits) {
       Close(static_cast<int>(fd));
+      if (n > 0) return -kE2big;
       return n < 0 ? n : count;
-    }
-    for (long i = 0; i < n; ++i) {
-      const char c = buffer[i];
-      if (c == '\n') {
-        line_start = true;
-        id = 0;
-      } else if (line_start && c >= '0' && c <= '9') {
-        id = id * 10 + static_cast<unsigned long>(c - '0');
-      } else if (line_start) {
-        if (count == capacity) {
-          Close(static_cast<int>(fd));
-          return -kE2big;
-        }
-        ids[count++] = id;
-        line_start = false;
-      }
     }
   }
 }
 
-// Every mount of the view as it was built is still there (a bounded, allocation-free check).
+// Every mount of the view as it was built is still there (a bounded, allocation-free check):
+// 0; -ESTALE when one is gone; -errno when a list cannot be read, -E2BIG for a view of more
+// than kMaxMounts (the session then stops preparing sandboxes: zygote_slot.cc).
 constexpr long kMaxMounts = 2048;
 unsigned long g_built[kMaxMounts];  // this process's only thread; no heap (decision 0028)
 unsigned long g_now[kMaxMounts];
 
-bool StillMounted(long built) {
-  if (built < 0) return false;
+long CheckMounts(long built) {
+  if (built < 0) return built;
   const long now = ReadMountIds(g_now, kMaxMounts);
-  if (now < 0) return false;
+  if (now < 0) return now;
   for (long i = 0; i < built; ++i) {
     bool found = false;
     for (long j = 0; j < now && !found; ++j) found = g_now[j] == g_built[i];
-    if (!found) return false;
+    if (!found) return -kEstale;
   }
-  return true;
+  return 0;
 }
 
 int PopCount3(std::uint32_t mask) {
@@ -196,7 +188,9 @@ void RunExecStub(int request_fd) {
   }
   if (const long r = Chdir(cwd); r != 0) Fail(request_fd, ExecFailureStep::kChdir, -r);
   // The last check before the command: every mask still in place.
-  if (!StillMounted(mounts)) Fail(request_fd, ExecFailureStep::kMounts, kEstale);
+  if (const long lost = CheckMounts(mounts); lost != 0) {
+    Fail(request_fd, ExecFailureStep::kMounts, -lost);
+  }
   // execvp's search over candidates resolved by the supervisor: EACCES on one is remembered
   // but the search goes on; any other error than "not there" ends it.
   long saved = kEnoent;

@@ -1,5 +1,6 @@
 #include "zygote/prepared_command.h"
 
+#include <cerrno>
 #include <utility>
 
 #include "exec/process_control.h"
@@ -85,8 +86,14 @@ Result<exec::LaunchedProcess> PreparedCommand::Start(const plan::LaunchPlan& pla
     if (static_cast<ExecFailureStep>(failure.step) == ExecFailureStep::kMounts) {
       // A mask of this sandbox was detached after the plan chose it: nothing ran, and the
       // command starts another way (zygote_slot.cc), in a view masked over what is there now.
+      // E2BIG: more mounts than the stub can check; every sandbox of the session will have as
+      // many, and the slot stops preparing them.
       return Fail(ErrorCode::kUnavailable,
-                  "prepared command: its view lost a mount (a masked file changed on the host)");
+                  failure.err == E2BIG
+                      ? "prepared command: its view has more mounts than it can check"
+                      : "prepared command: its view lost a mount (a masked file changed on the "
+                        "host)",
+                  failure.err);
     }
     linux_native::StepReport report;
     report.step = ToStep(failure.step);

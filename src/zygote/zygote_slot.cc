@@ -89,9 +89,13 @@ ZygoteSlot::~ZygoteSlot() {
   graveyard_.clear();  // what the filler buried after we looked
 }
 
-std::shared_ptr<const Zygote> ZygoteSlot::ZygoteFor(const plan::LaunchPlan& plan) {
+std::shared_ptr<const Zygote> ZygoteSlot::ZygoteFor(const plan::LaunchPlan& plan,
+                                                    const Zygote* not_intact) {
   if (unusable_) return nullptr;
-  if (zygote_ && zygote_->Alive() && zygote_->Fits(plan) && zygote_->Intact()) return zygote_;
+  if (zygote_ && zygote_.get() != not_intact && zygote_->Alive() && zygote_->Fits(plan) &&
+      zygote_->Intact()) {
+    return zygote_;
+  }
   // A plan of another shape (the workspace gained a .git, a hidden path appeared), a view a
   // host change detached a mask from after the plan was made, or a dead holder: build anew.
   // Commands still running keep the old one alive until done.
@@ -120,7 +124,7 @@ void ZygoteSlot::Bury(std::shared_ptr<PreparedCommand> unused) {
 }
 
 std::shared_ptr<PreparedCommand> ZygoteSlot::TakePrepared(const plan::LaunchPlan& plan) {
-  if (options_.prepared_commands <= 0 || !Preparable(plan)) return nullptr;
+  if (options_.prepared_commands <= 0 || too_many_mounts_ || !Preparable(plan)) return nullptr;
   std::shared_ptr<PreparedCommand> taken;
   while (!ready_.empty() && !taken) {
     std::shared_ptr<PreparedCommand> next = std::move(ready_.front());
@@ -151,7 +155,8 @@ void ZygoteSlot::Fill() {
   for (;;) {
     wake_.wait(lock, [&] {
       return stopping_ || !graveyard_.empty() ||
-             (shape_ && !unusable_ && active_runs_ == 0 && failures_ < kMaxPrepareFailures &&
+             (shape_ && !unusable_ && !too_many_mounts_ && active_runs_ == 0 &&
+              failures_ < kMaxPrepareFailures &&
               ready_.size() < static_cast<std::size_t>(options_.prepared_commands));
     });
     if (stopping_) return;
@@ -213,6 +218,16 @@ std::optional<Result<exec::LaunchedProcess>> ZygoteSlot::Launch(
   }
   if (prepared) {
     Result<exec::LaunchedProcess> started = prepared->Start(plan, stdio);
+    // A view of more mounts than a prepared command can check (E2BIG): so is every one this
+    // session would prepare; it prepares none from here on.
+    if (!started && started.error().errno_value == E2BIG) {
+      std::lock_guard lock(mutex_);
+      too_many_mounts_ = true;
+      prepared_ready.fetch_sub(ready_.size());
+      for (auto& unused : ready_) Bury(std::move(unused));
+      ready_.clear();
+      wake_.notify_all();
+    }
     // kUnavailable: that sandbox was gone before it took the command; nothing ran.
     if (started || started.error().code != ErrorCode::kUnavailable) {
       if (started) {
@@ -225,7 +240,14 @@ std::optional<Result<exec::LaunchedProcess>> ZygoteSlot::Launch(
   std::shared_ptr<const Zygote> current;
   {
     std::lock_guard lock(mutex_);
-    current = ZygoteFor(plan);
+    if (zygote_ && zygote_->Alive() && zygote_->Fits(plan)) current = zygote_;
+  }
+  // Whether its view still has every mask is read outside the lock: concurrent commands of
+  // the session do not wait for each other's reads of /proc. One that lost a mask is built
+  // anew (unless another command did that meanwhile).
+  if (!current || !current->Intact()) {
+    std::lock_guard lock(mutex_);
+    current = ZygoteFor(plan, current.get());
   }
   if (!current) return std::nullopt;
   Result<exec::LaunchedProcess> launched = current->Launch(plan, stdio, cgroup);

@@ -79,9 +79,10 @@ class ZygoteSlot {
   };
 
  private:
-  // With mutex_ held: the session's zygote for `plan`, started or rebuilt when needed; null
-  // when none can serve it.
-  std::shared_ptr<const Zygote> ZygoteFor(const plan::LaunchPlan& plan);
+  // With mutex_ held: the session's zygote for `plan`, started or rebuilt when needed (also
+  // when it is `not_intact`, found so by the caller); null when none can serve it.
+  std::shared_ptr<const Zygote> ZygoteFor(const plan::LaunchPlan& plan,
+                                          const Zygote* not_intact = nullptr);
   // With mutex_ held: a ready prepared command that fits `plan`, if any; and from now on the
   // filler prepares `plan`'s shape.
   std::shared_ptr<PreparedCommand> TakePrepared(const plan::LaunchPlan& plan);
@@ -93,6 +94,9 @@ class ZygoteSlot {
   std::mutex mutex_;
   std::shared_ptr<const Zygote> zygote_;
   bool unusable_ = false;  // the kernel refused a holder: this session runs one-shot
+  // A prepared command's view had more mounts than its last check can hold (E2BIG): none
+  // are prepared any more; commands join the zygote, which checks without a bound.
+  bool too_many_mounts_ = false;
 
   std::condition_variable wake_;
   std::thread filler_;

@@ -717,6 +717,45 @@ TEST_P(ZygoteTest, ConcurrentFirstRunsNeverPlantAGitHook) {
   }
 }
 
+// A view of more mounts than a prepared sandbox's last check can hold (here 2100 masked files)
+// cannot be checked before its command starts: the command starts another way, and the
+// session prepares no more sandboxes (each would be refused the same way) instead of
+// preparing one behind every command. The masks hold throughout; the twin, a file beside
+// them, is read.
+TEST_P(ZygoteTest, AViewOfMoreMountsThanAPreparedSandboxChecksStopsPreparing) {
+  CORDON_SKIP_UNLESS_LIBRARY("counts this process's prepared sandboxes");
+  Config config = MakeConfig();
+  const std::filesystem::path many = std::filesystem::canonical(workspace_) / "many";
+  std::filesystem::create_directories(many);
+  for (int i = 0; i < 2100; ++i) {
+    const std::filesystem::path secret = many / fmt::format("{}.env", i);
+    std::ofstream(secret) << "TOKEN=" << i << "\n";
+    config.sandbox.hidden_paths.push_back(secret);
+  }
+  { std::ofstream(workspace_ / "plain.txt") << "plain\n"; }
+  auto session = SessionOrSkip(config);
+  if (!session) return;
+  const std::string text = "cat many/0.env many/2099.env 2>/dev/null; cat plain.txt";
+  EXPECT_EQ(Shell(*session, text).stdout_data.data, "plain\n");
+  if (prepared()) {
+    // A sandbox of 2100 masks takes a while to prepare, the more so under load.
+    for (int i = 0; i < 2000 && zygote::PreparedReady() == 0; ++i) {
+      std::this_thread::sleep_for(10ms);
+    }
+    ASSERT_GT(zygote::PreparedReady(), 0u) << "no sandbox was prepared";
+  }
+  const std::uint64_t prepared_before = zygote::PreparedLaunches();
+  for (int i = 0; i < 3; ++i) {
+    const RunResult result = Shell(*session, text);  // the first one is offered a prepared one
+    EXPECT_EQ(result.stdout_data.data, "plain\n") << Describe(result);
+    std::this_thread::sleep_for(300ms);  // time for the filler to prepare, were it to
+  }
+  EXPECT_EQ(zygote::PreparedLaunches(), prepared_before) << "a view it could not check";
+  if (prepared()) {
+    EXPECT_EQ(zygote::PreparedReady(), 0u) << "it went on preparing";
+  }
+}
+
 TEST_P(ZygoteTest, ASmallOpenFilesLimitHoldsAndItsCommandsAreNotPrepared) {
   // A prepared process would lower RLIMIT_NOFILE before it receives the command's three
   // descriptors, which a limit this small would keep out: such a session prepares nothing.
