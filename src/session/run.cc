@@ -155,7 +155,8 @@ Result<void> HoldGitPlaceholders(const Session::State& state, StartGate& gate) {
   if (state.git_placeholders.held) return {};  // another run made them meanwhile
   CORDON_TRY(std::vector<std::filesystem::path> roots,
              plan::WritableRoots(state.config.sandbox, state.workspace, /*pinned=*/true));
-  CORDON_TRY(plan::GitPlaceholders held, plan::GitPlaceholders::Create(roots));
+  CORDON_TRY(plan::GitPlaceholders held,
+             plan::GitPlaceholders::Create(roots, state.placeholder_records));
   state.git_placeholders.held = std::move(held);
   return {};
 }

@@ -6,6 +6,10 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
+#include <cstdlib>
+#include <optional>
+#include <string>
+
 #include "core/paths.h"
 #include "core/syscall_error.h"
 #include "plan/launch_plan.h"
@@ -94,9 +98,16 @@ Result<Session> Session::Create(Config config, std::filesystem::path workspace,
   if (options.prepared_commands < 0) options.prepared_commands = 0;
   std::unique_ptr<plan::PlanCaches> caches =
       options.long_lived ? std::make_unique<plan::PlanCaches>() : nullptr;
+  // The placeholders a killed run of this user left on the host go now (nothing else of
+  // cordon's stays behind it); those of live runs stay theirs.
+  const char* runtime_dir = std::getenv("XDG_RUNTIME_DIR");
+  std::shared_ptr<const plan::GitPlaceholderRecords> records = plan::GitPlaceholderRecords::Open(
+      runtime_dir != nullptr ? std::optional<std::string>(runtime_dir) : std::nullopt);
+  if (records) (void)records->CleanUp();
   auto state = std::make_shared<State>(std::move(config), std::move(pinned.path), pinned.id,
                                        std::move(root_ids), std::move(policy), std::move(features),
-                                       std::move(backends), options, std::move(caches), options);
+                                       std::move(backends), options, std::move(caches), options,
+                                       std::move(records));
   return Session(std::move(state));
 }
 

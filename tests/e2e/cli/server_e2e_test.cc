@@ -432,6 +432,39 @@ TEST_F(ServerTest, KillingTheClientKillsTheCommandsWholeTree) {
       << CountProcesses("sleep", marker) << " still running";
 }
 
+// Nothing of cordon's stays on the host after a kill: the empty .git placeholder a served
+// session holds in a workspace without one (so that no command can create .git there) is
+// left behind by a killed server, and removed by the next start of a session of the user —
+// here a one-shot run in another directory. The twin: while the server lives, that run
+// leaves its placeholder alone.
+TEST_F(ServerTest, AKilledServersGitPlaceholderGoesAtTheNextStart) {
+  StartServer();
+  const std::filesystem::path git = workspace_ / ".git";
+  ASSERT_FALSE(std::filesystem::exists(git));
+  Outcome served = Run({"run", "--", "true"});
+  EXPECT_EQ(served.exit_code, 0) << served.err;
+  EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 1) << ServerLog();
+  EXPECT_TRUE(std::filesystem::is_directory(git)) << "the served session holds none";
+  const std::filesystem::path other = tmp_.path() / "other";
+  std::filesystem::create_directories(other);
+  auto run_elsewhere = [&] {
+    Invocation inv = CordonInvocation({"run", "--no-server", "--", "true"}, {RuntimeEnv()});
+    inv.cwd = other;
+    Outcome o = RunBinary(inv);
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_FALSE(std::filesystem::exists(other / ".git")) << "its own placeholder stayed";
+  };
+  run_elsewhere();
+  EXPECT_TRUE(std::filesystem::is_directory(git)) << "removed under a live server";
+  server_->Stop(SIGKILL);
+  EXPECT_TRUE(std::filesystem::is_directory(git));  // left behind
+  // The server's sandboxes die with it; until then they may hold it too.
+  EXPECT_TRUE(WaitFor([&] {
+    run_elsewhere();
+    return !std::filesystem::exists(git);
+  })) << "the killed server's placeholder is still there";
+}
+
 TEST_F(ServerTest, ADeadServersSocketMeansRunningWithoutIt) {
   StartServer();
   server_->Stop(SIGKILL);
