@@ -20,7 +20,7 @@ cp "$build/tests/kernel/kernel_tests" "$build/tests/unit/linux/linux_sandbox_tes
   "$build/src/bwrap/cordon-bwrap-exec" "$build/src/linux/cordon-init" \
   "$build/tests/unit/limits/limits_kernel_tests" \
   "$build/tests/escape/escape_tests" "$build/tests/escape/escape_attack" \
-  "$build/tests/fault/fault_tests" \
+  "$build/tests/fault/fault_tests" "$build/tests/fault/fault_mcp_run" \
   "$build/tests/e2e/cli/cli_e2e_tests" "$stage/"
 # `cordon` as installed: the front (decision 0028) in bin/, the full executable with its
 # bubblewrap trampoline and init in libexec/cordon/ (where each finds the next); without a front,
@@ -70,13 +70,15 @@ as_user "run server e2e tests" "$stage/cli_e2e_tests" \
   --gtest_filter='ServerTest.*:AutoStartTest.*:ServedEquivalence.*'
 # Every path a command can take (docs/testing.md): the escape suite with every sandboxed run
 # served by a run server of this user, and as a run_command call to a `cordon mcp` of this
-# user; the kernel suite through both (CORDON_KERNEL_PATH); the fault suite served.
+# user; the kernel and fault suites through both (CORDON_KERNEL_PATH, CORDON_FAULT_SERVED,
+# CORDON_FAULT_PATH).
 as_user "escape_tests through the run server" CORDON_ESCAPE_SERVED=1 "$stage/escape_tests"
 as_user "escape_tests through cordon mcp" CORDON_ESCAPE_MCP=1 "$stage/escape_tests"
 for path in server mcp; do
   as_user "kernel_tests through the $path path" CORDON_KERNEL_PATH="$path" "$stage/kernel_tests"
 done
 as_user "fault_tests through the run server" CORDON_FAULT_SERVED=1 "$stage/fault_tests"
+as_user "fault_tests through cordon mcp" CORDON_FAULT_PATH=mcp "$stage/fault_tests"
 # The kernel and escape suites again over the bubblewrap backend (CORDON_TEST_BACKEND).
 for suite in kernel_tests escape_tests; do
   as_user "$suite over bwrap" CORDON_TEST_BACKEND=bwrap "$stage/$suite"

@@ -7,11 +7,23 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 #include <thread>
 
 namespace cordon::fault_test {
+
+std::string McpRunBinary() {
+  if (const char* bin = ::getenv("CORDON_FAULT_MCP_RUN"); bin != nullptr && bin[0] != '\0') {
+    return bin;
+  }
+  std::error_code ec;
+  const auto beside =
+      std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "fault_mcp_run";
+  if (Exists(beside)) return beside.string();
+  return CORDON_FAULT_MCP_RUN;
+}
 
 std::string CordonBinary() {
   if (const char* bin = ::getenv("CORDON_BIN"); bin != nullptr && bin[0] != '\0') return bin;
@@ -63,6 +75,14 @@ Child Start(const std::vector<std::string>& argv, const std::vector<std::string>
   std::vector<std::string> env_strings = {
       "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8"};
   env_strings.insert(env_strings.end(), env.begin(), env.end());
+  // The MCP helper gets the command line in its environment: in its argv, the marker would
+  // make the helper itself one of the command's processes.
+  if (!strings.empty() && strings.front() == McpRunBinary()) {
+    env_strings.push_back(
+        "CORDON_FAULT_MCP_ARGV=" +
+        nlohmann::json(std::vector<std::string>(strings.begin() + 1, strings.end())).dump());
+    strings.resize(1);
+  }
   std::vector<char*> args, envp;
   for (auto& s : strings) args.push_back(s.data());
   args.push_back(nullptr);
@@ -194,10 +214,27 @@ void FaultTest::TearDown() {
       ::waitpid(pid, nullptr, 0);
     }
   }
-  for (const pid_t pid : PidsWithMarker(marker_)) ::kill(pid, SIGKILL);
+  for (const pid_t pid : PidsWithMarker(marker_)) ::kill(pid, SIGKILL);  // none if empty
   server_.reset();
   std::error_code ec;
   if (!root_.empty()) std::filesystem::remove_all(root_, ec);
+}
+
+bool McpRuns() {
+  const char* value = ::getenv("CORDON_FAULT_PATH");
+  return value != nullptr && std::string(value) == "mcp";
+}
+
+pid_t FaultTest::CordonOf(pid_t started) const {
+  if (!McpRuns()) return started;
+  for (int i = 0; i < 500; ++i) {
+    std::istringstream children(ReadFile("/proc/" + std::to_string(started) + "/task/" +
+                                         std::to_string(started) + "/children"));
+    // Its only child (the front has exec'd the full cordon by then, under another name).
+    if (pid_t pid = 0; children >> pid && pid > 0) return pid;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return -1;
 }
 
 bool ServedRuns() {
@@ -209,6 +246,7 @@ std::vector<std::string> FaultTest::RunArgs(const std::string& shell_text,
                                             const std::vector<std::string>& extra) const {
   std::vector<std::string> args = {CordonBinary(), "--config", (root_ / "config.json").string(),
                                    "run"};
+  if (McpRuns()) args.insert(args.begin(), McpRunBinary());
   // The extra flags go before --workspace: after it, `--writable-root P -- CMD` loses CMD
   // (reported to the lead; see docs/decisions/0012).
   args.insert(args.end(), extra.begin(), extra.end());

@@ -33,11 +33,18 @@ using test_support::ReadFile;
 using test_support::WriteFile;
 
 std::string CordonBinary();
+// The helper that carries a run through `cordon mcp` (CORDON_FAULT_MCP_RUN, else beside the
+// suite, else the build's).
+std::string McpRunBinary();
 
 // CORDON_FAULT_SERVED=1: each test starts a run server of its own (in root/server), and every
 // `cordon run` of the test goes to it; the faults then hit the served path (a killed client,
 // a workspace swapped under a served run).
 bool ServedRuns();
+// CORDON_FAULT_PATH=mcp: every run goes through `cordon mcp` as an agent's does (the
+// fault_mcp_run helper starts it as its child and carries the command line over); the faults
+// then hit `cordon mcp`'s long-lived session. "cordon" is the `cordon mcp` process.
+bool McpRuns();
 
 // A started child process (cordon, or a wrapper around it) with stdout+stderr on one pipe.
 struct Child {
@@ -78,6 +85,9 @@ class FaultTest : public ::testing::Test {
                                    const std::vector<std::string>& extra = {}) const;
   // HOME and the config location for cordon.
   std::vector<std::string> Env() const;
+  // The process that is "cordon" in a run started as `started`: itself, or through `cordon
+  // mcp` the helper's one child, `cordon mcp` (waited for up to 5 s; -1 when there is none).
+  pid_t CordonOf(pid_t started) const;
 
   std::filesystem::path root_, ws_, out_, home_;
   std::string marker_;  // unique per test; put it in the command so its processes can be found

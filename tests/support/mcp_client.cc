@@ -48,6 +48,7 @@ std::unique_ptr<McpClient> McpClient::Start(const Options& options, std::string*
   client->to_ = in[1];
   client->from_ = out[0];
   client->log_ = options.log;
+  client->on_notification_ = options.on_notification;
   if (pid < 0) {
     *why_not = "fork failed";
     return nullptr;
@@ -104,6 +105,8 @@ std::optional<json> McpClient::Call(const std::string& method, const json& param
           !message.contains("method")) {
         const int answered = message["id"].get<int>();
         answers_[answered] = std::move(message);
+      } else if (message.is_object() && !message.contains("id") && on_notification_) {
+        on_notification_(message);
       }
     }
     if (auto found = answers_.find(id); found != answers_.end()) {
@@ -134,9 +137,10 @@ std::optional<json> McpClient::Call(const std::string& method, const json& param
 }
 
 std::optional<json> McpClient::RunCommand(const json& arguments, std::chrono::milliseconds wait,
-                                          std::string* why_not) {
-  const std::optional<json> result =
-      Call("tools/call", {{"name", "run_command"}, {"arguments", arguments}}, wait, why_not);
+                                          std::string* why_not, bool progress) {
+  json params = {{"name", "run_command"}, {"arguments", arguments}};
+  if (progress) params["_meta"] = {{"progressToken", "run"}};
+  const std::optional<json> result = Call("tools/call", params, wait, why_not);
   if (!result) return std::nullopt;
   const auto structured = result->find("structuredContent");
   if (structured == result->end() || !structured->is_object()) {

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -26,6 +27,8 @@ class McpClient {
     std::filesystem::path cwd;
     std::filesystem::path log;  // the server's stderr (appended)
     int inherited_fd = -1;      // when >= 0, handed to the server as descriptor 9
+    // Called with each notification the server sends (progress), on the thread reading it.
+    std::function<void(const nlohmann::json&)> on_notification;
   };
 
   // Starts the server and completes `initialize`; null with *why_not when it does not answer
@@ -45,9 +48,11 @@ class McpClient {
                                      std::chrono::milliseconds wait, std::string* why_not);
 
   // run_command's structuredContent for `arguments`; nullopt with *why_not when the call
-  // failed or its result has none.
+  // failed or its result has none. `progress`: the output is also sent as it comes
+  // (notifications/progress, to Options::on_notification).
   std::optional<nlohmann::json> RunCommand(const nlohmann::json& arguments,
-                                           std::chrono::milliseconds wait, std::string* why_not);
+                                           std::chrono::milliseconds wait, std::string* why_not,
+                                           bool progress = false);
 
  private:
   McpClient() = default;
@@ -57,6 +62,7 @@ class McpClient {
   int to_ = -1;    // its stdin
   int from_ = -1;  // its stdout
   std::filesystem::path log_;
+  std::function<void(const nlohmann::json&)> on_notification_;
   std::mutex mutex_;                       // guards the rest; held while one caller reads for all
   std::string pending_;                    // read, not yet a whole line
   std::map<int, nlohmann::json> answers_;  // responses read for another caller

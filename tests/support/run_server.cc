@@ -15,7 +15,8 @@ namespace cordon::test_support {
 
 std::unique_ptr<RunServer> RunServer::Start(const std::string& cordon,
                                             const std::filesystem::path& dir,
-                                            std::vector<std::string> env, std::string* why_not) {
+                                            std::vector<std::string> env, std::string* why_not,
+                                            const std::vector<std::string>& prefix) {
   std::unique_ptr<RunServer> server(new RunServer());
   server->runtime_ = dir / "rt";
   server->log_ = dir / "run-server.log";
@@ -23,7 +24,11 @@ std::unique_ptr<RunServer> RunServer::Start(const std::string& cordon,
   std::filesystem::create_directories(server->runtime_, ec);
   ::chmod(server->runtime_.c_str(), 0700);
   env.push_back("XDG_RUNTIME_DIR=" + server->runtime_.string());
-  std::vector<std::string> args = {cordon, "serve", "--idle-timeout", "1800"};
+  std::vector<std::string> args = prefix;
+  for (const char* word : {"serve", "--idle-timeout", "1800"}) {
+    if (args.size() == prefix.size()) args.push_back(cordon);
+    args.push_back(word);
+  }
   std::vector<char*> argv, envp;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -38,7 +43,7 @@ std::unique_ptr<RunServer> RunServer::Start(const std::string& cordon,
     ::dup2(null, 0);
     ::dup2(out, 1);
     ::dup2(out, 2);
-    ::execve(argv[0], argv.data(), envp.data());
+    ::execvpe(argv[0], argv.data(), envp.data());
     ::_exit(127);
   }
   if (pid < 0) {

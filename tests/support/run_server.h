@@ -16,9 +16,11 @@ class RunServer {
  public:
   // Starts `cordon serve` (`cordon` is the binary) with `env` plus XDG_RUNTIME_DIR=dir/rt, in
   // `dir`, and waits until it listens; null with *why_not when it does not within 10 s.
+  // `prefix`: a command that runs it (strace, to hold it at a system call).
   static std::unique_ptr<RunServer> Start(const std::string& cordon,
                                           const std::filesystem::path& dir,
-                                          std::vector<std::string> env, std::string* why_not);
+                                          std::vector<std::string> env, std::string* why_not,
+                                          const std::vector<std::string>& prefix = {});
   ~RunServer();  // SIGTERM, then reaped
   RunServer(const RunServer&) = delete;
   RunServer& operator=(const RunServer&) = delete;
@@ -27,6 +29,8 @@ class RunServer {
   const std::filesystem::path& runtime() const { return runtime_; }
   // How many commands it has answered ("ran a command" lines of its log).
   int Served() const;
+  // The process started: the server, or the prefix command that runs it.
+  pid_t pid() const { return pid_; }
 
  private:
   RunServer() = default;
