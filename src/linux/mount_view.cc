@@ -195,9 +195,30 @@ int BindReadOnly(const char* source, const plan::FileId& id, int target, bool di
 // Masks and pins: the target is resolved here, below the new root, without following any
 // symlink (ELOOP when a component became one), its type is checked against the plan (ENOTDIR /
 // EISDIR when it changed), and the mount is attached to that very inode. A required target
-// that vanished is ENOENT; an optional one is skipped.
-int ReplayResolved(const ChildMount& m) {
+// that vanished is ENOENT; an optional one is skipped. `unreachable_is_masked`: a mask whose
+// target this process cannot even look up (EACCES: a directory on the way is not searchable
+// for it) is not needed — see MaskUnreachable below.
+// Whether `path` lies in (or is) the target of one of the view's writable binds. Outside
+// them the view is the host's tree bound read-only: no mode, owner or ACL on the way can be
+// changed there. So a path this process — root of the user namespace, with every capability
+// over the inodes whose owner and group it maps — cannot look up is one the command, with the
+// same ids and no capabilities, cannot look up either (for a root caller, a socket in another
+// user's 0700 directory): masking it adds nothing, and it is skipped instead of refusing every
+// run. Within a writable root the command could make such a directory searchable again
+// (chmod of its own), so there the mask stays required.
+bool BeneathWritableBind(const ChildContext& c, const char* path) {
+  for (const ChildMount& w : c.mounts) {
+    if (w.kind != MountOpKind::kBindWritable) continue;
+    std::size_t n = 0;
+    while (w.target[n] != '\0' && w.target[n] == path[n]) ++n;
+    if (w.target[n] == '\0' && (path[n] == '\0' || path[n] == '/')) return true;
+  }
+  return false;
+}
+
+int ReplayResolved(const ChildMount& m, bool unreachable_is_masked) {
   const int target = OpenNoSymlinks(m.target);
+  if (target < 0 && errno == EACCES && unreachable_is_masked) return 0;
   if (target < 0) return m.optional && errno == ENOENT ? 0 : -1;
   struct stat st;
   int rc = -1;
@@ -328,7 +349,9 @@ StepResult BuildMountView(const ChildContext& c) {
       return StepFailed(Step::kMountPoint, static_cast<int>(i));
     }
     if (mask || m.optional || m.kind == MountOpKind::kBindReadOnly) {
-      if (ReplayResolved(m) != 0) return StepFailed(Step::kMountOp, static_cast<int>(i));
+      if (ReplayResolved(m, mask && !BeneathWritableBind(c, m.target)) != 0) {
+        return StepFailed(Step::kMountOp, static_cast<int>(i));
+      }
       continue;
     }
     const bool needs_point = m.kind == MountOpKind::kBindWritable ||

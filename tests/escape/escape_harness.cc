@@ -158,7 +158,7 @@ void Run(const Case& c, Fixture& f) {
       return;
     }
     runtime = server.string();
-    served_before = ServedCount(SessionDirectory());
+    served_before = ServedCount();
   }
   std::vector<std::string> env = {
       "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
@@ -216,7 +216,7 @@ void Run(const Case& c, Fixture& f) {
   int status = 0;
   ::waitpid(pid, &status, 0);
   f.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  f.not_served = served_before >= 0 && ServedCount(SessionDirectory()) == served_before;
+  f.not_served = served_before >= 0 && ServedCount() == served_before;
 }
 
 void Finish(Fixture& f) {

@@ -29,7 +29,7 @@ std::filesystem::path RunServerRuntime(const std::filesystem::path& dir, const s
   return g_server ? g_server->runtime() : std::filesystem::path();
 }
 
-int ServedCount(const std::filesystem::path&) { return g_server ? g_server->Served() : 0; }
+int ServedCount() { return g_server ? g_server->Served() : 0; }
 
 void StopRunServer() { g_server.reset(); }
 

@@ -17,8 +17,8 @@ bool ServedRuns();
 std::filesystem::path RunServerRuntime(const std::filesystem::path& dir, const std::string& cordon,
                                        std::string* why_not);
 
-// How many commands the server has run ("ran a command" lines of its log); `dir` as above.
-int ServedCount(const std::filesystem::path& dir);
+// How many commands the server has run ("ran a command" lines of its log).
+int ServedCount();
 
 // Stops the server (at the end of the test program).
 void StopRunServer();

@@ -2,6 +2,7 @@
 // 127.0.0.1, an abstract unix socket); the sandbox's own loopback still works. Network allow is
 // the twin. Connections are checked on the host side (accept), not only by what the probe says.
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kernel_support.h"
@@ -90,6 +91,32 @@ TEST_F(NetworkTest, HostPathnameSocketInRunIsUnreachableWithNetworkAllowToo) {
   const RunResult result = Probe(*session, "connect-unix " + listener.address());
   EXPECT_FALSE(result.stdout_data.data.starts_with("ok")) << Describe(result);
   EXPECT_FALSE(listener.Reached());
+}
+
+// A root caller's host may have a listening socket in a directory of another user's that only
+// its owner may search (a database's, say). The sandbox's root cannot look the path up either,
+// so it is not masked — before, masking it failed and refused every run of a root caller.
+// The command still cannot reach it; the twin, mode off (the host's root), does.
+TEST_F(NetworkTest, ARootCallersSocketInAnotherUsersPrivateDirectoryIsNeitherReachedNorInTheWay) {
+  if (::geteuid() != 0) GTEST_SKIP() << "for a root caller, whose plan masks such sockets";
+  CORDON_SKIP_UNDER_BWRAP("bubblewrap still masks it, and refuses the run (decision 0033)");
+  const std::filesystem::path dir = "/var/lib/cordon-kernel-private-" + unique_;
+  cleanup_.push_back(dir);
+  std::filesystem::create_directory(dir);
+  HostListener listener = HostListener::Pathname((dir / "db.sock").string());
+  ASSERT_EQ(::chown(dir.c_str(), 65534, 65534), 0);
+  ASSERT_EQ(::chmod(dir.c_str(), 0700), 0);
+  auto session = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite, NetworkPolicy::kDeny));
+  if (!session) return;
+  const RunResult result = Probe(*session, "connect-unix " + listener.address());
+  EXPECT_EQ(result.status, RunStatus::kExited) << Describe(result);
+  EXPECT_FALSE(result.stdout_data.data.starts_with("ok")) << Describe(result);
+  EXPECT_FALSE(listener.Reached());
+  auto off = SessionOrSkip(MakeConfig(SandboxMode::kOff, NetworkPolicy::kAllow));
+  if (!off) return;
+  const RunResult reached = Probe(*off, "connect-unix " + listener.address());
+  EXPECT_TRUE(reached.stdout_data.data.starts_with("ok")) << Describe(reached);
+  EXPECT_TRUE(listener.Reached());
 }
 
 // Hiding /run with network allow must not break name resolution: /etc/resolv.conf often points

@@ -80,6 +80,35 @@ TEST_F(SessionTest, AWritableRootALinkInTheWorkspaceMadeIsRefusedByTheNextSessio
   EXPECT_TRUE(Session::Create(config, workspace_).has_value());
 }
 
+// The same for a link a command made inside another writable root (not the workspace): a
+// root configured beneath a root the command could write is its to replace. The twin: the
+// roots as they were are accepted.
+TEST_F(SessionTest, AWritableRootALinkInAnotherWritableRootMadeIsRefusedByTheNextSession) {
+  const std::filesystem::path outside = root_ / "outside";
+  const std::filesystem::path extra = root_ / "extra";
+  std::filesystem::create_directory(outside);
+  std::filesystem::create_directories(extra / "deps");
+  Config config = MakeConfig();
+  config.sandbox.writable_roots = {extra, extra / "deps"};
+  {
+    auto first = SessionOrSkip(config);
+    if (!first) return;
+    const RunResult swap =
+        Shell(*first, fmt::format("cd '{}' && mv deps deps.old && ln -s '{}' deps", extra.string(),
+                                  outside.string()));
+    ASSERT_EQ(swap.exit_code, 0) << Describe(swap);
+  }
+  Result<Session> next = Session::Create(config, workspace_);
+  ASSERT_FALSE(next.has_value()) << "the link's target would be bound writable";
+  EXPECT_NE(next.error().message.find("a symbolic link inside"), std::string::npos)
+      << next.error().message;
+  EXPECT_NE(next.error().message.find((extra / "deps").string()), std::string::npos)
+      << next.error().message;
+  std::filesystem::remove(extra / "deps");
+  std::filesystem::rename(extra / "deps.old", extra / "deps");
+  EXPECT_TRUE(Session::Create(config, workspace_).has_value());
+}
+
 TEST_F(SessionTest, CreateRefusesAnInvalidPolicyPattern) {
   Config config = MakeConfig();
   config.command_policy.deny = {"("};
