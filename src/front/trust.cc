@@ -2,10 +2,15 @@
 
 #include "front/text.h"
 #include "nolibc/sys.h"
+#include "server/trust_rule.h"
 
 namespace cordon::front {
 using namespace nolibc;  // NOLINT: the system calls
 namespace {
+
+server::TrustFacts Facts(const Confinement& c) {
+  return {c.uid, c.no_new_privs != 0, c.seccomp_filters, c.pid_namespace_depth};
+}
 
 // The text after "Name:" at the start of a line, or nullptr.
 const char* Field(const char* status, const char* name) {
@@ -116,10 +121,8 @@ bool ServerIsTrusted(int socket, const Confinement& own, const struct statx& exe
     if (dir >= 0 && PidfdSendSignal(pidfd, 0) == 0) {
       const Confinement server = ReadConfinement(static_cast<int>(dir));
       struct statx exe {};
-      trusted = server.known && server.uid == own.uid &&
-                !(server.no_new_privs != 0 && own.no_new_privs == 0) &&
-                server.seccomp_filters <= own.seccomp_filters &&
-                server.pid_namespace_depth == own.pid_namespace_depth &&
+      trusted = server.known && own.known &&
+                server::Judge(Facts(own), Facts(server)) == server::Distrust::kNone &&
                 Statx(static_cast<int>(dir), "exe", 0, &exe) == 0 &&
                 exe.stx_ino == executable.stx_ino &&
                 exe.stx_dev_major == executable.stx_dev_major &&

@@ -1,9 +1,9 @@
 // Whether the `cordon` front may hand its command line and environment to the process listening
-// on the run server's socket (decision 0028): the checks the full client makes (server/peer.h,
-// decision 0026), without a C library. The server must be of this user, no more confined than
-// the front (no_new_privs, seccomp filters, PID-namespace depth, read from /proc/PID/status
-// through a pidfd so that a recycled PID cannot stand in) and run the very executable the front
-// would exec otherwise.
+// on the run server's socket (decision 0028): the full client's rule (server/trust_rule.h,
+// decision 0026), read without a C library. The server must be of this user, no more confined
+// than the front (no_new_privs, seccomp filters, PID-namespace depth, read from
+// /proc/PID/status through a pidfd so that a recycled PID cannot stand in) and run the very
+// executable the front would exec otherwise.
 #pragma once
 
 #include <linux/stat.h>

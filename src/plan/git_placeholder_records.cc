@@ -14,6 +14,8 @@
 namespace cordon::plan {
 namespace {
 
+constexpr const char* kDirectoryName = "cordon-placeholders";
+
 std::string Name(dev_t dev, ino_t ino) {
   return fmt::format("{}-{}", static_cast<unsigned long long>(dev),
                      static_cast<unsigned long long>(ino));
@@ -73,16 +75,26 @@ std::shared_ptr<const GitPlaceholderRecords> GitPlaceholderRecords::Open(
       (st.st_mode & 0022) != 0) {
     return nullptr;
   }
-  core::UniqueFd cordon = OwnDirectory(runtime.get(), "cordon");
-  if (!cordon) return nullptr;
-  core::UniqueFd records = OwnDirectory(cordon.get(), "placeholders");
-  if (!records) return nullptr;
-  return std::make_shared<const GitPlaceholderRecords>(std::move(records));
+  return std::make_shared<const GitPlaceholderRecords>(std::move(runtime));
+}
+
+core::UniqueFd GitPlaceholderRecords::Directory(bool create) const {
+  if (create) return OwnDirectory(runtime_.get(), kDirectoryName);
+  core::UniqueFd dir(
+      ::openat(runtime_.get(), kDirectoryName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  struct stat st {};
+  if (!dir || ::fstat(dir.get(), &st) != 0 || st.st_uid != ::geteuid() ||
+      (st.st_mode & 0077) != 0) {
+    return {};
+  }
+  return dir;
 }
 
 void GitPlaceholderRecords::Record(dev_t dev, ino_t ino, const std::filesystem::path& git) const {
+  const core::UniqueFd dir = Directory(/*create=*/true);
+  if (!dir) return;  // unrecorded: the next run in that root adopts it
   const std::string name = Name(dev, ino);
-  core::UniqueFd fd(::openat(dir_.get(), name.c_str(),
+  core::UniqueFd fd(::openat(dir.get(), name.c_str(),
                              O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!fd) return;  // unrecorded: the next run in that root adopts it
   const std::string& text = git.native();
@@ -90,11 +102,14 @@ void GitPlaceholderRecords::Record(dev_t dev, ino_t ino, const std::filesystem::
 }
 
 void GitPlaceholderRecords::Forget(dev_t dev, ino_t ino) const {
-  (void)::unlinkat(dir_.get(), Name(dev, ino).c_str(), 0);
+  const core::UniqueFd dir = Directory(/*create=*/false);
+  if (dir) (void)::unlinkat(dir.get(), Name(dev, ino).c_str(), 0);
 }
 
 int GitPlaceholderRecords::CleanUp() const {
-  core::UniqueFd listing(::openat(dir_.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  const core::UniqueFd dir = Directory(/*create=*/false);
+  if (!dir) return 0;  // nothing was ever recorded here
+  core::UniqueFd listing(::openat(dir.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!listing) return 0;
   DIR* d = ::fdopendir(listing.Release());
   if (d == nullptr) return 0;
@@ -106,12 +121,12 @@ int GitPlaceholderRecords::CleanUp() const {
   ::closedir(d);
   int removed = 0;
   for (const std::string& name : names) {
-    switch (RemoveIfUnheld(name, ReadText(dir_.get(), name.c_str()))) {
+    switch (RemoveIfUnheld(name, ReadText(dir.get(), name.c_str()))) {
       case Outcome::kRemoved:
         ++removed;
         [[fallthrough]];
       case Outcome::kGone:
-        (void)::unlinkat(dir_.get(), name.c_str(), 0);
+        (void)::unlinkat(dir.get(), name.c_str(), 0);
         break;
       case Outcome::kHeld:
         break;

@@ -3,7 +3,8 @@
 // sessions — are removed at the next start instead of staying on the host
 // (docs/decisions/0033-one-sandbox-shape-and-identity.md).
 //
-// One file per placeholder in $XDG_RUNTIME_DIR/cordon/placeholders (0700), named by the
+// One file per placeholder in $XDG_RUNTIME_DIR/cordon-placeholders (0700, made at the first
+// record; apart from the run server's $XDG_RUNTIME_DIR/cordon), named by the
 // placeholder's device and inode and holding its path. A placeholder is removed only while it
 // is still the directory recorded (same device and inode, named `.git`), still empty (rmdir
 // refuses otherwise: a `git init` on the host keeps its repository), and held by no live run
@@ -25,9 +26,8 @@ namespace cordon::plan {
 
 class GitPlaceholderRecords {
  public:
-  // The records under `runtime_dir` ($XDG_RUNTIME_DIR), their directory created when missing;
-  // nullptr when there is none, or it is not this user's alone (owned by another user, or
-  // writable by others).
+  // The records under `runtime_dir` ($XDG_RUNTIME_DIR); nullptr when there is none, or it is
+  // not this user's alone (owned by another user, or writable by others).
   static std::shared_ptr<const GitPlaceholderRecords> Open(
       const std::optional<std::string>& runtime_dir);
 
@@ -37,10 +37,14 @@ class GitPlaceholderRecords {
   // records of those still held. How many placeholders it removed.
   int CleanUp() const;
 
-  explicit GitPlaceholderRecords(core::UniqueFd dir) : dir_(std::move(dir)) {}
+  explicit GitPlaceholderRecords(core::UniqueFd runtime) : runtime_(std::move(runtime)) {}
 
  private:
-  core::UniqueFd dir_;  // O_DIRECTORY
+  // The records' directory: made (0700) when `create`; invalid when missing, or not this
+  // user's alone.
+  core::UniqueFd Directory(bool create) const;
+
+  core::UniqueFd runtime_;  // O_DIRECTORY
 };
 
 }  // namespace cordon::plan

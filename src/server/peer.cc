@@ -105,18 +105,27 @@ Result<Confinement> OwnConfinement() {
   return c;
 }
 
+TrustFacts FactsOf(const Confinement& c) {
+  return {static_cast<long>(c.uid), c.no_new_privs, c.seccomp_filters, c.pid_namespace_depth};
+}
+
 std::string Mismatch(const Confinement& own, const Confinement& peer) {
-  if (peer.uid != own.uid) return fmt::format("it runs as uid {}, not {}", peer.uid, own.uid);
-  if (peer.no_new_privs && !own.no_new_privs) return "it runs with no_new_privs (sandboxed)";
-  if (peer.seccomp_filters > own.seccomp_filters) {
-    return fmt::format("it runs under {} seccomp filters, more than this process's {} (sandboxed)",
-                       peer.seccomp_filters, own.seccomp_filters);
+  switch (Judge(FactsOf(own), FactsOf(peer))) {
+    case Distrust::kNone:
+      return {};
+    case Distrust::kOtherUser:
+      return fmt::format("it runs as uid {}, not {}", peer.uid, own.uid);
+    case Distrust::kNoNewPrivs:
+      return "it runs with no_new_privs (sandboxed)";
+    case Distrust::kMoreSeccompFilters:
+      return fmt::format(
+          "it runs under {} seccomp filters, more than this process's {} (sandboxed)",
+          peer.seccomp_filters, own.seccomp_filters);
+    case Distrust::kOtherPidNamespace:
+      return fmt::format("it runs in another PID namespace (depth {}, not {})",
+                         peer.pid_namespace_depth, own.pid_namespace_depth);
   }
-  if (peer.pid_namespace_depth != own.pid_namespace_depth) {
-    return fmt::format("it runs in another PID namespace (depth {}, not {})",
-                       peer.pid_namespace_depth, own.pid_namespace_depth);
-  }
-  return {};
+  return "unknown";
 }
 
 namespace {

@@ -24,6 +24,7 @@
 #include "cordon/error.h"
 #include "core/unique_fd.h"
 #include "server/context.h"
+#include "server/trust_rule.h"
 
 namespace cordon::server {
 
@@ -50,8 +51,10 @@ struct Confinement {
 // This process's confinement.
 [[nodiscard]] Result<Confinement> OwnConfinement();
 
-// Empty when `peer` is the same user and no more confined than `own`; else why not.
+// Empty when the trust rule (trust_rule.h) lets `own` trust `peer`; else why not, in words.
 std::string Mismatch(const Confinement& own, const Confinement& peer);
+// The facts of `c` the trust rule (trust_rule.h) judges.
+TrustFacts FactsOf(const Confinement& c);
 
 // The confinement of the process behind `pidfd` (its /proc entry, confirmed through the pidfd
 // to still be that process).

@@ -36,7 +36,7 @@ struct Session::State {
   // A long-lived session's watched host scans, handed to every plan; null otherwise (scan).
   std::unique_ptr<plan::PlanCaches> caches;
   mutable zygote::ZygoteSlot zygote;  // built from `options`
-  // Where this process records the placeholders it holds ($XDG_RUNTIME_DIR/cordon); null
+  // Where this process records the placeholders it holds ($XDG_RUNTIME_DIR); null
   // without a runtime directory of this user (plan/git_placeholder_records.h).
   std::shared_ptr<const plan::GitPlaceholderRecords> placeholder_records;
   // Empty `.git` placeholders at the top of writable roots that have none, created at the first

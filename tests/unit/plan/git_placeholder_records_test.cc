@@ -49,7 +49,7 @@ class GitPlaceholderRecordsTest : public ::testing::Test {
   std::size_t RecordCount() const {
     std::size_t n = 0;
     for ([[maybe_unused]] const auto& entry :
-         fs::directory_iterator(runtime_ / "cordon/placeholders")) {
+         fs::directory_iterator(runtime_ / "cordon-placeholders")) {
       ++n;
     }
     return n;
