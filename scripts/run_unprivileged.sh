@@ -79,7 +79,7 @@ for path in server mcp; do
 done
 as_user "fault_tests through the run server" CORDON_FAULT_SERVED=1 "$stage/fault_tests"
 as_user "fault_tests through cordon mcp" CORDON_FAULT_PATH=mcp "$stage/fault_tests"
-# The kernel and escape suites again over the bubblewrap backend (CORDON_TEST_BACKEND).
-for suite in kernel_tests escape_tests; do
+# The kernel, escape and fault suites again over the bubblewrap backend (CORDON_TEST_BACKEND).
+for suite in kernel_tests escape_tests fault_tests; do
   as_user "$suite over bwrap" CORDON_TEST_BACKEND=bwrap "$stage/$suite"
 done

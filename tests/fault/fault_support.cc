@@ -193,7 +193,12 @@ void FaultTest::SetUp() {
   home_ = root_ / "home";
   for (const auto& dir : {ws_, out_, home_}) std::filesystem::create_directory(dir);
   marker_ = "cordon-fault-" + root_.filename().string().substr(6);
-  WriteFile(root_ / "config.json", "{\"command_policy\": {\"default_deny\": false}}\n");
+  // CORDON_TEST_BACKEND=bwrap: the same faults over the bubblewrap backend.
+  const char* backend = ::getenv("CORDON_TEST_BACKEND");
+  const bool bwrap = backend != nullptr && std::string(backend) == "bwrap";
+  WriteFile(root_ / "config.json", std::string("{\"command_policy\": {\"default_deny\": false}") +
+                                       (bwrap ? ", \"sandbox\": {\"backend\": \"bwrap\"}" : "") +
+                                       "}\n");
   ::chmod((root_ / "config.json").c_str(), 0600);
   if (ServedRuns()) {
     std::filesystem::create_directory(root_ / "server");
@@ -218,6 +223,11 @@ void FaultTest::TearDown() {
   server_.reset();
   std::error_code ec;
   if (!root_.empty()) std::filesystem::remove_all(root_, ec);
+}
+
+bool BwrapBackend() {
+  const char* value = ::getenv("CORDON_TEST_BACKEND");
+  return value != nullptr && std::string(value) == "bwrap";
 }
 
 bool McpRuns() {

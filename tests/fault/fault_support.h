@@ -45,6 +45,8 @@ bool ServedRuns();
 // fault_mcp_run helper starts it as its child and carries the command line over); the faults
 // then hit `cordon mcp`'s long-lived session. "cordon" is the `cordon mcp` process.
 bool McpRuns();
+// CORDON_TEST_BACKEND=bwrap: every run's config selects the bubblewrap backend.
+bool BwrapBackend();
 
 // A started child process (cordon, or a wrapper around it) with stdout+stderr on one pipe.
 struct Child {

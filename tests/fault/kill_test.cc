@@ -95,8 +95,9 @@ TEST_P(KillWhileBuilding, LeavesNoProcessMountOrDirectoryBehind) {
   }
   const auto trace = root_ / "strace.out";
   // Through a long-lived session (mcp, served) its namespace holder is built too, and ends
-  // only once built (on its status pipe): one delayed call per process, not every mount.
-  const bool long_lived = McpRuns() || ServedRuns();
+  // only once built (on its status pipe), and bubblewrap dies with its parent only once its
+  // mounts are made: one delayed call per process, not every mount.
+  const bool long_lived = McpRuns() || ServedRuns() || BwrapBackend();
   const std::vector<std::string> strace = {
       "strace",
       "-f",
