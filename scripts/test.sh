@@ -54,11 +54,12 @@ if [ "${CORDON_ASAN:-1}" != 0 ]; then
     sed 's/cordon_test(//'; printf 'cordon_probe\ncordon\ncordon-front\n') | sort -u)
   mapfile -t asan_targets < <(comm -12 <(echo "$defined") <(echo "$wanted"))
   cmake --build --preset asan -j "$(nproc)" --target "${asan_targets[@]}"
-  # One path of the kernel suite (the library's); the server and MCP passes run above.
+  # One path and backend of the kernel suite (the library's, native); the server, MCP and
+  # bubblewrap passes run above.
   step "unit and kernel tests under ASan + UBSan"
   ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:abort_on_error=0:strict_string_checks=1 \
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    ctest --test-dir build/asan -L 'unit|kernel' -E '^(server|mcp)\.' --output-on-failure \
+    ctest --test-dir build/asan -L 'unit|kernel' -E '^(server|mcp|bwrap)\.' --output-on-failure \
     -j "$(nproc)"
 fi
 
