@@ -41,6 +41,12 @@ using OutputCallback = std::function<void(OutputStream stream, std::string_view 
 struct SessionOptions {
   bool long_lived = false;
   int prepared_commands = 2;  // long-lived: sandboxes kept ready ahead (0: none)
+  // The user's runtime directory ($XDG_RUNTIME_DIR; cordon's CLI, server and `cordon mcp` pass
+  // it): the session records there the empty `.git` placeholders it holds on the host, and
+  // its creation removes those a killed session left. Empty: nothing recorded (a placeholder
+  // left behind is then removed by the next run in its root). The library reads no
+  // environment variable itself.
+  std::filesystem::path runtime_dir;
 };
 
 class Session {

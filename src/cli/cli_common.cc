@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string_view>
 
 #include "config/enums.h"
@@ -23,6 +24,11 @@ Caller ThisProcess() {
   if (ec) caller.cwd.clear();
   caller.env = config::FromProcessEnvironment();
   return caller;
+}
+
+std::filesystem::path RuntimeDirectory() {
+  const char* dir = std::getenv("XDG_RUNTIME_DIR");
+  return dir != nullptr && dir[0] == '/' ? std::filesystem::path(dir) : std::filesystem::path();
 }
 
 Result<Config> LoadConfig(const GlobalOptions& global, const SandboxFlags& flags,

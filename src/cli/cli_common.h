@@ -85,6 +85,9 @@ struct Caller {
 };
 Caller ThisProcess();
 
+// $XDG_RUNTIME_DIR when set and absolute, else empty (SessionOptions::runtime_dir).
+std::filesystem::path RuntimeDirectory();
+
 // The user config (or defaults when there is none) with `flags` applied; a relative --config
 // or --writable-root is relative to `caller.cwd`.
 [[nodiscard]] Result<Config> LoadConfig(const GlobalOptions& global, const SandboxFlags& flags,

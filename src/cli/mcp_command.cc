@@ -35,7 +35,8 @@ int RunMcp(const GlobalOptions& global, const McpOptions& options) {
   if (!workspace) return ReportSetupError(workspace.error());
   // The server's session runs many commands: it prepares their namespaces once (ADR 0010).
   auto session =
-      Session::Create(*std::move(config), workspace->path, SessionOptions{.long_lived = true});
+      Session::Create(*std::move(config), workspace->path,
+                      SessionOptions{.long_lived = true, .runtime_dir = RuntimeDirectory()});
   if (!session) return ReportSetupError(session.error());
   if (Result<void> here = CheckSessionIsHere(*session, *workspace); !here) {
     return ReportSetupError(here.error());

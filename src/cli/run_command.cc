@@ -188,7 +188,8 @@ int RunRun(const GlobalOptions& global, const RunOptions& options) {
     }
   }
 #endif
-  auto session = Session::Create(*std::move(config), workspace->path);
+  auto session = Session::Create(*std::move(config), workspace->path,
+                                 SessionOptions{.runtime_dir = RuntimeDirectory()});
   if (!session) return ReportSetupError(session.error());
   if (Result<void> here = CheckSessionIsHere(*session, *workspace); !here) {
     return ReportSetupError(here.error());
@@ -289,14 +290,16 @@ Subcommand AddRunCommand(CLI::App& root, const GlobalOptions& global) {
   return {app, [&global, options] { return RunRun(global, *options); }};
 }
 
-#if defined(CORDON_RUN_SERVER)
+#if defined(CORDON_RUN_SERVER) && defined(__linux__)  // the run server is Linux-only
 namespace {
 
 // The canonical path of the directory `fd` (as the kernel names it) and its stat; nullopt
 // when `fd` is not an open directory reachable from the root.
 std::optional<std::pair<std::filesystem::path, struct stat>> DirectoryOf(int fd) {
   struct stat st {};
-  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode)) return std::nullopt;
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_nlink == 0) {
+    return std::nullopt;  // not a directory, or one removed ("... (deleted)")
+  }
   std::array<char, PATH_MAX> path{};
   const std::string link = fmt::format("/proc/self/fd/{}", fd);
   const ssize_t n = ::readlink(link.c_str(), path.data(), path.size());

@@ -32,6 +32,7 @@ int RunServe(const ServeOptions& options) {
   server_options.paths = server::DefaultServerPaths(
       runtime_dir != nullptr ? std::optional<std::string>(runtime_dir) : std::nullopt);
   server_options.resolve_invocation = ResolveRunInvocation;
+  server_options.runtime_dir = RuntimeDirectory();
   server_options.idle_timeout =
       std::chrono::seconds(static_cast<std::int64_t>(options.idle_timeout_seconds));
 #if defined(__GLIBC__)

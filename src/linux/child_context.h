@@ -68,6 +68,11 @@ struct ChildContext {
   // init itself runs in the supervisor's address space (CLONE_VM|CLONE_VFORK; the supervisor
   // waits until init execs cordon-init). Then init may not fall back to reaping in place.
   bool init_shares_parent_memory = false;
+  // The mount view outlives this command (a zygote's holder builds it for the session's later
+  // commands): a mask whose target cannot be looked up now is still required, since a chmod on
+  // the host could make it reachable while the view lives. One command's own view skips such
+  // a mask (mount_view.cc).
+  bool view_reused = false;
 
   const char* uid_map = nullptr;  // "U U 1\n": the caller's ids map to themselves
   const char* gid_map = nullptr;

@@ -265,6 +265,7 @@ Result<exec::LaunchedProcess> LaunchWithEntry(const plan::LaunchPlan& plan,
   CORDON_TRY(Pipe status_pipe, MakePipe("sandbox status pipe"));
   context->cgroup = entry.cgroup;
   context->request_fd = entry.request_fd;
+  context->view_reused = entry.view_reused;
   context->error_fd = error_pipe.write.get();
   context->alive_fd = alive_pipe.read.get();
   context->status_fd = status_pipe.write.get();

@@ -56,6 +56,9 @@ struct InitEntry {
   // A prepared command (docs/decisions/0023): the command process's end of the request
   // socket (borrowed); the launch then returns once cordon-init --exec waits on it.
   int request_fd = -1;
+  // The mount view serves later commands (a zygote's namespace holder): every mask is
+  // required, also one whose target cannot be looked up now (ChildContext::view_reused).
+  bool view_reused = false;
 };
 
 struct StepReport;

@@ -205,7 +205,8 @@ int BindReadOnly(const char* source, const plan::FileId& id, int target, bool di
 // same ids and no capabilities, cannot look up either (for a root caller, a socket in another
 // user's 0700 directory): masking it adds nothing, and it is skipped instead of refusing every
 // run. Within a writable root the command could make such a directory searchable again
-// (chmod of its own), so there the mask stays required.
+// (chmod of its own), so there the mask stays required; and so it does in a view later
+// commands reuse (ChildContext::view_reused), which outlives what this lookup found.
 bool BeneathWritableBind(const ChildContext& c, const char* path) {
   for (const ChildMount& w : c.mounts) {
     if (w.kind != MountOpKind::kBindWritable) continue;
@@ -349,7 +350,7 @@ StepResult BuildMountView(const ChildContext& c) {
       return StepFailed(Step::kMountPoint, static_cast<int>(i));
     }
     if (mask || m.optional || m.kind == MountOpKind::kBindReadOnly) {
-      if (ReplayResolved(m, mask && !BeneathWritableBind(c, m.target)) != 0) {
+      if (ReplayResolved(m, mask && !c.view_reused && !BeneathWritableBind(c, m.target)) != 0) {
         return StepFailed(Step::kMountOp, static_cast<int>(i));
       }
       continue;

@@ -16,6 +16,17 @@ namespace cordon::plan {
 
 namespace {
 
+// LOCK_SH on `fd`, waiting at most about a second for an exclusive holder; false with errno.
+bool LockShared(int fd) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    if (::flock(fd, LOCK_SH | LOCK_NB) == 0) return true;
+    if (errno != EWOULDBLOCK && errno != EINTR) return false;
+    ::usleep(10'000);
+  }
+  errno = EWOULDBLOCK;
+  return false;
+}
+
 // The `.git` placeholder of the root `root_fd`, made when missing and held (LOCK_SH); nullopt
 // when the root has another kind of .git, or cordon may not create one there.
 Result<std::optional<core::UniqueFd>> HoldOne(int root_fd, const std::string& git) {
@@ -30,7 +41,7 @@ Result<std::optional<core::UniqueFd>> HoldOne(int root_fd, const std::string& gi
       if (!S_ISDIR(st.st_mode)) return std::nullopt;
     } else if (errno != ENOENT) {
       return core::FailSyscall("fstatat", git);
-    } else if (::mkdirat(root_fd, ".git", 0755) != 0 && errno != EEXIST) {
+    } else if (::mkdirat(root_fd, ".git", 0700) != 0 && errno != EEXIST) {
       // What cordon cannot create here, the command (never more privileged) cannot either.
       if (errno == EACCES || errno == EPERM || errno == EROFS) return std::nullopt;
       return core::FailSyscall("mkdirat", fmt::format("{} (placeholder keeping .git from being "
@@ -43,7 +54,9 @@ Result<std::optional<core::UniqueFd>> HoldOne(int root_fd, const std::string& gi
       return core::FailSyscall("openat", git);
     }
     // Shared: concurrent runs on the same workspace each hold it; the last one removes it.
-    if (::flock(dir.get(), LOCK_SH) != 0) return core::FailSyscall("flock(LOCK_SH)", git);
+    // Not waited for without bound: the only exclusive holders (a last holder's or a clean-up's
+    // rmdir) hold it for a moment; another process that keeps it refuses the run.
+    if (!LockShared(dir.get())) return core::FailSyscall("flock(LOCK_SH)", git);
     struct stat held {};
     struct stat named {};
     if (::fstat(dir.get(), &held) == 0 &&

@@ -48,7 +48,11 @@ enum class Outcome { kRemoved, kGone, kHeld };
 Outcome RemoveIfUnheld(const std::string& name, const std::filesystem::path& git) {
   if (git.filename() != ".git" || !git.is_absolute()) return Outcome::kGone;
   const std::filesystem::path root = git.parent_path();
+#if defined(__linux__)
   core::UniqueFd root_fd(::open(root.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+#else
+  core::UniqueFd root_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+#endif
   if (!root_fd) return Outcome::kGone;
   core::UniqueFd dir(
       ::openat(root_fd.get(), ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
@@ -93,12 +97,18 @@ core::UniqueFd GitPlaceholderRecords::Directory(bool create) const {
 void GitPlaceholderRecords::Record(dev_t dev, ino_t ino, const std::filesystem::path& git) const {
   const core::UniqueFd dir = Directory(/*create=*/true);
   if (!dir) return;  // unrecorded: the next run in that root adopts it
+  // Written whole under a name of its own, then renamed: a clean-up never reads half of it.
   const std::string name = Name(dev, ino);
-  core::UniqueFd fd(::openat(dir.get(), name.c_str(),
+  const std::string partial = fmt::format(".{}.{}", name, ::getpid());
+  core::UniqueFd fd(::openat(dir.get(), partial.c_str(),
                              O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!fd) return;  // unrecorded: the next run in that root adopts it
   const std::string& text = git.native();
-  (void)!::write(fd.get(), text.data(), text.size());
+  const bool written =
+      ::write(fd.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  if (!written || ::renameat(dir.get(), partial.c_str(), dir.get(), name.c_str()) != 0) {
+    (void)::unlinkat(dir.get(), partial.c_str(), 0);
+  }
 }
 
 void GitPlaceholderRecords::Forget(dev_t dev, ino_t ino) const {
@@ -116,12 +126,14 @@ int GitPlaceholderRecords::CleanUp() const {
   std::vector<std::string> names;
   while (const dirent* entry = ::readdir(d)) {
     const std::string_view name = entry->d_name;
-    if (name != "." && name != "..") names.emplace_back(name);
+    if (!name.starts_with('.')) names.emplace_back(name);  // not ".", "..", a partial one
   }
   ::closedir(d);
   int removed = 0;
   for (const std::string& name : names) {
-    switch (RemoveIfUnheld(name, ReadText(dir.get(), name.c_str()))) {
+    const std::string git = ReadText(dir.get(), name.c_str());
+    if (git.empty()) continue;  // unreadable now: left for a later start
+    switch (RemoveIfUnheld(name, git)) {
       case Outcome::kRemoved:
         ++removed;
         [[fallthrough]];

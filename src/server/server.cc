@@ -76,6 +76,8 @@ struct ServedRun {
 // The sessions of the configurations and workspaces served so far, most recently used first.
 class SessionCache {
  public:
+  explicit SessionCache(std::filesystem::path runtime_dir) : runtime_dir_(std::move(runtime_dir)) {}
+
   // The session kept for the request's configuration and workspace, if there is one.
   std::optional<Session> Find(const RunRequest& request) {
     const std::string key = Key(request);
@@ -97,8 +99,9 @@ class SessionCache {
     // two sessions, and the second simply replaces the first in the cache.
     // The point of the server: each session gets its zygote and keeps the next command's
     // sandbox prepared (decisions 0010, 0023).
-    CORDON_TRY(Session session, Session::Create(request.config, request.workspace,
-                                                SessionOptions{.long_lived = true}));
+    CORDON_TRY(Session session,
+               Session::Create(request.config, request.workspace,
+                               SessionOptions{.long_lived = true, .runtime_dir = runtime_dir_}));
     // The session pinned the directory its name reached just now (plan/launch_plan.h): kept
     // only when that is the client's, or every later request for it would be refused.
     const plan::FileId& pinned = SessionInternals::StateOf(session).workspace_id;
@@ -126,6 +129,7 @@ class SessionCache {
     std::string key;
     Session session;
   };
+  const std::filesystem::path runtime_dir_;
   std::mutex mutex_;
   std::list<Entry> entries_;
 };
@@ -133,7 +137,10 @@ class SessionCache {
 class Server {
  public:
   Server(const ServerOptions& options, Confinement own, core::UniqueFd listener)
-      : options_(options), own_(own), listener_(std::move(listener)) {}
+      : options_(options),
+        own_(own),
+        listener_(std::move(listener)),
+        sessions_(options.runtime_dir) {}
 
   // Serves until idle: workers wait in accept() themselves (no hand-over from an accepting
   // thread to a new one per connection), one spare kept waiting while others run commands.
@@ -245,8 +252,10 @@ std::optional<ServedRun> Server::Resolve(ReceivedRequest& received) {
   const std::string here_link = fmt::format("/proc/self/fd/{}", here_fd);
   std::array<char, PATH_MAX> here_path{};
   const ssize_t here_size = ::readlink(here_link.c_str(), here_path.data(), here_path.size());
-  if (::fstat(here_fd, &here) != 0 || !S_ISDIR(here.st_mode) || here_size <= 0 ||
-      static_cast<std::size_t>(here_size) >= here_path.size() || here_path[0] != '/') {
+  // A directory removed meanwhile (its path reads "... (deleted)"): the client's to report.
+  if (::fstat(here_fd, &here) != 0 || !S_ISDIR(here.st_mode) || here.st_nlink == 0 ||
+      here_size <= 0 || static_cast<std::size_t>(here_size) >= here_path.size() ||
+      here_path[0] != '/') {
     return std::nullopt;  // gone or unreachable: the client runs it itself
   }
   invocation.cwd.assign(here_path.data(), static_cast<std::size_t>(here_size));

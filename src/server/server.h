@@ -68,6 +68,8 @@ struct ServerOptions {
   std::FILE* log = stderr;
   // Resolves the clients' invocations; unset: every client is told to run it itself.
   InvocationResolver resolve_invocation;
+  // Where the sessions record their .git placeholders (SessionOptions::runtime_dir).
+  std::filesystem::path runtime_dir;
 };
 
 // Binds the socket (refusing when another server holds the lock) and serves until idle.

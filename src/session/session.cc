@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
-#include <cstdlib>
 #include <optional>
 #include <string>
 
@@ -100,9 +99,9 @@ Result<Session> Session::Create(Config config, std::filesystem::path workspace,
       options.long_lived ? std::make_unique<plan::PlanCaches>() : nullptr;
   // The placeholders a killed run of this user left on the host go now (nothing else of
   // cordon's stays behind it); those of live runs stay theirs.
-  const char* runtime_dir = std::getenv("XDG_RUNTIME_DIR");
   std::shared_ptr<const plan::GitPlaceholderRecords> records = plan::GitPlaceholderRecords::Open(
-      runtime_dir != nullptr ? std::optional<std::string>(runtime_dir) : std::nullopt);
+      options.runtime_dir.empty() ? std::nullopt
+                                  : std::optional<std::string>(options.runtime_dir.string()));
   if (records) (void)records->CleanUp();
   auto state = std::make_shared<State>(std::move(config), std::move(pinned.path), pinned.id,
                                        std::move(root_ids), std::move(policy), std::move(features),

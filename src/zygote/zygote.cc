@@ -38,6 +38,7 @@ Result<std::unique_ptr<Zygote>> Zygote::Start(const plan::LaunchPlan& plan) {
   // The holder's stdio is /dev/null (-1): it never prints.
   linux_native::InitEntry entry;
   entry.run = &RunHolder;
+  entry.view_reused = true;
   unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID;
   if (ns.net) flags |= CLONE_NEWNET;
   if (ns.ipc) flags |= CLONE_NEWIPC;

@@ -191,11 +191,12 @@ void ZygoteSlot::Fill() {
       continue;
     }
     failures_ = 0;
-    if (!stopping_ && shape_ && SamePreparedShape(*shape_, shape)) {
+    // Not kept when the shape changed, or the session stopped preparing, while it was built.
+    if (!stopping_ && !too_many_mounts_ && shape_ && SamePreparedShape(*shape_, shape)) {
       ready_.push_back(std::move(*prepared));
       prepared_ready.fetch_add(1);
     } else {
-      Bury(std::move(*prepared));  // the shape changed while it was being built
+      Bury(std::move(*prepared));
     }
   }
 }
@@ -220,7 +221,8 @@ std::optional<Result<exec::LaunchedProcess>> ZygoteSlot::Launch(
     Result<exec::LaunchedProcess> started = prepared->Start(plan, stdio);
     // A view of more mounts than a prepared command can check (E2BIG): so is every one this
     // session would prepare; it prepares none from here on.
-    if (!started && started.error().errno_value == E2BIG) {
+    if (!started && started.error().code == ErrorCode::kUnavailable &&
+        started.error().errno_value == E2BIG) {
       std::lock_guard lock(mutex_);
       too_many_mounts_ = true;
       prepared_ready.fetch_sub(ready_.size());
