@@ -41,7 +41,7 @@ Result<std::optional<core::UniqueFd>> HoldOne(int root_fd, const std::string& gi
       if (!S_ISDIR(st.st_mode)) return std::nullopt;
     } else if (errno != ENOENT) {
       return core::FailSyscall("fstatat", git);
-    } else if (::mkdirat(root_fd, ".git", 0700) != 0 && errno != EEXIST) {
+    } else if (::mkdirat(root_fd, ".git", 0755) != 0 && errno != EEXIST) {
       // What cordon cannot create here, the command (never more privileged) cannot either.
       if (errno == EACCES || errno == EPERM || errno == EROFS) return std::nullopt;
       return core::FailSyscall("mkdirat", fmt::format("{} (placeholder keeping .git from being "
@@ -55,7 +55,9 @@ Result<std::optional<core::UniqueFd>> HoldOne(int root_fd, const std::string& gi
     }
     // Shared: concurrent runs on the same workspace each hold it; the last one removes it.
     // Not waited for without bound: the only exclusive holders (a last holder's or a clean-up's
-    // rmdir) hold it for a moment; another process that keeps it refuses the run.
+    // rmdir) hold it for a moment; another process that keeps it refuses the run. (0755, not
+    // 0700: the placeholder another user's run holds in a shared root must be open to this
+    // one, which cannot protect .git there otherwise.)
     if (!LockShared(dir.get())) return core::FailSyscall("flock(LOCK_SH)", git);
     struct stat held {};
     struct stat named {};

@@ -28,7 +28,7 @@ namespace cordon::plan {
 
 class GitPlaceholders {
  public:
-  // For each root with no `.git` entry: mkdir `.git` (0700) without following symlinks, and
+  // For each root with no `.git` entry: mkdir `.git` (0755) without following symlinks, and
   // hold a shared lock on it. Roots with a `.git` of any kind are left alone (the planner
   // protects what is there), and so are roots where cordon may not create it (EACCES, EPERM,
   // EROFS: the command, never more privileged, cannot either). Any other failure is returned

@@ -41,6 +41,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// SIGTERM or SIGINT asked the server to stop: it does as when idle (no new connection, the
+// running commands finish, then its sessions end and release what they hold on the host).
+// A signal handler can only set a flag; this one is the process's, as the signal is.
+volatile std::sig_atomic_t g_stop_requested = 0;
+
+void RequestStop(int /*signal*/) { g_stop_requested = 1; }
+
 // A client has this long to send its request once connected.
 constexpr int kRequestTimeoutSeconds = 10;
 
@@ -421,11 +428,17 @@ void Server::Run() {
   }
   for (;;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    if (g_stop_requested != 0) {
+      Log("asked to stop, exiting once the running commands end");
+      break;
+    }
     if (active_.load() != 0) continue;
     const Clock::time_point last{Clock::duration(last_activity_.load())};
-    if (Clock::now() - last >= options_.idle_timeout) break;
+    if (Clock::now() - last >= options_.idle_timeout) {
+      Log("idle, exiting");
+      break;
+    }
   }
-  Log("idle, exiting");
   // Wakes every worker in accept() (EINVAL from then on); one that took a connection at the
   // last moment finishes it first.
   stopping_ = true;
@@ -493,6 +506,14 @@ Result<void> Serve(const ServerOptions& options) {
   }
   // A client that vanishes mid-reply must not kill the server.
   ::signal(SIGPIPE, SIG_IGN);
+  // Stopped like an idle exit, so that its sessions release their .git placeholders. (A
+  // handler, not a blocked mask: a caught signal reverts to its default in every child at
+  // exec, a blocked one would stay blocked in the commands.)
+  struct sigaction stop {};
+  stop.sa_handler = &RequestStop;
+  ::sigemptyset(&stop.sa_mask);
+  ::sigaction(SIGTERM, &stop, nullptr);
+  ::sigaction(SIGINT, &stop, nullptr);
   Server server(options, own, std::move(listener));
   server.Run();
   // Still holding the lock: the socket file is ours to remove.

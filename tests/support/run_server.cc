@@ -61,7 +61,14 @@ std::unique_ptr<RunServer> RunServer::Start(const std::string& cordon,
 
 RunServer::~RunServer() {
   if (pid_ <= 0) return;
+  // Asked to stop, it lets its running commands end and its sessions release what they hold;
+  // one that has not within 5 s is killed.
   ::kill(pid_, SIGTERM);
+  for (int i = 0; i < 250; ++i) {
+    if (::waitpid(pid_, nullptr, WNOHANG) == pid_) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ::kill(pid_, SIGKILL);
   ::waitpid(pid_, nullptr, 0);
 }
 

@@ -21,7 +21,7 @@ class RunServer {
                                           const std::filesystem::path& dir,
                                           std::vector<std::string> env, std::string* why_not,
                                           const std::vector<std::string>& prefix = {});
-  ~RunServer();  // SIGTERM, then reaped
+  ~RunServer();  // SIGTERM (SIGKILL after 5 s), then reaped
   RunServer(const RunServer&) = delete;
   RunServer& operator=(const RunServer&) = delete;
 

@@ -465,6 +465,21 @@ TEST_F(ServerTest, AKilledServersGitPlaceholderGoesAtTheNextStart) {
   })) << "the killed server's placeholder is still there";
 }
 
+// A server asked to stop (SIGTERM, as a service manager or `kill` does) exits like an idle
+// one: its sessions end and remove their placeholders themselves, and its socket is gone.
+TEST_F(ServerTest, AStoppedServerLeavesNoGitPlaceholderOrSocket) {
+  StartServer();
+  const std::filesystem::path git = workspace_ / ".git";
+  Outcome served = Run({"run", "--", "true"});
+  EXPECT_EQ(served.exit_code, 0) << served.err;
+  EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 1) << ServerLog();
+  EXPECT_TRUE(std::filesystem::is_directory(git)) << "the served session holds none";
+  EXPECT_EQ(server_->Stop(SIGTERM), 0) << ServerLog();
+  EXPECT_FALSE(std::filesystem::exists(git)) << "left behind by a stopped server";
+  EXPECT_FALSE(std::filesystem::exists(Socket()));
+  EXPECT_EQ(CountOf(ServerLog(), "asked to stop"), 1) << ServerLog();
+}
+
 TEST_F(ServerTest, ADeadServersSocketMeansRunningWithoutIt) {
   StartServer();
   server_->Stop(SIGKILL);
