@@ -39,6 +39,9 @@ struct Capabilities {
   // Every limit of the config (timeout_seconds, output_bytes, memory_bytes, processes,
   // open_files, cpu_seconds), in that order, with its mechanism.
   std::vector<LimitEnforcement> limits;
+  // The host-run files kept read-only in every writable root (sandbox.host_run_files, as
+  // entries relative to a root; a trailing "/" names a directory). Empty when none are.
+  std::vector<std::string> host_run_files;
 
   bool can_run() const { return missing.empty(); }
 };

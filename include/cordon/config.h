@@ -18,6 +18,15 @@ enum class SandboxMode { kOff, kReadOnly, kWorkspaceWrite };
 enum class NetworkPolicy { kDeny, kAllow };
 enum class BackendChoice { kAuto, kNative, kBwrap, kSeatbelt };
 
+// Changes to the built-in list of workspace files a host program later runs or loads tool
+// definitions from (config/host_run_files.h, docs/host-run-files.md). Each entry is a path
+// relative to a writable root; a trailing "/" names a directory.
+struct HostRunFilesConfig {
+  std::vector<std::string> add;     // kept read-only in addition to the built-in entries
+  std::vector<std::string> remove;  // built-in entries left writable
+  bool operator==(const HostRunFilesConfig&) const = default;
+};
+
 struct SandboxConfig {
   SandboxMode mode = SandboxMode::kWorkspaceWrite;
   NetworkPolicy network = NetworkPolicy::kDeny;
@@ -25,6 +34,9 @@ struct SandboxConfig {
   // Only ever read from the user's own config or the command line, never from the workspace.
   std::vector<std::filesystem::path> writable_roots;
   bool protect_git_metadata = true;
+  // Keep the host-run files (HostRunFilesConfig) read-only in every writable root.
+  bool protect_host_run_files = true;
+  HostRunFilesConfig host_run_files;
   // Whether a person may approve one command to run outside the sandbox (ADR 0064).
   bool allow_outside_sandbox = true;
   // Paths hidden in addition to the built-in credential list. Absolute (after ~ expansion).

@@ -1,6 +1,7 @@
 #include "cli/cli_common.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -177,6 +178,10 @@ void PrintCapabilities(const Capabilities& c) {
     } else {
       fmt::print("  {:<19} {} by {}\n", l.name, value, mechanism);
     }
+  }
+  if (!c.host_run_files.empty()) {
+    fmt::print("read-only in each writable root (host-run files):\n  {}\n",
+               fmt::join(c.host_run_files, " "));
   }
   for (const std::string& m : c.missing) fmt::print("MISSING: {}\n", m);
   for (const std::string& u : c.unsupported) fmt::print("not supported: {}\n", u);

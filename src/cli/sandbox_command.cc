@@ -25,6 +25,13 @@ void PrintSandbox(const std::filesystem::path& path, const Config& config, bool 
   fmt::print("mode:                  {}\n", SandboxModeName(config.sandbox.mode));
   fmt::print("network:               {}\n", NetworkPolicyName(config.sandbox.network));
   fmt::print("protect_git_metadata:  {}\n", config.sandbox.protect_git_metadata);
+  fmt::print("protect_host_run_files: {}\n", config.sandbox.protect_host_run_files);
+  for (const std::string& entry : config.sandbox.host_run_files.add) {
+    fmt::print("host_run_files add:    {}\n", entry);
+  }
+  for (const std::string& entry : config.sandbox.host_run_files.remove) {
+    fmt::print("host_run_files remove: {}\n", entry);
+  }
   fmt::print("allow_outside_sandbox: {}\n", config.sandbox.allow_outside_sandbox);
   fmt::print("backend:               {}\n", BackendChoiceName(config.sandbox.backend));
   for (const auto& root : config.sandbox.writable_roots) {

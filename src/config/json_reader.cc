@@ -18,9 +18,16 @@ using Json = nlohmann::json;
 // The key tables are the single list of accepted keys: the reader, AcceptedKeyPointers() and
 // (through a test) docs/config.schema.json all follow them.
 constexpr std::string_view kTopKeys[] = {"sandbox", "command_policy", "limits", "environment"};
-constexpr std::string_view kSandboxKeys[] = {
-    "mode",         "network", "writable_roots", "protect_git_metadata", "allow_outside_sandbox",
-    "hidden_paths", "backend"};
+constexpr std::string_view kSandboxKeys[] = {"mode",
+                                             "network",
+                                             "writable_roots",
+                                             "protect_git_metadata",
+                                             "protect_host_run_files",
+                                             "host_run_files",
+                                             "allow_outside_sandbox",
+                                             "hidden_paths",
+                                             "backend"};
+constexpr std::string_view kHostRunFilesKeys[] = {"add", "remove"};
 constexpr std::string_view kPolicyKeys[] = {"deny", "allow", "default_deny", "nested_agents"};
 constexpr std::string_view kLimitsKeys[] = {"timeout_seconds", "output_bytes", "memory_bytes",
                                             "processes",       "open_files",   "cpu_seconds"};
@@ -124,6 +131,15 @@ Result<void> ReadSandbox(const Reader& reader, const Json& json, SandboxConfig& 
                  reader.EnumValue(value, pointer, kBackendChoiceNames, &ParseBackendChoice));
     } else if (key == "protect_git_metadata") {
       CORDON_TRY(out.protect_git_metadata, reader.Bool(value, pointer));
+    } else if (key == "protect_host_run_files") {
+      CORDON_TRY(out.protect_host_run_files, reader.Bool(value, pointer));
+    } else if (key == "host_run_files") {
+      CORDON_TRY_VOID(reader.CheckObject(value, pointer, kHostRunFilesKeys));
+      for (const auto& [list, entries] : value.items()) {
+        CORDON_TRY(std::vector<std::string> read,
+                   reader.StringArray(entries, PointerAppend(pointer, list)));
+        (list == "add" ? out.host_run_files.add : out.host_run_files.remove) = std::move(read);
+      }
     } else if (key == "allow_outside_sandbox") {
       CORDON_TRY(out.allow_outside_sandbox, reader.Bool(value, pointer));
     } else {  // writable_roots, hidden_paths: resolved later by NormalisePaths()
@@ -260,7 +276,12 @@ std::vector<std::string> AcceptedKeyPointers() {
   for (std::string_view section : kTopKeys) {
     std::string base = PointerAppend("", section);
     out.push_back(base);
-    for (std::string_view key : KeysOf(section)) out.push_back(PointerAppend(base, key));
+    for (std::string_view key : KeysOf(section)) {
+      const std::string pointer = PointerAppend(base, key);
+      out.push_back(pointer);
+      if (key != "host_run_files") continue;
+      for (std::string_view list : kHostRunFilesKeys) out.push_back(PointerAppend(pointer, list));
+    }
   }
   return out;
 }

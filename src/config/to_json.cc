@@ -36,6 +36,11 @@ OrderedJson ToDocument(const Config& config) {
   sandbox["network"] = NetworkPolicyName(config.sandbox.network);
   sandbox["writable_roots"] = PathList(config.sandbox.writable_roots);
   sandbox["protect_git_metadata"] = config.sandbox.protect_git_metadata;
+  sandbox["protect_host_run_files"] = config.sandbox.protect_host_run_files;
+  OrderedJson host_run_files = OrderedJson::object();
+  host_run_files["add"] = StringList(config.sandbox.host_run_files.add);
+  host_run_files["remove"] = StringList(config.sandbox.host_run_files.remove);
+  sandbox["host_run_files"] = std::move(host_run_files);
   sandbox["allow_outside_sandbox"] = config.sandbox.allow_outside_sandbox;
   sandbox["hidden_paths"] = PathList(config.sandbox.hidden_paths);
   sandbox["backend"] = BackendChoiceName(config.sandbox.backend);

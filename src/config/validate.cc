@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 #include <re2/re2.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
 #include "config/diagnostics.h"
+#include "config/host_run_files.h"
 
 namespace cordon::config {
 
@@ -136,6 +138,34 @@ Result<void> CheckLimits(const LimitsConfig& limits, std::string_view source) {
   return {};
 }
 
+// Entries are relative paths of plain names; each one removed must be built in (a misspelt
+// removal would otherwise leave the entry protected without a word).
+Result<void> CheckHostRunFiles(const HostRunFilesConfig& files, std::string_view source) {
+  const std::pair<const char*, const std::vector<std::string>*> lists[] = {
+      {"add", &files.add}, {"remove", &files.remove}};
+  for (const auto& [name, entries] : lists) {
+    const std::string pointer = fmt::format("/sandbox/host_run_files/{}", name);
+    for (std::size_t i = 0; i < entries->size(); ++i) {
+      const std::string& entry = (*entries)[i];
+      if (std::string problem = HostRunEntryProblem(entry); !problem.empty()) {
+        return FailConfig(source, PointerAppend(pointer, i),
+                          fmt::format("{} is not a path relative to a writable root: {}",
+                                      Quote(entry, 200), problem));
+      }
+      if (entries != &files.remove) continue;
+      const auto built_in = BuiltInHostRunFiles();
+      if (std::none_of(built_in.begin(), built_in.end(),
+                       [&](std::string_view b) { return SameHostRunEntry(b, entry); })) {
+        return FailConfig(source, PointerAppend(pointer, i),
+                          fmt::format("{} is not one of the built-in host-run files, so there is "
+                                      "nothing to remove (`cordon status` lists them)",
+                                      Quote(entry, 200)));
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<void> ValidateConfig(const Config& config, std::string_view source) {
@@ -143,6 +173,7 @@ Result<void> ValidateConfig(const Config& config, std::string_view source) {
                              "/sandbox/writable_roots"));
   CORDON_TRY_VOID(
       CheckPaths(config.sandbox.hidden_paths, "hidden path", source, "/sandbox/hidden_paths"));
+  CORDON_TRY_VOID(CheckHostRunFiles(config.sandbox.host_run_files, source));
   CORDON_TRY_VOID(CheckPatterns(config.command_policy.deny, source, "/command_policy/deny"));
   CORDON_TRY_VOID(CheckPatterns(config.command_policy.allow, source, "/command_policy/allow"));
   CORDON_TRY_VOID(CheckNestedAgents(config.command_policy.nested_agents, source));

@@ -147,6 +147,14 @@ Assessment Assess(const Config& config, const KernelFeatures& f, const BackendPr
           "sandbox.protect_git_metadata to false to accept that the command may write .git)",
           WhyNoNamespaces(f)));
     }
+    if (sandbox.mode == SandboxMode::kWorkspaceWrite && sandbox.protect_host_run_files) {
+      a.missing.push_back(fmt::format(
+          "protect_host_run_files needs a mount namespace (Landlock cannot keep agent and editor "
+          "configs such as .claude/ or .mcp.json read-only inside a writable workspace), and {} "
+          "(fix: enable user namespaces, or set sandbox.protect_host_run_files to false to "
+          "accept that the command may rewrite what host tools run)",
+          WhyNoNamespaces(f)));
+    }
   }
   if (!f.seccomp) {
     a.missing.push_back(
@@ -193,6 +201,15 @@ Assessment Assess(const Config& config, const KernelFeatures& f, const BackendPr
       "under the real home stay readable)",
       "git metadata protection for nested repositories below a writable root's top level",
   };
+  if (sandbox.mode == SandboxMode::kWorkspaceWrite && sandbox.protect_host_run_files) {
+    a.unsupported.push_back(
+        a.namespaces.mount
+            ? "host-run files (sandbox.host_run_files) that do not exist when a command starts "
+              "can be created by it, and those below a writable root's top level (nested "
+              "projects) are not protected; the ones present at the top are read-only"
+            : "host-run files (sandbox.host_run_files) below a writable root's top level "
+              "(nested projects) are not protected");
+  }
   // Host sockets bound during a run are closed on every kernel: the supervisor answers every
   // connect() (docs/decisions/0019).
   if (f.landlock_abi < 9) {

@@ -153,7 +153,7 @@ struct LaunchPlan {
   // protect_git_metadata: "<root>/.git" of each writable root that has none. It must not be
   // created. Linux holds an empty placeholder there (plan/git_placeholder.h), so with a mount
   // namespace this is empty; backends without mounts (Seatbelt) deny creating these paths.
-  std::vector<std::filesystem::path> git_absent;
+  std::vector<std::filesystem::path> absent_protected;
   LandlockRules landlock;
   SeccompSettings seccomp;
   // Where connect() may reach a pathname unix socket (seccomp.broker_connect), as the command

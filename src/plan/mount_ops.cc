@@ -118,9 +118,25 @@ Result<std::vector<std::filesystem::path>> WritableRoots(const SandboxConfig& co
   return kept;
 }
 
+std::vector<std::filesystem::path> ProtectedRoots(
+    const SandboxConfig& config, const std::filesystem::path& workspace,
+    const std::vector<std::filesystem::path>& writable_roots) {
+  std::vector<std::filesystem::path> roots = writable_roots;
+  if (config.mode != SandboxMode::kWorkspaceWrite) return roots;
+  auto add = [&](const std::filesystem::path& root) {
+    if (std::find(roots.begin(), roots.end(), root) == roots.end()) roots.push_back(root);
+  };
+  add(workspace);
+  for (const auto& configured : config.writable_roots) {
+    if (auto canonical = core::Canonical(configured)) add(*canonical);
+  }
+  return roots;
+}
+
 std::vector<MountOp> BuildMountOps(const SandboxConfig& config,
                                    const std::filesystem::path& workspace,
-                                   const std::vector<std::filesystem::path>& writable_roots) {
+                                   const std::vector<std::filesystem::path>& writable_roots,
+                                   const std::vector<std::filesystem::path>& host_run_files) {
   std::vector<MountOp> ops;
   // Private scratch space first: a writable root below /tmp is bound on top of it later.
   ops.push_back({MountOpKind::kTmpfs, kPrivateTmp});
@@ -130,28 +146,23 @@ std::vector<MountOp> BuildMountOps(const SandboxConfig& config,
   }
   for (const auto& root : writable_roots) ops.push_back({MountOpKind::kBindWritable, root});
   if (config.mode == SandboxMode::kReadOnly) ops.push_back({MountOpKind::kBindReadOnly, workspace});
-  // .git is made read-only again on top of its writable root.
-  // Every root the user named counts, including those dropped as nested in another writable
-  // root (a workspace inside a configured root keeps its own .git protected).
+  // .git and the host-run files are made read-only again on top of their writable root. Every
+  // root the user named counts, including those dropped as nested in another writable root (a
+  // workspace inside a configured root keeps its own .git protected).
+  auto read_only = [&](const std::filesystem::path& path) {
+    bool writable = std::any_of(writable_roots.begin(), writable_roots.end(),
+                                [&](const auto& r) { return core::IsWithin(path, r); });
+    bool seen = std::any_of(ops.begin(), ops.end(), [&](const MountOp& op) {
+      return op.kind == MountOpKind::kBindReadOnly && op.path == path;
+    });
+    if (writable && !seen) ops.push_back({MountOpKind::kBindReadOnly, path});
+  };
   if (config.protect_git_metadata) {
-    std::vector<std::filesystem::path> candidates = writable_roots;
-    if (config.mode == SandboxMode::kWorkspaceWrite) {
-      candidates.push_back(workspace);
-      for (const auto& configured : config.writable_roots) {
-        if (auto canonical = core::Canonical(configured)) candidates.push_back(*canonical);
-      }
-    }
-    for (const auto& root : candidates) {
-      for (const auto& path : GitMetadataPaths(root)) {
-        bool writable = std::any_of(writable_roots.begin(), writable_roots.end(),
-                                    [&](const auto& r) { return core::IsWithin(path, r); });
-        bool seen = std::any_of(ops.begin(), ops.end(), [&](const MountOp& op) {
-          return op.kind == MountOpKind::kBindReadOnly && op.path == path;
-        });
-        if (writable && !seen) ops.push_back({MountOpKind::kBindReadOnly, path});
-      }
+    for (const auto& root : ProtectedRoots(config, workspace, writable_roots)) {
+      for (const auto& path : GitMetadataPaths(root)) read_only(path);
     }
   }
+  for (const auto& path : host_run_files) read_only(path);
   return ops;
 }
 

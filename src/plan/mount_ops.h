@@ -30,13 +30,22 @@ inline constexpr const char* kPrivateTmp = "/tmp";
 // Empty when there is no .git. Pure apart from lstat/realpath/reading the .git file.
 std::vector<std::filesystem::path> GitMetadataPaths(const std::filesystem::path& root);
 
+// The roots whose .git and host-run files are protected: the writable roots, plus (in
+// workspace_write mode) the workspace and each configured root that WritableRoots dropped as
+// nested in another one.
+std::vector<std::filesystem::path> ProtectedRoots(
+    const SandboxConfig& config, const std::filesystem::path& workspace,
+    const std::vector<std::filesystem::path>& writable_roots);
+
 // Mount operations in replay order:
 //   private tmpfs /tmp (+ the private HOME inside it) and /var/tmp; writable binds (or, in
 //   read_only mode, a read-only bind of the workspace: it may lie below the private /tmp);
-//   read-only binds of each root's GitMetadataPaths that lie inside a writable root (others
-//   are read-only already), on top of the writable binds.
+//   read-only binds of each protected root's GitMetadataPaths and of `host_run_files` (the
+//   present ones, plan/host_run_paths.h) that lie inside a writable root (others are read-only
+//   already), on top of the writable binds.
 std::vector<MountOp> BuildMountOps(const SandboxConfig& config,
                                    const std::filesystem::path& workspace,
-                                   const std::vector<std::filesystem::path>& writable_roots);
+                                   const std::vector<std::filesystem::path>& writable_roots,
+                                   const std::vector<std::filesystem::path>& host_run_files = {});
 
 }  // namespace cordon::plan

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "config/host_run_files.h"
 #include "core/paths.h"
 #include "linux/system_headers/landlock.h"
 #include "plan/assessment.h"
@@ -15,6 +16,7 @@
 #include "plan/hidden_paths.h"
 #include "plan/hidden_watch.h"
 #include "plan/host_ipc.h"
+#include "plan/host_run_paths.h"
 #include "plan/launch_plan.h"
 #include "plan/mount_identity.h"
 #include "plan/mount_ops.h"
@@ -261,12 +263,22 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
     for (const std::filesystem::path& root : roots) {
       struct stat st;
       const std::filesystem::path git = root / ".git";
-      if (::lstat(git.c_str(), &st) != 0 && errno == ENOENT) plan.git_absent.push_back(git);
+      if (::lstat(git.c_str(), &st) != 0 && errno == ENOENT) plan.absent_protected.push_back(git);
     }
+  }
+  // The host-run files of each protected root: the present ones bound read-only; the absent
+  // ones denied by name where the backend can (Seatbelt). A mount namespace needs a mount
+  // point to keep an absent path from being created (not yet: docs/host-run-files.md).
+  CORDON_TRY(HostRunPaths host_run,
+             FindHostRunPaths(config::HostRunFiles(config.sandbox),
+                              ProtectedRoots(config.sandbox, request.workspace, roots)));
+  if (!a.namespaces.mount) {
+    plan.absent_protected.insert(plan.absent_protected.end(), host_run.absent.begin(),
+                                 host_run.absent.end());
   }
   plan.landlock = BuildLandlock(config, a, features.landlock_abi, roots);
   if (masks) {
-    plan.mounts = BuildMountOps(config.sandbox, request.workspace, roots);
+    plan.mounts = BuildMountOps(config.sandbox, request.workspace, roots, host_run.present);
     auto append = [&](std::vector<MountOp> ops) {
       plan.mounts.insert(plan.mounts.end(), ops.begin(), ops.end());
     };
@@ -376,6 +388,7 @@ Capabilities DescribeCapabilities(const Config& config,
   caps.network_enforced = a.network_enforced;
   caps.missing = a.missing;
   caps.unsupported = a.unsupported;
+  caps.host_run_files = config::HostRunFiles(config.sandbox);
   caps.limits = limits::DescribeLimits(config.limits, features.limits, a.namespaces.user);
   if (config.sandbox.mode == SandboxMode::kOff) {
     // Applied, but the unconfined command may leave its cgroup (write its pid into another one

@@ -76,6 +76,7 @@ json CapabilitiesToJson(const Capabilities& c) {
           {"can_run", c.can_run()},
           {"missing", c.missing},
           {"unsupported", c.unsupported},
+          {"host_run_files", c.host_run_files},
           {"enforcement", EnforcementToJson(c.enforcement)},
           {"limits", LimitsToJson(c.limits)}};
 }

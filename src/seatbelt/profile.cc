@@ -103,9 +103,9 @@ SeatbeltPolicy SeatbeltPolicyFromPlan(const plan::LaunchPlan& plan,
         break;
     }
   }
-  // A missing .git at the top of a writable root: `deny file-write* (subpath ...)` also denies
+  // A missing .git or host-run file in a writable root: `deny file-write* (subpath ...)` denies
   // creating the path itself, so it cannot be created (Linux holds a placeholder instead).
-  for (const std::filesystem::path& git : plan.git_absent) {
+  for (const std::filesystem::path& git : plan.absent_protected) {
     if (InAny(git, policy.writable)) policy.read_only.push_back(git);
   }
   return policy;
@@ -128,7 +128,7 @@ SeatbeltProfile RenderSeatbelt(const SeatbeltPolicy& policy) {
     AddRule(b, "Connections only to sockets inside the writable subtrees.",
             "allow network-outbound", "subpath", "SOCKET", policy.writable);
   }
-  AddRule(b, "Git metadata stays read-only inside writable subtrees (after the allowance).",
+  AddRule(b, "Git metadata and host-run files stay read-only in writable subtrees.",
           "deny file-write*", "subpath", "READ_ONLY", policy.read_only);
   AddRule(b, "Ancestors of hidden paths: not renamed or removed (contents stay writable).",
           "deny file-write*", "literal", "PINNED", policy.pinned);

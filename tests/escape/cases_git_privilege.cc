@@ -185,7 +185,7 @@ std::vector<Case> PrivilegeCases() {
 std::vector<Case> AllCases() {
   std::vector<Case> all;
   for (auto* category : {WriteCases, SecretCases, EnvironmentCases, NetworkCases, ProcessCases,
-                         GitCases, PrivilegeCases}) {
+                         GitCases, HostRunCases, PrivilegeCases}) {
     for (Case& c : category()) all.push_back(std::move(c));
   }
   return all;

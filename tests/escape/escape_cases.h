@@ -15,6 +15,7 @@ std::vector<Case> EnvironmentCases();
 std::vector<Case> NetworkCases();
 std::vector<Case> ProcessCases();
 std::vector<Case> GitCases();
+std::vector<Case> HostRunCases();
 std::vector<Case> PrivilegeCases();
 
 // Every case of every category, in a stable order.

@@ -85,7 +85,9 @@ TEST_F(FallbackTest, WithoutUserNamespacesTheFallbackEnforcesWhatItClaims) {
   const std::filesystem::path dgram_path = root_ / "host.dgram";
   HostListener host_dgram = HostListener::Pathname(dgram_path.string(), SOCK_DGRAM);
   Config config = MakeConfig();
-  config.sandbox.protect_git_metadata = false;  // the fallback cannot keep .git read-only
+  // The fallback cannot keep .git or the host-run files read-only.
+  config.sandbox.protect_git_metadata = false;
+  config.sandbox.protect_host_run_files = false;
   const std::string report = WithoutUserNamespaces([&]() -> std::string {
     Result<Session> session = Session::Create(config, workspace_);
     if (!session) return "create: " + session.error().message;
@@ -175,7 +177,8 @@ TEST_F(FallbackTest, CordonInsideCordonRefusesGitProtectionAndOtherwiseAddsItsOw
   const std::filesystem::path cordon = workspace_ / ".cordon";
   std::filesystem::copy_file(CORDON_BINARY_PATH, cordon);
   std::filesystem::permissions(cordon, std::filesystem::perms::owner_all);
-  std::ofstream(workspace_ / "inner.json") << R"({"sandbox": {"protect_git_metadata": false}})";
+  std::ofstream(workspace_ / "inner.json")
+      << R"({"sandbox": {"protect_git_metadata": false, "protect_host_run_files": false}})";
 
   const RunResult refused = Shell(*outer, "./.cordon run -- sh -c 'echo x > refused-made'");
   EXPECT_EQ(refused.exit_code, 125) << Describe(refused);

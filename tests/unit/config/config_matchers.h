@@ -13,11 +13,11 @@ namespace cordon::config::testing {
 
 inline auto Fields(const Config& c) {
   return std::tie(c.sandbox.mode, c.sandbox.network, c.sandbox.writable_roots,
-                  c.sandbox.protect_git_metadata, c.sandbox.allow_outside_sandbox,
-                  c.sandbox.hidden_paths, c.sandbox.backend, c.command_policy.deny,
-                  c.command_policy.allow, c.command_policy.default_deny,
-                  c.command_policy.nested_agents, c.limits.timeout, c.limits.output_bytes,
-                  c.environment.pass, c.environment.set);
+                  c.sandbox.protect_git_metadata, c.sandbox.protect_host_run_files,
+                  c.sandbox.host_run_files, c.sandbox.allow_outside_sandbox, c.sandbox.hidden_paths,
+                  c.sandbox.backend, c.command_policy.deny, c.command_policy.allow,
+                  c.command_policy.default_deny, c.command_policy.nested_agents, c.limits.timeout,
+                  c.limits.output_bytes, c.environment.pass, c.environment.set);
 }
 
 inline ::testing::AssertionResult ConfigsEqual(const Config& a, const Config& b) {

@@ -67,7 +67,9 @@ TEST(BackendSelection, AutoPrefersAWorkingBwrapToTheLandlockOnlyFallback) {
 
 TEST(BackendSelection, AutoWithoutBwrapFallsBackToLandlockOnlyNamingWhyBwrapCannotHelp) {
   Config config = Default();
-  config.sandbox.protect_git_metadata = false;  // the fallback cannot keep .git read-only
+  // The fallback cannot keep .git or the host-run files read-only.
+  config.sandbox.protect_git_metadata = false;
+  config.sandbox.protect_host_run_files = false;
   auto plan = Plan(config, NoNamespaces(7), Request(), MissingBwrap());
   ASSERT_TRUE(plan) << plan.error().message;
   EXPECT_EQ(plan->enforcement.backend, "native");

@@ -110,12 +110,16 @@ TEST(Planner, TheConfigActuallyReadIsNeverInsideAWritableRoot) {
   std::filesystem::remove_all(outside);
 }
 
-TEST(Planner, WithoutNamespacesTheFallbackPlansLandlockReadsAndRefusesGitProtection) {
+TEST(Planner, WithoutNamespacesTheFallbackPlansLandlockReadsAndRefusesGitAndHostRunProtection) {
   Config config = Default();
   auto refused = Plan(config, NoNamespaces(7), Request());
   ASSERT_FALSE(refused);
   EXPECT_TRUE(Contains(refused.error().message, "protect_git_metadata")) << refused.error().message;
+  EXPECT_TRUE(Contains(refused.error().message, "protect_host_run_files"))
+      << refused.error().message;
   config.sandbox.protect_git_metadata = false;
+  EXPECT_FALSE(Plan(config, NoNamespaces(7), Request()));  // still the host-run files
+  config.sandbox.protect_host_run_files = false;
   auto plan = Plan(config, NoNamespaces(7), Request());
   ASSERT_TRUE(plan) << plan.error().message;
   EXPECT_FALSE(plan->namespaces.user);

@@ -235,19 +235,19 @@ TEST(Planner, AMissingGitIsListedAsAbsentOnlyWhenGitMetadataIsProtected) {
   request.workspace = dir;
   auto plan = Plan(Default(), Everything(), request);
   ASSERT_TRUE(plan);
-  EXPECT_EQ(plan->git_absent, std::vector<std::filesystem::path>{std::string(dir) + "/.git"});
+  EXPECT_EQ(plan->absent_protected, std::vector<std::filesystem::path>{std::string(dir) + "/.git"});
   // Twins: an existing .git is not absent; unprotected, nothing is listed.
   const std::string git = std::string(dir) + "/.git";
   ASSERT_EQ(::mkdir(git.c_str(), 0755), 0);
   auto with_git = Plan(Default(), Everything(), request);
   ASSERT_TRUE(with_git);
-  EXPECT_TRUE(with_git->git_absent.empty());
+  EXPECT_TRUE(with_git->absent_protected.empty());
   ::rmdir(git.c_str());
   Config unprotected = Default();
   unprotected.sandbox.protect_git_metadata = false;
   auto plain = Plan(unprotected, Everything(), request);
   ASSERT_TRUE(plain);
-  EXPECT_TRUE(plain->git_absent.empty());
+  EXPECT_TRUE(plain->absent_protected.empty());
   ::rmdir(dir);
 }
 

@@ -48,7 +48,7 @@ TEST(Shape, WhatIsPerCommandNeverDecidesReuse) {
       {"cwd", [](LaunchPlan& p) { p.cwd = "/home/u/ws/sub"; }},
       {"workspace", [](LaunchPlan& p) { p.workspace = "/home/u/ws"; }},
       {"enforcement", [](LaunchPlan& p) { p.enforcement.backend = "other"; }},
-      {"git_absent", [](LaunchPlan& p) { p.git_absent = {"/home/u/ws/.git"}; }},
+      {"absent_protected", [](LaunchPlan& p) { p.absent_protected = {"/home/u/ws/.git"}; }},
       {"home", [](LaunchPlan& p) { p.home = "/tmp/elsewhere"; }},
       {"tmpdir", [](LaunchPlan& p) { p.tmpdir = "/tmp/elsewhere"; }},
       {"limits.cgroup", [](LaunchPlan& p) { p.limits.cgroup.pids_max = 10; }},

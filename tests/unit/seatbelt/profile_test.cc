@@ -88,7 +88,7 @@ TEST(SeatbeltPolicy, AMissingGitAtTheTopOfAWritableRootCannotBeCreated) {
                                      return op.kind == plan::MountOpKind::kBindReadOnly;
                                    }),
                     plan.mounts.end());
-  plan.git_absent = {"/home/dev/project/.git", "/elsewhere/.git"};
+  plan.absent_protected = {"/home/dev/project/.git", "/elsewhere/.git"};
   auto policy = SeatbeltPolicyFromPlan(plan, kPrivateDir, false);
   // Only the one inside a writable subtree needs a rule; the other is read-only anyway.
   EXPECT_EQ(policy.read_only, std::vector<std::filesystem::path>{"/home/dev/project/.git"});
@@ -96,8 +96,8 @@ TEST(SeatbeltPolicy, AMissingGitAtTheTopOfAWritableRootCannotBeCreated) {
   EXPECT_NE(profile.text.find("(deny file-write*\n  (subpath (param \"READ_ONLY_0\")))"),
             std::string::npos)
       << profile.text;
-  // Twin: without protect_git_metadata (no git_absent) nothing about .git is denied.
-  plan.git_absent.clear();
+  // Twin: without protect_git_metadata (no absent_protected) nothing about .git is denied.
+  plan.absent_protected.clear();
   EXPECT_TRUE(SeatbeltPolicyFromPlan(plan, kPrivateDir, false).read_only.empty());
 }
 

@@ -1,0 +1,175 @@
+// protect_host_run_files, judged from outside: the workspace files a host program later runs
+// (agent settings and hooks, .mcp.json, editor tasks, .envrc, ...) cannot be written, created
+// in, renamed away, replaced by a link or reached through a hard link by the command; the files
+// beside them stay writable, and so does an entry the user removed from the list. Through every
+// path (CORDON_KERNEL_PATH) and backend (CORDON_TEST_BACKEND) the suite runs on.
+#include <fmt/format.h>
+
+#include <fstream>
+
+#include "kernel_support.h"
+
+namespace cordon::kernel_test {
+namespace {
+
+using HostRunFilesTest = KernelTest;
+
+void Plant(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+}
+
+// Each attempt on `entry` (a file), each reporting what happened inside on its own line.
+std::string AttackFile(const std::string& entry) {
+  return fmt::format(
+      "echo '{{\"hooks\": \"pwned\"}}' >> {0} 2>/dev/null && echo 'appended {0}'; "
+      "mv {0} {0}.moved 2>/dev/null && echo 'renamed {0}'; "
+      "rm -f {0} 2>/dev/null && echo pwned > {0} 2>/dev/null && echo 'replaced {0}'; "
+      "ln -sf /elsewhere {0} 2>/dev/null && echo 'linked {0}'; "
+      "ln {0} {0}.hard 2>/dev/null && echo pwned >> {0}.hard && echo 'hard-linked {0}'; ",
+      entry);
+}
+
+// The same on a directory entry: a file created in it, the directory renamed or replaced.
+std::string AttackDirectory(const std::string& entry) {
+  return fmt::format(
+      "echo pwned > {0}/planted 2>/dev/null && echo 'created in {0}'; "
+      "echo pwned >> {0}/settings.json 2>/dev/null && echo 'appended {0}/settings.json'; "
+      "mv {0} {0}.moved 2>/dev/null && echo 'renamed {0}'; "
+      "rm -rf {0} 2>/dev/null; mkdir -p {0} 2>/dev/null && echo pwned > {0}/planted "
+      "2>/dev/null && echo 'replaced {0}'; ",
+      entry);
+}
+
+TEST_F(HostRunFilesTest, PresentEntriesCannotBeChangedAndTheFilesBesideThemCan) {
+  const std::string settings = "{\"permissions\": {}}\n";
+  Plant(workspace_ / ".claude/settings.json", settings);
+  Plant(workspace_ / ".vscode/settings.json", settings);
+  Plant(workspace_ / ".github/hooks/settings.json", settings);  // an entry two levels down
+  Plant(workspace_ / ".mcp.json", settings);
+  Plant(workspace_ / ".envrc", "export A=1\n");
+  Plant(workspace_ / ".gitmodules", "");
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  std::string script;
+  for (const char* dir : {".claude", ".vscode", ".github/hooks"}) script += AttackDirectory(dir);
+  for (const char* file : {".mcp.json", ".envrc", ".gitmodules"}) script += AttackFile(file);
+  // The allowed twins: an ordinary file beside them, a look-alike name, the parent of a nested
+  // entry.
+  script +=
+      "echo ok > notes.txt && echo ok > .claude-notes && echo ok > .github/workflow.yml && "
+      "echo allowed";
+  const RunResult result = Shell(*session, script);
+  EXPECT_EQ(result.stdout_data.data, "allowed\n") << Describe(result);
+  for (const char* dir : {".claude", ".vscode", ".github/hooks"}) {
+    EXPECT_EQ(ReadFile(workspace_ / dir / "settings.json"), settings) << dir;
+    EXPECT_FALSE(Exists(workspace_ / dir / "planted")) << dir;
+    EXPECT_FALSE(Exists(workspace_ / (std::string(dir) + ".moved"))) << dir;
+  }
+  EXPECT_EQ(ReadFile(workspace_ / ".mcp.json"), settings);
+  EXPECT_EQ(ReadFile(workspace_ / ".envrc"), "export A=1\n");
+  EXPECT_EQ(ReadFile(workspace_ / ".gitmodules"), "");
+  for (const char* file : {".mcp.json", ".envrc", ".gitmodules"}) {
+    EXPECT_FALSE(std::filesystem::is_symlink(workspace_ / file)) << file;
+    EXPECT_FALSE(Exists(workspace_ / (std::string(file) + ".moved"))) << file;
+    EXPECT_FALSE(Exists(workspace_ / (std::string(file) + ".hard"))) << file;
+  }
+  EXPECT_EQ(ReadFile(workspace_ / "notes.txt"), "ok\n");
+  EXPECT_EQ(ReadFile(workspace_ / ".claude-notes"), "ok\n");
+  EXPECT_EQ(ReadFile(workspace_ / ".github/workflow.yml"), "ok\n");
+}
+
+TEST_F(HostRunFilesTest, AnotherWritableRootsEntriesAreProtectedToo) {
+  const std::filesystem::path extra = root_ / "extra";
+  Plant(extra / ".mcp.json", "{}\n");
+  Config config = MakeConfig();
+  config.sandbox.writable_roots = {extra};
+  auto session = SessionOrSkip(config);
+  if (!session) return;
+  const RunResult result =
+      Shell(*session, fmt::format("cd '{}' && ", extra.string()) + AttackFile(".mcp.json") +
+                          "echo ok > other.json && echo allowed");
+  EXPECT_EQ(result.stdout_data.data, "allowed\n") << Describe(result);
+  EXPECT_EQ(ReadFile(extra / ".mcp.json"), "{}\n");
+  EXPECT_EQ(ReadFile(extra / "other.json"), "ok\n");
+}
+
+TEST_F(HostRunFilesTest, AnEntryTheUserRemovedOrAddedIsWritableOrProtectedAsConfigured) {
+  Plant(workspace_ / ".vscode/tasks.json", "{}\n");
+  Plant(workspace_ / ".envrc", "export A=1\n");
+  Plant(workspace_ / "tools/hooks/pre.sh", "true\n");
+  Config config = MakeConfig();
+  config.sandbox.host_run_files.remove = {".vscode/"};
+  config.sandbox.host_run_files.add = {"tools/hooks/"};
+  auto session = SessionOrSkip(config);
+  if (!session) return;
+  const RunResult result = Shell(*session,
+                                 "echo changed > .vscode/tasks.json && echo 'vscode written'; "
+                                 "echo pwned > tools/hooks/pre.sh 2>/dev/null && echo 'added "
+                                 "written'; echo pwned > .envrc 2>/dev/null && echo 'envrc "
+                                 "written'; true");
+  EXPECT_EQ(result.stdout_data.data, "vscode written\n") << Describe(result);
+  EXPECT_EQ(ReadFile(workspace_ / ".vscode/tasks.json"), "changed\n");
+  EXPECT_EQ(ReadFile(workspace_ / "tools/hooks/pre.sh"), "true\n");
+  EXPECT_EQ(ReadFile(workspace_ / ".envrc"), "export A=1\n");
+
+  // Protection off: every entry is an ordinary file again.
+  config.sandbox.protect_host_run_files = false;
+  auto off = SessionOrSkip(config);
+  if (!off) return;
+  const RunResult unprotected = Shell(*off, "echo changed > .envrc && echo written");
+  EXPECT_EQ(unprotected.stdout_data.data, "written\n") << Describe(unprotected);
+  EXPECT_EQ(ReadFile(workspace_ / ".envrc"), "changed\n");
+}
+
+// A session's later commands run in sandboxes prepared ahead (zygote, run server, MCP): an entry
+// the host created, or replaced the way editors save (a new file renamed over the old), since
+// the last command is protected in the next one all the same.
+TEST_F(HostRunFilesTest, EntriesTheHostCreatesOrReplacesBetweenCommandsAreProtectedInTheNext) {
+  Plant(workspace_ / ".mcp.json", "{}\n");
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const std::string attack =
+      "echo pwned >> .mcp.json 2>/dev/null && echo 'wrote .mcp.json'; "
+      "echo pwned > .claude/settings.json 2>/dev/null && echo 'wrote .claude'; "
+      "echo ok > notes.txt && echo allowed";
+  const RunResult first = Shell(*session, attack);  // the session's sandboxes are warm now
+  EXPECT_EQ(first.stdout_data.data, "allowed\n") << Describe(first);
+  for (int round = 1; round <= 3; ++round) {
+    const std::string text = fmt::format("{{\"round\": {}}}\n", round);
+    Plant(workspace_ / "saved.json", text);
+    std::filesystem::rename(workspace_ / "saved.json", workspace_ / ".mcp.json");
+    if (round == 2) Plant(workspace_ / ".claude/settings.json", "{}\n");
+    const RunResult result = Shell(*session, attack);
+    EXPECT_EQ(result.stdout_data.data, "allowed\n") << "round " << round << Describe(result);
+    EXPECT_EQ(ReadFile(workspace_ / ".mcp.json"), text) << "round " << round;
+    if (round >= 2) {
+      EXPECT_EQ(ReadFile(workspace_ / ".claude/settings.json"), "{}\n") << "round " << round;
+    }
+  }
+}
+
+TEST_F(HostRunFilesTest, ALinkedEntryRefusesTheRunBeforeAnythingRuns) {
+  Plant(workspace_ / "shared/mcp.json", "{}\n");
+  std::filesystem::create_symlink("shared/mcp.json", workspace_ / ".mcp.json");
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const RunResult result = Shell(*session, "echo ran > ran.txt; echo pwned > shared/mcp.json");
+  EXPECT_EQ(result.status, RunStatus::kSetupFailed) << Describe(result);
+  EXPECT_NE(result.error.find("symbolic link"), std::string::npos) << Describe(result);
+  EXPECT_NE(result.error.find("\"remove\": [\".mcp.json\"]"), std::string::npos)
+      << Describe(result);
+  EXPECT_FALSE(Exists(workspace_ / "ran.txt"));
+  EXPECT_EQ(ReadFile(workspace_ / "shared/mcp.json"), "{}\n");
+  // The twin: with the entry removed from the list, the same run goes ahead.
+  Config config = MakeConfig();
+  config.sandbox.host_run_files.remove = {".mcp.json"};
+  auto removed = SessionOrSkip(config);
+  if (!removed) return;
+  const RunResult ran = Shell(*removed, "echo ran > ran.txt");
+  EXPECT_EQ(ran.status, RunStatus::kExited) << Describe(ran);
+  EXPECT_EQ(ReadFile(workspace_ / "ran.txt"), "ran\n");
+}
+
+}  // namespace
+}  // namespace cordon::kernel_test

@@ -1,0 +1,120 @@
+#include "plan/host_run_paths.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "planner_fixture.h"
+
+namespace cordon::plan {
+namespace {
+
+using namespace plan_test;
+
+class HostRunPathsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = "/tmp/cordon-host-run-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    root_ = std::filesystem::canonical(pattern);
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+  void Touch(const std::filesystem::path& relative) {
+    std::filesystem::create_directories((root_ / relative).parent_path());
+    std::ofstream(root_ / relative) << "{}\n";
+  }
+  std::filesystem::path root_;
+};
+
+TEST_F(HostRunPathsTest, PresentEntriesAreFoundAndAbsentOnesListed) {
+  std::filesystem::create_directories(root_ / ".claude/hooks");
+  Touch(".mcp.json");
+  Touch(".clinerules");  // a file: no hooks/ directory can be in it
+  const auto found = FindHostRunPaths(
+      {".claude/", ".mcp.json", ".envrc", ".clinerules/hooks/", ".github/hooks/"}, {root_});
+  ASSERT_TRUE(found) << found.error().message;
+  EXPECT_EQ(found->present,
+            (std::vector<std::filesystem::path>{root_ / ".claude", root_ / ".mcp.json"}));
+  EXPECT_EQ(found->absent,
+            (std::vector<std::filesystem::path>{root_ / ".envrc", root_ / ".clinerules/hooks",
+                                                root_ / ".github/hooks"}));
+}
+
+TEST_F(HostRunPathsTest, ALinkAsTheEntryOrOnTheWayToItIsRefusedNamingBothWaysOut) {
+  Touch("real.json");
+  std::filesystem::create_symlink("real.json", root_ / ".mcp.json");
+  auto refused = FindHostRunPaths({".mcp.json"}, {root_});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kUnavailable);
+  EXPECT_TRUE(Contains(refused.error().message, (root_ / ".mcp.json").string()));
+  EXPECT_TRUE(Contains(refused.error().message, "symbolic link"));
+  EXPECT_TRUE(Contains(refused.error().message, R"("remove": [".mcp.json"])"))
+      << refused.error().message;
+
+  std::filesystem::create_directories(root_ / "ci/hooks");
+  std::filesystem::create_symlink("ci", root_ / ".github");
+  refused = FindHostRunPaths({".github/hooks/"}, {root_});
+  ASSERT_FALSE(refused);
+  EXPECT_TRUE(Contains(refused.error().message, (root_ / ".github").string() + " is a symbolic"))
+      << refused.error().message;
+  // The twin: a real directory on the way is fine.
+  std::filesystem::remove(root_ / ".github");
+  std::filesystem::create_directories(root_ / ".github/hooks");
+  auto found = FindHostRunPaths({".github/hooks/"}, {root_});
+  ASSERT_TRUE(found) << found.error().message;
+  EXPECT_EQ(found->present, std::vector<std::filesystem::path>{root_ / ".github/hooks"});
+}
+
+bool ReadOnlyBind(const LaunchPlan& plan, const std::filesystem::path& path) {
+  return std::any_of(plan.mounts.begin(), plan.mounts.end(), [&](const MountOp& op) {
+    return op.kind == MountOpKind::kBindReadOnly && op.path == path;
+  });
+}
+
+TEST_F(HostRunPathsTest, ThePlanBindsPresentEntriesReadOnlyUnlessRemovedOrOff) {
+  std::filesystem::create_directories(root_ / ".vscode");
+  Touch(".envrc");
+  Touch("notes.txt");
+  PlanRequest request = Request();
+  request.workspace = root_;
+  auto plan = Plan(Default(), Everything(), request);
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_TRUE(ReadOnlyBind(*plan, root_ / ".vscode"));
+  EXPECT_TRUE(ReadOnlyBind(*plan, root_ / ".envrc"));
+  EXPECT_FALSE(ReadOnlyBind(*plan, root_ / "notes.txt"));  // ordinary files stay writable
+
+  Config removed = Default();
+  removed.sandbox.host_run_files.remove = {".vscode/"};
+  plan = Plan(removed, Everything(), request);
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_FALSE(ReadOnlyBind(*plan, root_ / ".vscode"));
+  EXPECT_TRUE(ReadOnlyBind(*plan, root_ / ".envrc"));
+
+  Config off = Default();
+  off.sandbox.protect_host_run_files = false;
+  plan = Plan(off, Everything(), request);
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_FALSE(ReadOnlyBind(*plan, root_ / ".vscode"));
+  EXPECT_FALSE(ReadOnlyBind(*plan, root_ / ".envrc"));
+
+  std::filesystem::create_symlink("notes.txt", root_ / ".aider.conf.yml");
+  EXPECT_FALSE(Plan(Default(), Everything(), request));
+  EXPECT_TRUE(Plan(off, Everything(), request));
+}
+
+TEST_F(HostRunPathsTest, CapabilitiesListTheEntriesInForce) {
+  Config config = Default();
+  config.sandbox.host_run_files.remove = {".idea/"};
+  config.sandbox.host_run_files.add = {"tools/hooks/"};
+  const Capabilities caps = DescribeCapabilities(config, Everything());
+  EXPECT_EQ(std::count(caps.host_run_files.begin(), caps.host_run_files.end(), ".idea/"), 0);
+  EXPECT_EQ(caps.host_run_files.back(), "tools/hooks/");
+  EXPECT_EQ(std::count(caps.host_run_files.begin(), caps.host_run_files.end(), ".claude/"), 1);
+  config.sandbox.protect_host_run_files = false;
+  EXPECT_TRUE(DescribeCapabilities(config, Everything()).host_run_files.empty());
+}
+
+}  // namespace
+}  // namespace cordon::plan
