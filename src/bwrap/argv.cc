@@ -139,6 +139,18 @@ Result<std::vector<std::string>> RenderBwrapArgv(const plan::LaunchPlan& plan,
   for (std::size_t i = 0; i < plan.mounts.size(); ++i) {
     AddMountOp(b, plan.mounts[i], how.bind_fds.empty() ? kBindByPath : how.bind_fds[i]);
   }
+  // The command's placeholders, each bound onto itself read-only. bwrap mounts by path and
+  // would follow a link: the planner gives it directory placeholders only.
+  for (const plan::Placeholder& placeholder : plan.placeholders) {
+    if (!placeholder.directory) {
+      return Fail(ErrorCode::kUnavailable,
+                  fmt::format("bwrap backend: {} is held by a link placeholder (a concurrent run "
+                              "of the native backend made it), which bubblewrap cannot cover; "
+                              "run the command again once that run is done",
+                              placeholder.path().string()));
+    }
+    b.Same("--ro-bind", placeholder.path());
+  }
   b.Add("--chdir", plan.cwd);
   // The environment is the plan's, entirely: nothing of bwrap's own environment passes.
   b.Add("--clearenv");

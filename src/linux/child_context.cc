@@ -8,6 +8,7 @@
 
 #include "linux/init_reaper.h"
 #include "linux/seccomp_filter.h"
+#include "plan/host_run_paths.h"
 
 namespace cordon::linux_native {
 namespace {
@@ -72,6 +73,14 @@ Result<std::unique_ptr<ChildContext>> PrepareChildContext(const plan::LaunchPlan
     if (op.kind == plan::MountOpKind::kMaskFile)
       m.source = c->Keep(std::string(kOldRoot) + "/dev/null");
     c->mounts.push_back(m);
+  }
+  for (const plan::Placeholder& p : plan.placeholders) {
+    c->covers.push_back({c->Keep(kNewRoot + p.path().native()), p.directory});
+  }
+  if (std::string ignore = plan::PlaceholderGitIgnore(plan.placeholders);
+      !ignore.empty() && !plan.home.empty()) {
+    c->ignore_path = c->Keep(kNewRoot + (plan.home / plan::kPlaceholderGitIgnore).native());
+    c->ignore_text = c->Keep(std::move(ignore));
   }
 
   c->cwd = c->Keep(plan.cwd.string());

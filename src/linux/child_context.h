@@ -39,6 +39,12 @@ struct ChildMount {
   plan::FileId id;
 };
 
+// A placeholder to cover (linux/placeholder_cover.h), after the mount view is built.
+struct ChildCover {
+  const char* path;  // kNewRoot + path in the one-shot view; the path itself in a joined one
+  bool directory;
+};
+
 struct ChildContext {
   unsigned long clone_flags = 0;
   plan::Namespaces namespaces;
@@ -78,6 +84,11 @@ struct ChildContext {
   const char* gid_map = nullptr;
   const char* hostname = nullptr;
   std::vector<ChildMount> mounts;
+  std::vector<ChildCover> covers;  // plan.placeholders
+  // With covers: git's ignore file in the private HOME (kNewRoot + path) and its text
+  // (plan::PlaceholderGitIgnore); nullptr when none is written.
+  const char* ignore_path = nullptr;
+  const char* ignore_text = nullptr;
 
   const char* cwd = nullptr;
   std::vector<const char*> argv;        // nullptr-terminated

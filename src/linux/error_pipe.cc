@@ -42,6 +42,8 @@ const char* StepName(Step step) {
       return "mount_point";
     case Step::kMountOp:
       return "mount_op";
+    case Step::kPlaceholderCover:
+      return "placeholder_cover";
     case Step::kProc:
       return "mount_proc";
     case Step::kProcReadOnly:

@@ -29,8 +29,9 @@ enum class Step : std::int32_t {
   kPivotToStaging,
   kBindHostRoot,
   kHostRootReadOnly,
-  kMountPoint,  // detail: index into LaunchPlan::mounts
-  kMountOp,     // detail: index into LaunchPlan::mounts
+  kMountPoint,        // detail: index into LaunchPlan::mounts
+  kMountOp,           // detail: index into LaunchPlan::mounts
+  kPlaceholderCover,  // detail: index into LaunchPlan::placeholders (-1: the cover source)
   kProc,
   kProcReadOnly,  // detail: index into kProcReadOnlyPaths
   kDev,

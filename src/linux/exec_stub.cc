@@ -84,11 +84,12 @@ bool TakeStrings(char*& at, const char* end, std::uint32_t count, char** out) {
   return true;
 }
 
-// The mount IDs of this process's view (the first field of each line of
-// /proc/self/mountinfo) into `ids`: how many, or -errno (-E2BIG beyond `capacity`). A mask
-// whose file the host renamed over or unlinked is detached from every view by the kernel, so
-// its ID is gone from the list taken when the sandbox was ready (zygote/mount_ids.h); mounts
-// propagated in from the host only add IDs.
+// The mount keys of this process's view (linux/mount_id_scanner.h: each line of
+// /proc/self/mountinfo hashed by mount ID, parent, device, root and mount point) into `ids`:
+// how many, or -errno (-E2BIG beyond `capacity`). A mask whose file the host renamed over or
+// unlinked is detached from every view by the kernel, so its key is gone from the list taken
+// when the sandbox was ready (zygote/mount_ids.h), even when the kernel gave its ID to a mount
+// made since (a placeholder cover); mounts added since only add keys.
 long ReadMountIds(unsigned long* ids, long capacity) {
   const long fd = OpenAt(AT_FDCWD, "/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return fd;

@@ -27,6 +27,7 @@
 #include "linux/no_namespace.h"
 #include "linux/system_headers/landlock.h"
 #include "linux/system_headers/syscalls.h"
+#include "plan/host_run_paths.h"
 
 namespace cordon::linux_native {
 namespace {
@@ -102,6 +103,17 @@ std::string DescribeCall(const plan::LaunchPlan& plan, const ChildContext& c, co
                  ? fmt::format("mkdir -p({}) for a mount point", op->path.string())
                  : DescribeMountOp(*op).second;
     }
+  } else if (r.step == Step::kPlaceholderCover) {
+    if (const auto* p = at(plan.placeholders, r.detail)) {
+      return fmt::format(
+          "cover of the placeholder {} ({}), which keeps a host-run file from "
+          "being created",
+          p->path().string(), p->directory ? "a directory" : "a link");
+    }
+    return fmt::format(
+        "writing git's ignore file for the placeholders in the private HOME "
+        "({})",
+        (plan.home / plan::kPlaceholderGitIgnore).string());
   } else if (r.step == Step::kProcReadOnly) {
     if (const auto* p = at(kProcReadOnlyPaths, r.detail)) {
       return fmt::format("mount(MS_BIND) + mount_setattr(RDONLY)({})", *p + 8);

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "linux/open_no_symlinks.h"
+#include "linux/placeholder_cover.h"
 #include "linux/system_headers/mount_api.h"
 #include "linux/system_headers/syscalls.h"
 
@@ -260,6 +261,35 @@ int ReplayResolved(const ChildMount& m, bool unreachable_is_masked) {
   return rc;
 }
 
+}  // namespace
+
+StepResult CoverPlaceholders(const std::vector<ChildCover>& covers, const char* ignore_path,
+                             const char* ignore_text) {
+  for (std::size_t i = 0; i < covers.size(); ++i) {
+    if (CoverPlaceholder(covers[i].path, covers[i].directory) != 0) {
+      return StepFailed(Step::kPlaceholderCover, static_cast<int>(i));
+    }
+  }
+  if (ignore_path == nullptr || ignore_text == nullptr) return StepOk();
+  const char* slash = std::strrchr(ignore_path, '/');
+  if (slash == nullptr ||
+      MakeDirectories(ignore_path, static_cast<std::size_t>(slash - ignore_path)) != 0) {
+    return StepFailed(Step::kPlaceholderCover, static_cast<int>(covers.size()));
+  }
+  const int fd = ::open(ignore_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return StepFailed(Step::kPlaceholderCover, static_cast<int>(covers.size()));
+  const std::size_t size = std::strlen(ignore_text);
+  const bool written = ::write(fd, ignore_text, size) == static_cast<ssize_t>(size);
+  ::close(fd);
+  if (!written) {
+    errno = EIO;
+    return StepFailed(Step::kPlaceholderCover, static_cast<int>(covers.size()));
+  }
+  return StepOk();
+}
+
+namespace {
+
 StepResult MountProc() {
   if (::mount("proc", "/newroot/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
     return StepFailed(Step::kProc);
@@ -362,6 +392,7 @@ StepResult BuildMountView(const ChildContext& c) {
     }
     if (ReplayOp(m) != 0) return StepFailed(Step::kMountOp, static_cast<int>(i));
   }
+  if (auto r = CoverPlaceholders(c.covers, c.ignore_path, c.ignore_text); r.failed()) return r;
   if (auto r = MountProc(); r.failed()) return r;
   if (auto r = MountDev(); r.failed()) return r;
   // Every bind has been taken from the host tree; it is not needed any more.

@@ -40,6 +40,13 @@ inline constexpr std::array<const char*, 6> kDevNodes = {"null",   "zero",    "f
 // Ends with the new root as "/" and the working directory "/". Async-signal-safe.
 StepResult BuildMountView(const ChildContext& c);
 
+// Covers each placeholder of `covers` (linux/placeholder_cover.h) in the current mount
+// namespace: the one-shot view (paths below kNewRoot), a joined command's copy of the session's
+// view, a prepared command's through its relay. Allocation-free.
+// Then writes `ignore_text` to `ignore_path` (its directories made), when both are given.
+StepResult CoverPlaceholders(const std::vector<ChildCover>& covers, const char* ignore_path,
+                             const char* ignore_text);
+
 // Helpers shared with the zygote's per-command mounts (src/zygote). Async-signal-safe; both
 // return 0 or -1 with errno set.
 // mkdir -p of the first `len` bytes of `path` (mode 0755), on a stack copy (no allocation).

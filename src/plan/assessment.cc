@@ -203,12 +203,9 @@ Assessment Assess(const Config& config, const KernelFeatures& f, const BackendPr
   };
   if (sandbox.mode == SandboxMode::kWorkspaceWrite && sandbox.protect_host_run_files) {
     a.unsupported.push_back(
-        a.namespaces.mount
-            ? "host-run files (sandbox.host_run_files) that do not exist when a command starts "
-              "can be created by it, and those below a writable root's top level (nested "
-              "projects) are not protected; the ones present at the top are read-only"
-            : "host-run files (sandbox.host_run_files) below a writable root's top level "
-              "(nested projects) are not protected");
+        "host-run files (sandbox.host_run_files) below a writable root's top level (nested "
+        "projects, also one the command creates) are not protected; those at the top are "
+        "read-only and cannot be created");
   }
   // Host sockets bound during a run are closed on every kernel: the supervisor answers every
   // connect() (docs/decisions/0019).

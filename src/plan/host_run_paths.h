@@ -1,5 +1,5 @@
 // Where the host-run files (config/host_run_files.h) of a set of writable roots are, as the
-// planner binds them read-only (present) or keeps them from being created (absent). Pure apart
+// planner binds them read-only (present) or has them held by a placeholder (absent). Pure apart
 // from lstat of the candidate paths.
 #pragma once
 
@@ -8,19 +8,34 @@
 #include <vector>
 
 #include "cordon/error.h"
+#include "plan/launch_plan.h"
 
 namespace cordon::plan {
 
 struct HostRunPaths {
   std::vector<std::filesystem::path> present;  // files and directories, none of them a link
-  std::vector<std::filesystem::path> absent;   // nothing there (or a parent is not a directory)
+  std::vector<Placeholder> absent;             // to be held by a placeholder for the run
 };
 
-// Each entry of `entries` below each of `roots`. Fails (kUnavailable) when an entry, or a
-// directory on the way to it, is a symbolic link: a bind would protect where the link points
-// today, and the command could swap the link itself. The message names the path and both ways
-// out (replace the link, or remove the entry from the list).
+// Each entry of `entries` below each of `roots`. An entry is absent when nothing is there or
+// only a placeholder a run of cordon made (a link to kPlaceholderLinkTarget, an empty directory
+// with mode kPlaceholderDirectoryMode): another run's, or one a killed run left. When a
+// directory on the way is not a directory (".clinerules" a file, for ".clinerules/hooks/"),
+// that file is what is present: read-only, it cannot become a directory with the entry in it.
+// Fails (kUnavailable) when an entry, or a directory on the way to it, is any other symbolic
+// link: a bind would protect where the link points today, and the command could swap the link
+// itself. The message names the path and both ways out (replace the link, or remove the entry
+// from the list).
 [[nodiscard]] Result<HostRunPaths> FindHostRunPaths(
     const std::vector<std::string>& entries, const std::vector<std::filesystem::path>& roots);
+
+// Whether `path` is a placeholder a run of cordon made (see above). No symlink is followed.
+bool IsPlaceholder(const std::filesystem::path& path);
+
+// Where the command finds git's global ignore file (its private HOME: git reads
+// $HOME/.config/git/ignore), and what it says: the placeholders' names at any depth, so that a
+// `git status` in the sandbox does not list them as untracked files. Empty text: none needed.
+inline constexpr const char* kPlaceholderGitIgnore = ".config/git/ignore";
+std::string PlaceholderGitIgnore(const std::vector<Placeholder>& placeholders);
 
 }  // namespace cordon::plan

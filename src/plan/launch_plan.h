@@ -136,6 +136,27 @@ struct SeccompSettings {
   bool operator==(const SeccompSettings&) const = default;
 };
 
+// A protected entry that does not exist when the command starts (a `.git`, a host-run file;
+// docs/decisions/0034): the supervisor makes a placeholder for it on the host for this command
+// alone (plan/host_placeholders.h) and the backend covers that placeholder inside the
+// sandbox (linux/placeholder_cover.h), so the command cannot create the entry.
+// What a placeholder link points to: inside /proc, where no one can create an entry, so the
+// link dangles for every process on the host, root included, and reads as absent to every tool
+// that follows links.
+inline constexpr const char* kPlaceholderLinkTarget = "/proc/cordon-absent-during-sandboxed-run";
+// A placeholder directory has the sticky bit (01755): how a run tells an empty one it may
+// adopt (another run's, or one a killed run left) from an empty directory of the user's.
+inline constexpr unsigned kPlaceholderDirectoryMode = 01755;
+
+struct Placeholder {
+  std::filesystem::path root;  // the protected root (canonical)
+  std::string relative;        // the entry below it, without a trailing "/"
+  // An empty directory; otherwise a dangling link to kPlaceholderLinkTarget.
+  bool directory = false;
+  std::filesystem::path path() const { return root / relative; }
+  bool operator==(const Placeholder&) const = default;
+};
+
 // Every field below is either part of the shape that decides whether a prepared sandbox may be
 // reused, or marked per command, in plan/shape.cc (ShapeOf): a new field does not build until
 // it is classified there.
@@ -150,10 +171,14 @@ struct LaunchPlan {
   // Native backend detail (unused when !sandboxed).
   Namespaces namespaces;
   std::vector<MountOp> mounts;  // replayed in order; empty without a mount namespace
-  // protect_git_metadata: "<root>/.git" of each writable root that has none. It must not be
-  // created. Linux holds an empty placeholder there (plan/git_placeholder.h), so with a mount
-  // namespace this is empty; backends without mounts (Seatbelt) deny creating these paths.
+  // Without a mount namespace (Seatbelt): the protected paths that do not exist — "<root>/.git"
+  // of each writable root that has none, the absent host-run files. They must not be created;
+  // Seatbelt denies creating them by name. With a mount namespace they are `placeholders`.
   std::vector<std::filesystem::path> absent_protected;
+  // With a mount namespace: the absent `.git` of each writable root and its absent host-run
+  // files, each held by a placeholder for the command's lifetime and covered per command (never
+  // part of a prepared view: nothing of it is on the host between commands).
+  std::vector<Placeholder> placeholders;
   LandlockRules landlock;
   SeccompSettings seccomp;
   // Where connect() may reach a pathname unix socket (seccomp.broker_connect), as the command

@@ -12,6 +12,7 @@
 
 #include "core/paths.h"
 #include "core/unique_fd.h"
+#include "plan/host_run_paths.h"
 
 namespace cordon::plan {
 namespace {
@@ -73,7 +74,8 @@ std::vector<std::filesystem::path> GitMetadataPaths(const std::filesystem::path&
   std::vector<std::filesystem::path> paths;
   const std::filesystem::path git = root / ".git";
   struct stat st;
-  if (::lstat(git.c_str(), &st) != 0) return paths;
+  // A placeholder another run holds is no repository: this run holds its own (planner.cc).
+  if (::lstat(git.c_str(), &st) != 0 || IsPlaceholder(git)) return paths;
   if (S_ISDIR(st.st_mode)) {
     paths.push_back(git);
   } else if (S_ISREG(st.st_mode)) {

@@ -12,6 +12,7 @@
 #include "core/paths.h"
 #include "linux/system_headers/landlock.h"
 #include "plan/assessment.h"
+#include "plan/backend_selection.h"
 #include "plan/environment.h"
 #include "plan/hidden_paths.h"
 #include "plan/hidden_watch.h"
@@ -259,22 +260,33 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
                         : BuildHiddenView(config.sandbox, homes, list);
   const std::vector<HiddenTarget>& hidden = view.scan.present;
   plan.namespaces = a.namespaces;
+  // A missing .git (or only a placeholder another run holds) must not be created either.
+  std::vector<Placeholder> absent;
   if (config.sandbox.mode == SandboxMode::kWorkspaceWrite && config.sandbox.protect_git_metadata) {
     for (const std::filesystem::path& root : roots) {
       struct stat st;
       const std::filesystem::path git = root / ".git";
-      if (::lstat(git.c_str(), &st) != 0 && errno == ENOENT) plan.absent_protected.push_back(git);
+      if ((::lstat(git.c_str(), &st) != 0 && errno == ENOENT) || IsPlaceholder(git)) {
+        absent.push_back({root, ".git", true});
+      }
     }
   }
-  // The host-run files of each protected root: the present ones bound read-only; the absent
-  // ones denied by name where the backend can (Seatbelt). A mount namespace needs a mount
-  // point to keep an absent path from being created (not yet: docs/host-run-files.md).
+  // The host-run files of each protected root: the present ones bound read-only. An absent one,
+  // like an absent .git, needs a mount point to be kept from being created: a placeholder the
+  // run holds for the command alone and the backend covers (decision 0034); Seatbelt denies it
+  // by name.
   CORDON_TRY(HostRunPaths host_run,
              FindHostRunPaths(config::HostRunFiles(config.sandbox),
                               ProtectedRoots(config.sandbox, request.workspace, roots)));
-  if (!a.namespaces.mount) {
-    plan.absent_protected.insert(plan.absent_protected.end(), host_run.absent.begin(),
-                                 host_run.absent.end());
+  absent.insert(absent.end(), host_run.absent.begin(), host_run.absent.end());
+  if (a.namespaces.mount) {
+    plan.placeholders = std::move(absent);
+    // bubblewrap mounts by path and would follow a placeholder link: it gets directories.
+    if (a.enforcement.backend == BackendName(Backend::kBwrap)) {
+      for (Placeholder& placeholder : plan.placeholders) placeholder.directory = true;
+    }
+  } else {
+    for (const Placeholder& entry : absent) plan.absent_protected.push_back(entry.path());
   }
   plan.landlock = BuildLandlock(config, a, features.landlock_abi, roots);
   if (masks) {
@@ -306,6 +318,13 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
       }
     }
     IdentifyMounts(plan.mounts);
+    // Under a hidden directory's mask nothing can be created anyway, and a placeholder there
+    // could not be reached to cover it.
+    std::erase_if(plan.placeholders, [&](const Placeholder& p) {
+      return std::any_of(plan.mounts.begin(), plan.mounts.end(), [&](const MountOp& op) {
+        return op.kind == MountOpKind::kMaskDirectory && core::IsWithin(p.path(), op.path);
+      });
+    });
     // Masks cover the secrets that exist now; Landlock's read allow-list also covers the ones
     // the host creates during the run (an absent path has no mount point to mask).
     if (plan.landlock.abi >= 1) {

@@ -506,7 +506,7 @@ Result<void> Serve(const ServerOptions& options) {
   }
   // A client that vanishes mid-reply must not kill the server.
   ::signal(SIGPIPE, SIG_IGN);
-  // Stopped like an idle exit, so that its sessions release their .git placeholders. (A
+  // Stopped like an idle exit, so that running commands end and release their placeholders. (A
   // handler, not a blocked mask: a caught signal reverts to its default in every child at
   // exec, a blocked one would stay blocked in the commands.)
   struct sigaction stop {};

@@ -68,7 +68,7 @@ struct ServerOptions {
   std::FILE* log = stderr;
   // Resolves the clients' invocations; unset: every client is told to run it itself.
   InvocationResolver resolve_invocation;
-  // Where the sessions record their .git placeholders (SessionOptions::runtime_dir).
+  // Where the sessions record their commands' placeholders (SessionOptions::runtime_dir).
   std::filesystem::path runtime_dir;
 };
 

@@ -11,8 +11,8 @@
 #include "exec/command_pipes.h"
 #include "exec/spawn_unsandboxed.h"
 #include "exec/supervisor.h"
+#include "plan/host_placeholders.h"
 #include "plan/launch_plan.h"
-#include "plan/mount_ops.h"
 #include "session/backend_choice.h"
 #include "session/request.h"
 #include "session/run_for.h"
@@ -131,36 +131,6 @@ class StartGate {
   bool passed_ = false;
 };
 
-// A missing .git at the top of a writable root cannot be masked without a mount point: hold an
-// empty placeholder there for the session (created once; the planner then protects it like any
-// .git directory). Only where a mount namespace will mask it and git metadata is protected.
-// The gate is passed before a placeholder is created, and the caller has planned the run
-// first: nothing is created on the host for a run that a check refuses.
-bool WantsGitPlaceholders(const Session::State& state) {
-  const SandboxConfig& sandbox = state.config.sandbox;
-  return sandbox.mode == SandboxMode::kWorkspaceWrite && sandbox.protect_git_metadata &&
-         (state.features.namespaces_usable() || state.backends.bwrap);
-}
-
-bool GitPlaceholdersHeld(const Session::State& state) {
-  std::lock_guard lock(state.git_placeholders.mutex);
-  return state.git_placeholders.held.has_value();
-}
-
-Result<void> HoldGitPlaceholders(const Session::State& state, StartGate& gate) {
-  if (!WantsGitPlaceholders(state) || GitPlaceholdersHeld(state)) return {};
-  // Outside the session's lock: the caller's gate may take its time.
-  CORDON_TRY_VOID(gate.Pass());
-  std::lock_guard lock(state.git_placeholders.mutex);
-  if (state.git_placeholders.held) return {};  // another run made them meanwhile
-  CORDON_TRY(std::vector<std::filesystem::path> roots,
-             plan::WritableRoots(state.config.sandbox, state.workspace, /*pinned=*/true));
-  CORDON_TRY(plan::GitPlaceholders held,
-             plan::GitPlaceholders::Create(roots, state.placeholder_records));
-  state.git_placeholders.held = std::move(held);
-  return {};
-}
-
 }  // namespace
 
 RunResult Session::Run(const CommandRequest& request, const OutputCallback& on_output) const {
@@ -206,25 +176,22 @@ RunResult session::RunFor(const Session& session, const CommandRequest& request,
     plan_request.caches = state.caches.get();
     StartGate gate(caller);
     // Fail closed: a plan that cannot give every requested guarantee runs nothing, and leaves
-    // nothing on the host (planned before any placeholder is made).
-    auto plan_now = [&] {
-      return plan::Plan(state.config, state.features, plan_request, state.backends.probes);
-    };
-    // Whether this plan can see the placeholders: read before planning, so that a plan made
-    // while another run of the session creates them is made again, never launched without
-    // their read-only binds.
-    const bool held_when_planned = GitPlaceholdersHeld(state);
-    Result<plan::LaunchPlan> plan = plan_now();
+    // nothing on the host (planned, and the gate passed, before any placeholder is made).
+    Result<plan::LaunchPlan> plan =
+        plan::Plan(state.config, state.features, plan_request, state.backends.probes);
     if (!plan) return SetupFailed(std::move(r), plan.error().message);
-    if (Result<void> held = HoldGitPlaceholders(state, gate); !held) {
-      return SetupFailed(std::move(r), held.error().message);
-    }
-    if (WantsGitPlaceholders(state) && !held_when_planned) {
-      plan = plan_now();  // again, with the placeholders to protect
-      if (!plan) return SetupFailed(std::move(r), plan.error().message);
-    }
     r.enforcement = plan->enforcement;
     if (Result<void> go = gate.Pass(); !go) return SetupFailed(std::move(r), go.error().message);
+    // The absent .git and host-run files: a placeholder on the host for this command alone,
+    // removed when it is done (after the whole tree is reaped), covered inside by the backend.
+    plan::HostPlaceholders placeholders;
+    if (!plan->placeholders.empty()) {
+      Result<plan::HostPlaceholders> held =
+          plan::HostPlaceholders::Hold(plan->placeholders, state.placeholder_records);
+      if (!held) return SetupFailed(std::move(r), held.error().message);
+      placeholders = std::move(*held);
+      plan->placeholders = placeholders.covered();
+    }
 
     return LaunchAndSupervise(state.backends, state.zygote, state.features.limits, *plan, request,
                               caller.take_fds, fds, *timeout, state.config.limits.output_bytes,

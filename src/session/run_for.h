@@ -27,9 +27,8 @@ struct Caller {
   std::optional<std::vector<std::string>> env;
   std::optional<std::filesystem::path> home;
   // Called at most once: after the policy has allowed the command and before the run creates
-  // anything (pipes, cgroup, processes; in the session's first run, the git placeholders of its
-  // writable roots: then before the planning, otherwise after it). Not called for a run that
-  // fails before (a denial, a working directory outside the workspace, a plan that cannot be
+  // anything (placeholders, pipes, cgroup, processes), after the planning. Not called for a run
+  // that fails before (a denial, a working directory outside the workspace, a plan that cannot be
   // made). An error refuses the run: kSetupFailed with the error's message, nothing started.
   // The server judges its client's context meanwhile (decision 0032). Unset: nothing to wait
   // for.

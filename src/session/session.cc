@@ -99,7 +99,7 @@ Result<Session> Session::Create(Config config, std::filesystem::path workspace,
       options.long_lived ? std::make_unique<plan::PlanCaches>() : nullptr;
   // The placeholders a killed run of this user left on the host go now (nothing else of
   // cordon's stays behind it); those of live runs stay theirs.
-  std::shared_ptr<const plan::GitPlaceholderRecords> records = plan::GitPlaceholderRecords::Open(
+  std::shared_ptr<const plan::PlaceholderRecords> records = plan::PlaceholderRecords::Open(
       options.runtime_dir.empty() ? std::nullopt
                                   : std::optional<std::string>(options.runtime_dir.string()));
   if (records) (void)records->CleanUp();

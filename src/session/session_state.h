@@ -15,8 +15,8 @@
 #include "cordon/policy.h"
 #include "cordon/session.h"
 #include "linux/kernel_features.h"
-#include "plan/git_placeholder.h"
 #include "plan/launch_plan.h"
+#include "plan/placeholder_records.h"
 #include "plan/plan_caches.h"
 #include "session/backend_choice.h"
 #include "zygote/zygote_slot.h"
@@ -37,16 +37,8 @@ struct Session::State {
   std::unique_ptr<plan::PlanCaches> caches;
   mutable zygote::ZygoteSlot zygote;  // built from `options`
   // Where this process records the placeholders it holds ($XDG_RUNTIME_DIR); null
-  // without a runtime directory of this user (plan/git_placeholder_records.h).
-  std::shared_ptr<const plan::GitPlaceholderRecords> placeholder_records;
-  // Empty `.git` placeholders at the top of writable roots that have none, created at the first
-  // sandboxed run and held until the session ends: a zygote's mount namespace keeps masking
-  // them for later commands, so they must outlive every single run (plan/git_placeholder.h).
-  struct GitPlaceholderSlot {
-    std::mutex mutex;
-    std::optional<plan::GitPlaceholders> held;
-  };
-  mutable GitPlaceholderSlot git_placeholders;
+  // without a runtime directory of this user (plan/placeholder_records.h).
+  std::shared_ptr<const plan::PlaceholderRecords> placeholder_records;
 };
 
 }  // namespace cordon

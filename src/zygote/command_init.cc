@@ -127,6 +127,11 @@ void MountCommandProc(const ChildContext& c) {
   // namespace, the command's tree, down), unless it is already gone.
   linux_native::EnterInit(c);
   ReplayCommandMounts(c, spec);
+  if (const linux_native::StepResult r =
+          linux_native::CoverPlaceholders(spec.covers, spec.ignore_path, spec.ignore_text);
+      r.failed()) {
+    ReportAndExit(c.error_fd, r);
+  }
   MountCommandProc(c);
   linux_native::ForkCommandAndWait(c);
 }

@@ -34,7 +34,10 @@ struct JoinSpec {
   int setns_flags = 0;               // CLONE_NEWUSER|CLONE_NEWNS[|CLONE_NEWNET][|CLONE_NEWUTS]
   int unshare_flags = 0;             // CLONE_NEWNS|CLONE_NEWPID[|CLONE_NEWIPC]
   std::vector<CommandMount> mounts;  // the strings stay owned by this spec
-  pid_t* init_pid = nullptr;         // where the joiner stores the init's pid
+  std::vector<linux_native::ChildCover> covers;  // the command's placeholders (borrowed strings)
+  const char* ignore_path = nullptr;             // and git's ignore file for them (borrowed)
+  const char* ignore_text = nullptr;
+  pid_t* init_pid = nullptr;  // where the joiner stores the init's pid
   // The supervisor's /proc (O_PATH), or -1: the joiner opens its own mount namespace through
   // it, the one init is born into, and stores the descriptor (in the supervisor's table,
   // which it shares) in *mount_ns_fd; -1 there when it could not (namespace_hold.h).

@@ -9,6 +9,7 @@
 #include "linux/exec_request.h"
 #include "linux/launcher.h"
 #include "plan/shape.h"
+#include "zygote/cover_relay.h"
 #include "zygote/zygote.h"
 
 namespace cordon::zygote {
@@ -43,12 +44,16 @@ bool SamePreparedShape(const plan::LaunchPlan& a, const plan::LaunchPlan& b) {
 }
 
 PreparedCommand::PreparedCommand(exec::LaunchedProcess launched, core::UniqueFd request,
-                                 plan::LaunchPlan shape)
-    : launched_(std::move(launched)), request_(std::move(request)), shape_(std::move(shape)) {}
+                                 plan::LaunchPlan shape, core::UniqueFd mount_ns)
+    : launched_(std::move(launched)),
+      request_(std::move(request)),
+      shape_(std::move(shape)),
+      mount_ns_(std::move(mount_ns)) {}
 
 PreparedCommand::~PreparedCommand() { Discard(); }
 
 void PreparedCommand::Discard() {
+  mount_ns_.Reset();
   if (launched_.pid <= 0) return;
   exec::KillTree(launched_);
   (void)exec::Reap(launched_);
@@ -69,6 +74,20 @@ Result<exec::LaunchedProcess> PreparedCommand::Start(const plan::LaunchPlan& pla
                                                      const exec::StdioFds& stdio) {
   if (launched_.pid <= 0) return Fail(ErrorCode::kUnavailable, "prepared command: already used");
   if (plan.argv.empty()) return Fail(ErrorCode::kInvalidArgument, "empty command");
+  // The command's placeholders were made after this sandbox was built: covered now.
+  if (!plan.placeholders.empty()) {
+    if (!mount_ns_) {
+      Discard();
+      return Fail(ErrorCode::kUnavailable,
+                  "prepared command: its mount namespace is not held, so the placeholders "
+                  "cannot be covered there");
+    }
+    if (Result<void> covered = CoverInPreparedView(mount_ns_.get(), plan.placeholders, plan.home);
+        !covered) {
+      Discard();
+      return std::unexpected(std::move(covered).error());
+    }
+  }
   linux_native::ExecRequest request;
   request.cwd = plan.cwd.native();
   request.argv = plan.argv;
@@ -101,6 +120,8 @@ Result<exec::LaunchedProcess> PreparedCommand::Start(const plan::LaunchPlan& pla
     return std::unexpected(linux_native::StepError(plan, report));
   }
   request_.Reset();
+  // The run's LaunchedProcess holds the namespace from here (namespace_hold.h), nothing else.
+  mount_ns_.Reset();
   exec::LaunchedProcess started = std::move(launched_);
   launched_ = exec::LaunchedProcess{};  // pid -1: nothing left to discard
   return started;

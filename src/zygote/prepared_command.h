@@ -23,7 +23,10 @@ namespace cordon::zygote {
 
 class PreparedCommand {
  public:
-  PreparedCommand(exec::LaunchedProcess launched, core::UniqueFd request, plan::LaunchPlan shape);
+  // `mount_ns`: the sandbox's mount namespace (invalid: then a plan with placeholders is not
+  // started here).
+  PreparedCommand(exec::LaunchedProcess launched, core::UniqueFd request, plan::LaunchPlan shape,
+                  core::UniqueFd mount_ns = {});
   ~PreparedCommand();  // an unused prepared command is killed and reaped
   PreparedCommand(const PreparedCommand&) = delete;
   PreparedCommand& operator=(const PreparedCommand&) = delete;
@@ -36,7 +39,8 @@ class PreparedCommand {
   // SIGKILL to its init (the whole sandbox) without reaping it; the destructor reaps.
   void Kill() const;
 
-  // Starts `plan`'s command (argv, environment, cwd) with `stdio` (-1: /dev/null) and returns
+  // Covers `plan`'s placeholders in the sandbox (cover_relay.h), then starts `plan`'s command
+  // (argv, environment, cwd) with `stdio` (-1: /dev/null) and returns
   // what linux_native::Launch would: the init to wait for and kill, its status pipe, the
   // connect listener. Returns once execve succeeded; a command that cannot start (not found,
   // a cwd that is gone) fails with the one-shot launch's error and leaves nothing running.
@@ -51,6 +55,7 @@ class PreparedCommand {
   exec::LaunchedProcess launched_;
   core::UniqueFd request_;  // the supervisor's end of the request socket
   plan::LaunchPlan shape_;
+  core::UniqueFd mount_ns_;  // this sandbox's mount namespace
 };
 
 // Whether commands of `plan` may be prepared at all: not with a per-run cgroup (the command

@@ -13,6 +13,7 @@
 #include "linux/init_reaper.h"
 #include "linux/launcher.h"
 #include "linux/seccomp_filter.h"
+#include "plan/host_run_paths.h"
 #include "plan/shape.h"
 #include "zygote/command_init.h"
 #include "zygote/mount_ids.h"
@@ -31,6 +32,7 @@ Result<std::unique_ptr<Zygote>> Zygote::Start(const plan::LaunchPlan& plan) {
   }
   std::unique_ptr<Zygote> z(new Zygote());
   z->shape_ = plan;
+  z->shape_.placeholders.clear();  // each command's own (Join covers them)
   z->mounts_ = std::move(*mounts);
   if (plan.seccomp.enabled) {
     CORDON_TRY(z->seccomp_program_, linux_native::BuildSeccompProgram(plan.seccomp));
@@ -44,7 +46,7 @@ Result<std::unique_ptr<Zygote>> Zygote::Start(const plan::LaunchPlan& plan) {
   if (ns.ipc) flags |= CLONE_NEWIPC;
   if (ns.uts) flags |= CLONE_NEWUTS;
   entry.clone_flags = flags;
-  CORDON_TRY(z->holder_, linux_native::LaunchWithEntry(plan, exec::StdioFds{}, entry));
+  CORDON_TRY(z->holder_, linux_native::LaunchWithEntry(z->shape_, exec::StdioFds{}, entry));
   // Where each joiner finds its own mount namespace (namespace_hold.h); without it, commands
   // run as well, their namespaces just not held.
   z->proc_.Reset(::open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC));
@@ -101,16 +103,18 @@ Result<std::unique_ptr<PreparedCommand>> Zygote::Prepare(const plan::LaunchPlan&
   // changes to its own directory.
   plan::LaunchPlan shape = plan;
   shape.cwd = plan.workspace;
+  shape.placeholders.clear();  // each command's own, covered when it comes
+  core::UniqueFd mount_ns;
   CORDON_TRY(exec::LaunchedProcess launched,
-             Join(shape, exec::StdioFds{}, limits::CgroupAttach{}, request.child.get()));
+             Join(shape, exec::StdioFds{}, limits::CgroupAttach{}, request.child.get(), &mount_ns));
   return std::make_unique<PreparedCommand>(std::move(launched), std::move(request.ours),
-                                           std::move(shape));
+                                           std::move(shape), std::move(mount_ns));
 }
 
 Result<exec::LaunchedProcess> Zygote::Join(const plan::LaunchPlan& plan,
                                            const exec::StdioFds& stdio,
-                                           const limits::CgroupAttach& cgroup,
-                                           int request_fd) const {
+                                           const limits::CgroupAttach& cgroup, int request_fd,
+                                           core::UniqueFd* mount_ns_copy) const {
   if (!Fits(plan)) return Fail(ErrorCode::kInvalidArgument, "zygote: the plan does not fit");
   JoinSpec spec;
   spec.holder_pidfd = holder_.pidfd.get();
@@ -120,6 +124,19 @@ Result<exec::LaunchedProcess> Zygote::Join(const plan::LaunchPlan& plan,
   spec.unshare_flags = CLONE_NEWNS | CLONE_NEWPID;
   if (plan.namespaces.ipc) spec.unshare_flags |= CLONE_NEWIPC;
   spec.mounts = mounts_;
+  // The command's placeholders, covered by its init in its own copy of the view.
+  std::vector<std::string> cover_paths;
+  cover_paths.reserve(plan.placeholders.size());
+  for (const plan::Placeholder& p : plan.placeholders) {
+    cover_paths.push_back(p.path().string());
+    spec.covers.push_back({cover_paths.back().c_str(), p.directory});
+  }
+  const std::string ignore_path = (plan.home / plan::kPlaceholderGitIgnore).string();
+  const std::string ignore_text = plan::PlaceholderGitIgnore(plan.placeholders);
+  if (!ignore_text.empty() && !plan.home.empty()) {
+    spec.ignore_path = ignore_path.c_str();
+    spec.ignore_text = ignore_text.c_str();
+  }
   pid_t init_pid = -1;
   spec.init_pid = &init_pid;
   linux_native::InitEntry entry;
@@ -136,6 +153,9 @@ Result<exec::LaunchedProcess> Zygote::Join(const plan::LaunchPlan& plan,
   Result<exec::LaunchedProcess> launched = linux_native::LaunchWithEntry(plan, stdio, entry);
   // Ours whether or not the launch went on to succeed (the joiner shares our descriptors).
   core::UniqueFd mount_ns(mount_ns_fd);
+  if (launched && mount_ns_copy != nullptr && mount_ns) {
+    mount_ns_copy->Reset(::fcntl(mount_ns.get(), F_DUPFD_CLOEXEC, 3));
+  }
   if (launched) HoldMountNamespace(*launched, std::move(mount_ns));
   return launched;
 }

@@ -59,8 +59,11 @@ class Zygote {
 
  private:
   Zygote() = default;
+  // `mount_ns_copy`: when given, a descriptor of the command's mount namespace (invalid when
+  // the joiner could not open one).
   Result<exec::LaunchedProcess> Join(const plan::LaunchPlan& plan, const exec::StdioFds& stdio,
-                                     const limits::CgroupAttach& cgroup, int request_fd) const;
+                                     const limits::CgroupAttach& cgroup, int request_fd,
+                                     core::UniqueFd* mount_ns_copy = nullptr) const;
 
   plan::LaunchPlan shape_;  // the plan the namespaces were built from
   std::vector<CommandMount> mounts_;

@@ -106,8 +106,8 @@ std::vector<Case> GitCases() {
       [](const Fixture& f) { return ConfigChanged(f) || Exists(f.ws / ".git-old"); });
   add("create-git-in-workspace-without-one",
       "mkdir -p @WS@/.git/hooks && printf '#!/bin/sh\\n' > @WS@/.git/hooks/pre-commit",
-      // The hook is what lands: a session may hold an empty read-only .git placeholder there
-      // for as long as it lives (a run server's does), which git ignores.
+      // The hook is what lands: a run holds an empty read-only .git placeholder there
+      // while its command runs, which git ignores.
       [](const Fixture& f) { return Exists(f.ws / ".git/hooks/pre-commit"); }, {});
   add(
       "git-file-target-hook", "printf '#!/bin/sh\\n' > @WS@/.repo-meta/hooks/pre-commit",

@@ -1,6 +1,6 @@
 // Host-run files (protect_host_run_files): files in the workspace that a coding agent, an
-// editor or the shell later runs on the host. Each attack rewrites one that exists, as a
-// hostile command would to get its code run outside the sandbox.
+// editor or the shell later runs on the host. Each attack rewrites one that exists, or creates
+// one where there is none, as a hostile command would to get its code run outside the sandbox.
 #include "escape_cases.h"
 
 namespace cordon::escape_test {
@@ -51,6 +51,27 @@ std::vector<Case> HostRunCases() {
   add("devcontainer-initialize", ".devcontainer/devcontainer.json", kSettings,
       "printf '{\"initializeCommand\": \"touch pwned\"}' > "
       "@WS@/.devcontainer/devcontainer.json");
+  // The same files where the workspace has none yet: created by the command.
+  auto create = [&](std::string name, const char* relative, std::string script) {
+    Case c;
+    c.category = "host-run";
+    c.name = std::move(name);
+    c.script = std::move(script);
+    c.landed = [relative](const Fixture& f) {
+      return std::filesystem::is_regular_file(f.ws / relative);
+    };
+    cases.push_back(std::move(c));
+  };
+  create("create-claude-settings", ".claude/settings.json",
+         "mkdir -p @WS@/.claude && printf '{\"hooks\": {}}' > @WS@/.claude/settings.json");
+  create("create-mcp-json", ".mcp.json", "printf '{\"mcpServers\": {}}' > @WS@/.mcp.json");
+  create("create-mcp-json-by-rename", ".mcp.json",
+         "printf '{\"mcpServers\": {}}' > @WS@/new.json && mv -f @WS@/new.json @WS@/.mcp.json");
+  create("create-envrc", ".envrc", "echo 'touch pwned' > @WS@/.envrc");
+  create("create-vscode-task", ".vscode/tasks.json",
+         "mkdir -p @WS@/.vscode && printf '{\"tasks\": []}' > @WS@/.vscode/tasks.json");
+  create("create-github-hook", ".github/hooks/hooks.json",
+         "mkdir -p @WS@/.github/hooks && printf '{}' > @WS@/.github/hooks/hooks.json");
   return cases;
 }
 

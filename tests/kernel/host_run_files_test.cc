@@ -5,7 +5,9 @@
 // path (CORDON_KERNEL_PATH) and backend (CORDON_TEST_BACKEND) the suite runs on.
 #include <fmt/format.h>
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 #include "kernel_support.h"
 
@@ -147,6 +149,91 @@ TEST_F(HostRunFilesTest, EntriesTheHostCreatesOrReplacesBetweenCommandsAreProtec
       EXPECT_EQ(ReadFile(workspace_ / ".claude/settings.json"), "{}\n") << "round " << round;
     }
   }
+}
+
+// What a host tool would find at each entry the attacks aimed at: nothing, or what it is.
+std::string LeftAt(const std::filesystem::path& ws) {
+  std::string found;
+  for (const char* entry : {".claude", ".mcp.json", ".envrc", ".github/hooks", ".vscode",
+                            ".aider.conf.yml", ".config/mise", "mise"}) {
+    std::error_code ec;
+    if (std::filesystem::symlink_status(ws / entry, ec).type() !=
+        std::filesystem::file_type::not_found) {
+      found += std::string(entry) + " ";
+    }
+  }
+  return found;
+}
+
+TEST_F(HostRunFilesTest, AbsentEntriesCannotBeCreatedAndNothingOfThemStaysBetweenCommands) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const std::string attack =
+      "mkdir -p .claude 2>/dev/null; echo '{\"hooks\": 1}' > .claude/settings.json 2>/dev/null "
+      "&& echo 'created .claude/settings.json'; "
+      "echo '{}' > .mcp.json 2>/dev/null && echo 'created .mcp.json'; "
+      "rm -f .envrc 2>/dev/null; echo 'touch pwned' > .envrc 2>/dev/null && echo 'created .envrc'; "
+      "ln -s /elsewhere .aider.conf.yml 2>/dev/null && echo 'linked .aider.conf.yml'; "
+      "mv .vscode .vscode-moved 2>/dev/null && echo 'renamed .vscode'; "
+      "mkdir -p .vscode/x 2>/dev/null && echo 'created in .vscode'; "
+      "mkdir -p .github/hooks/x 2>/dev/null && echo 'created in .github/hooks'; "
+      // The allowed twins: beside them, and in the directory made on the way to one.
+      "mkdir -p .github/workflows && echo ok > .github/workflows/ci.yml && echo ok > notes.txt "
+      "&& echo allowed";
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_EQ(LeftAt(workspace_), "") << "before command " << round;
+    const RunResult result = Shell(*session, attack);
+    EXPECT_EQ(result.stdout_data.data, "allowed\n") << "round " << round << Describe(result);
+    EXPECT_EQ(LeftAt(workspace_), "") << "after command " << round;
+    EXPECT_FALSE(Exists(workspace_ / ".vscode-moved"));
+    EXPECT_EQ(ReadFile(workspace_ / ".github/workflows/ci.yml"), "ok\n");
+  }
+}
+
+// While a command runs, a tool on the host finds each absent entry absent: a dangling link
+// (nothing to parse) or an empty directory; the command itself sees the same.
+TEST_F(HostRunFilesTest, WhileACommandRunsTheHostFindsTheAbsentEntriesAbsent) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  RunResult result;
+  std::thread run([&] {
+    result = Shell(*session,
+                   "test -e .mcp.json || echo 'absent inside'; touch started; "
+                   "while [ ! -e go ]; do sleep 0.01; done");
+  });
+  for (int i = 0; i < 1000 && !Exists(workspace_ / "started"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(Exists(workspace_ / "started"));
+  if (UnderBwrap()) {
+    // bubblewrap mounts by path and would follow a link: its placeholders are all empty
+    // directories (docs/backends.md).
+    EXPECT_TRUE(std::filesystem::is_directory(workspace_ / ".mcp.json"));
+    EXPECT_TRUE(std::filesystem::is_empty(workspace_ / ".mcp.json"));
+  } else {
+    EXPECT_FALSE(std::filesystem::exists(workspace_ / ".mcp.json"));  // stat: no such file
+    EXPECT_TRUE(std::filesystem::is_symlink(workspace_ / ".mcp.json"));
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(workspace_ / ".claude"));
+  std::ofstream(workspace_ / "go") << "";
+  run.join();
+  EXPECT_EQ(result.stdout_data.data, UnderBwrap() ? "" : "absent inside\n") << Describe(result);
+  EXPECT_EQ(LeftAt(workspace_), "");
+}
+
+TEST_F(HostRunFilesTest, AnAbsentEntryTheUserRemovedCanBeCreated) {
+  Config config = MakeConfig();
+  config.sandbox.host_run_files.remove = {".envrc"};
+  auto session = SessionOrSkip(config);
+  if (!session) return;
+  const RunResult result = Shell(*session,
+                                 "echo 'export A=1' > .envrc && echo 'created .envrc'; "
+                                 "echo '{}' > .mcp.json 2>/dev/null && echo 'created .mcp.json'; "
+                                 "true");
+  EXPECT_EQ(result.stdout_data.data, "created .envrc\n") << Describe(result);
+  EXPECT_EQ(ReadFile(workspace_ / ".envrc"), "export A=1\n");
+  EXPECT_FALSE(std::filesystem::is_symlink(workspace_ / ".mcp.json"));
+  EXPECT_FALSE(Exists(workspace_ / ".mcp.json"));
 }
 
 TEST_F(HostRunFilesTest, ALinkedEntryRefusesTheRunBeforeAnythingRuns) {

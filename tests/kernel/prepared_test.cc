@@ -17,6 +17,7 @@
 #include "kernel_support.h"
 #include "linux/init_reaper.h"
 #include "linux/kernel_features.h"
+#include "plan/host_placeholders.h"
 #include "plan/launch_plan.h"
 #include "session/request.h"
 #include "zygote/prepared_command.h"
@@ -49,8 +50,16 @@ class PreparedTest : public KernelTest {
     Result<plan::LaunchPlan> planned = plan::Plan(MakeConfig(), features_, request);
     EXPECT_TRUE(planned) << planned.error().message;
     if (!planned) return std::nullopt;
+    // The absent .git and host-run files held for the test's commands, as a session holds them
+    // for each of its own (the prepared command covers them when it starts).
+    Result<plan::HostPlaceholders> held = plan::HostPlaceholders::Hold(planned->placeholders);
+    EXPECT_TRUE(held) << held.error().message;
+    if (!held) return std::nullopt;
+    planned->placeholders = held->covered();
+    placeholders_.push_back(std::move(*held));
     return *planned;
   }
+  std::vector<plan::HostPlaceholders> placeholders_;
 
   std::unique_ptr<zygote::Zygote> StartZygote(const plan::LaunchPlan& plan) {
     Result<std::unique_ptr<zygote::Zygote>> started = zygote::Zygote::Start(plan);
@@ -135,6 +144,21 @@ TEST_F(PreparedTest, AnUnusedPreparedSandboxIsKilledWhenItIsDropped) {
   EXPECT_TRUE(Gone(pid)) << "the prepared sandbox's init " << pid << " outlived its owner";
   for (int i = 0; i < 300 && !Gone(stub); ++i) std::this_thread::sleep_for(10ms);
   EXPECT_TRUE(Gone(stub)) << "the prepared process " << stub << " outlived its sandbox";
+}
+
+// Its placeholders were made after the sandbox was built: they are covered when the command
+// starts (zygote/cover_relay.h), so an absent host-run file cannot be created in it either.
+TEST_F(PreparedTest, PlaceholdersMadeAfterItWasBuiltAreCoveredBeforeTheCommandStarts) {
+  std::optional<plan::LaunchPlan> plan = PlanShell(
+      "echo '{}' > .mcp.json; mkdir -p .claude/hooks; echo pwned > .claude/hooks/x; "
+      "echo ok > notes.txt");
+  ASSERT_TRUE(plan);
+  ASSERT_FALSE(plan->placeholders.empty());
+  const int status = RunPrepared(*plan);
+  EXPECT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(ReadFile(workspace_ / "notes.txt"), "ok\n");  // the twin: beside them
+  EXPECT_FALSE(std::filesystem::is_regular_file(workspace_ / ".mcp.json"));
+  EXPECT_FALSE(Exists(workspace_ / ".claude/hooks/x"));
 }
 
 TEST_F(PreparedTest, ACommandStartsInItAndWritesOnlyWhereAllowed) {

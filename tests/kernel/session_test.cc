@@ -155,8 +155,8 @@ TEST_F(SessionTest, ArgvIsJudgedByThePolicyAsTheWordsThatRun) {
 }
 
 // Caller::before_start (cordon's run server judges its client meanwhile): asked once,
-// and its refusal comes before anything of the run exists, the session's .git placeholder (the
-// workspace has no .git: its first run holds one) included. The twin goes on and runs.
+// and its refusal comes before anything of the run exists, the run's .git placeholder (the
+// workspace has no .git: each run holds one) included. The twin goes on and runs.
 TEST_F(SessionTest, ARunRefusedBeforeItStartsLeavesNothingBehind) {
   auto session = SessionOrSkip(MakeConfig());
   if (!session) return;

@@ -295,9 +295,9 @@ TEST_P(ZygoteTest, ASecretCreatedAfterTheSandboxWasPreparedIsStillHidden) {
   }
 }
 
-// The first runs of a session, at once, in a workspace without .git: a run planned before
-// another one made the session's .git placeholder is planned again, never launched without
-// the placeholder's read-only bind (a hook planted in it would run on the host's next git).
+// The first runs of a session, at once, in a workspace without .git: each holds the .git
+// placeholder (made by one, adopted by the others) and covers it, never launched without it
+// (a hook planted in it would run on the host's next git).
 TEST_P(ZygoteTest, ConcurrentFirstRunsNeverPlantAGitHook) {
   for (int round = 0; round < 4; ++round) {
     const std::filesystem::path ws = root_ / fmt::format("ws{}", round);

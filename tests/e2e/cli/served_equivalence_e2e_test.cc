@@ -189,7 +189,7 @@ TEST_F(ServedEquivalence, AWritableRootACommandTurnedIntoALinkIsRefusedByTheNext
 }
 
 // Item 5: a run the plan refuses leaves nothing on the host (a workspace that is the home: the
-// .git placeholder was made before the refusal).
+// .git placeholder was once made before the refusal).
 TEST_F(ServedEquivalence, ARefusedRunLeavesNothingOnTheHost) {
   StartServer();
   for (bool served : {true, false}) {

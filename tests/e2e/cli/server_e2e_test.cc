@@ -432,19 +432,22 @@ TEST_F(ServerTest, KillingTheClientKillsTheCommandsWholeTree) {
       << CountProcesses("sleep", marker) << " still running";
 }
 
-// Nothing of cordon's stays on the host after a kill: the empty .git placeholder a served
-// session holds in a workspace without one (so that no command can create .git there) is
-// left behind by a killed server, and removed by the next start of a session of the user —
-// here a one-shot run in another directory. The twin: while the server lives, that run
-// leaves its placeholder alone.
-TEST_F(ServerTest, AKilledServersGitPlaceholderGoesAtTheNextStart) {
+// Nothing of cordon's stays on the host after a kill: the placeholders a served command holds
+// in a workspace without .git or .mcp.json (so that the command cannot create them) are left
+// behind when the server is killed while it runs, and removed by the next start of a session
+// of the user — here a one-shot run in another directory. The twin: while the command runs,
+// that run leaves them alone.
+TEST_F(ServerTest, AKilledServersPlaceholdersGoAtTheNextStart) {
   StartServer();
   const std::filesystem::path git = workspace_ / ".git";
+  const std::filesystem::path mcp = workspace_ / ".mcp.json";
   ASSERT_FALSE(std::filesystem::exists(git));
-  Outcome served = Run({"run", "--", "true"});
-  EXPECT_EQ(served.exit_code, 0) << served.err;
-  EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 1) << ServerLog();
-  EXPECT_TRUE(std::filesystem::is_directory(git)) << "the served session holds none";
+  // A command that is still running when the server is killed: its placeholders are there.
+  std::thread waiting([&] { (void)Run({"run", "--", "sh", "-c", "touch started; sleep 30"}); });
+  EXPECT_TRUE(WaitFor([&] { return std::filesystem::exists(workspace_ / "started"); }))
+      << ServerLog();
+  EXPECT_TRUE(std::filesystem::is_directory(git)) << "no placeholder while a command runs";
+  EXPECT_TRUE(std::filesystem::is_symlink(mcp)) << "no placeholder while a command runs";
   const std::filesystem::path other = tmp_.path() / "other";
   std::filesystem::create_directories(other);
   auto run_elsewhere = [&] {
@@ -455,25 +458,28 @@ TEST_F(ServerTest, AKilledServersGitPlaceholderGoesAtTheNextStart) {
     EXPECT_FALSE(std::filesystem::exists(other / ".git")) << "its own placeholder stayed";
   };
   run_elsewhere();
-  EXPECT_TRUE(std::filesystem::is_directory(git)) << "removed under a live server";
+  EXPECT_TRUE(std::filesystem::is_directory(git)) << "removed under a running command";
   server_->Stop(SIGKILL);
-  EXPECT_TRUE(std::filesystem::is_directory(git));  // left behind
-  // The server's sandboxes die with it; until then they may hold it too.
+  waiting.join();
+  // Left behind, until the next start of a cordon of this user: the server's sandboxes die
+  // with it; until then they hold them.
   EXPECT_TRUE(WaitFor([&] {
     run_elsewhere();
-    return !std::filesystem::exists(git);
-  })) << "the killed server's placeholder is still there";
+    return !std::filesystem::exists(git) && !std::filesystem::is_symlink(mcp);
+  })) << "the killed server's placeholders are still there";
 }
 
 // A server asked to stop (SIGTERM, as a service manager or `kill` does) exits like an idle
 // one: its sessions end and remove their placeholders themselves, and its socket is gone.
-TEST_F(ServerTest, AStoppedServerLeavesNoGitPlaceholderOrSocket) {
+TEST_F(ServerTest, AStoppedServerLeavesNoSocketAndNoCommandLeavesAPlaceholder) {
   StartServer();
   const std::filesystem::path git = workspace_ / ".git";
   Outcome served = Run({"run", "--", "true"});
   EXPECT_EQ(served.exit_code, 0) << served.err;
   EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 1) << ServerLog();
-  EXPECT_TRUE(std::filesystem::is_directory(git)) << "the served session holds none";
+  // Between commands nothing of the placeholders is on the host (decision 0034).
+  EXPECT_FALSE(std::filesystem::exists(git)) << "a placeholder outlived its command";
+  EXPECT_FALSE(std::filesystem::is_symlink(workspace_ / ".mcp.json"));
   EXPECT_EQ(server_->Stop(SIGTERM), 0) << ServerLog();
   EXPECT_FALSE(std::filesystem::exists(git)) << "left behind by a stopped server";
   EXPECT_FALSE(std::filesystem::exists(Socket()));

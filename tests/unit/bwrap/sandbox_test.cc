@@ -20,6 +20,7 @@
 #include "exec/command_pipes.h"
 #include "exec/supervisor.h"
 #include "linux/kernel_features.h"
+#include "plan/host_placeholders.h"
 #include "plan/mount_identity.h"
 #include "support/host_listener.h"
 
@@ -62,7 +63,18 @@ class BwrapSandbox : public ::testing::Test {
     return plan::Plan(config, features_, request);
   }
 
-  RunResult Run(const plan::LaunchPlan& plan) {
+  RunResult Run(plan::LaunchPlan plan) {
+    // As a session does for bubblewrap: the absent .git and host-run files held for the run,
+    // as directories (the planner's choice for this backend; host_placeholders.h).
+    for (plan::Placeholder& p : plan.placeholders) p.directory = true;
+    Result<plan::HostPlaceholders> placeholders = plan::HostPlaceholders::Hold(plan.placeholders);
+    if (!placeholders) {
+      RunResult failed;
+      failed.status = RunStatus::kSetupFailed;
+      failed.error = placeholders.error().message;
+      return failed;
+    }
+    plan.placeholders = placeholders->covered();
     auto pipes = exec::CreateCommandPipes();
     EXPECT_TRUE(pipes.has_value());
     auto dev_null = exec::OpenDevNull();

@@ -14,38 +14,55 @@ constexpr const char* kMountinfo =
     "48 3105 0:45 /secret /work/.env ro - tmpfs tmpfs ro\n";
 
 std::vector<unsigned long> Scan(const std::string& text, std::size_t piece) {
-  std::vector<unsigned long> ids;
+  std::vector<unsigned long> keys;
   MountIdScanner scanner;
   for (std::size_t at = 0; at < text.size(); at += piece) {
     const std::string part = text.substr(at, piece);
-    EXPECT_TRUE(scanner.Feed(part.data(), static_cast<long>(part.size()), [&](unsigned long id) {
-      ids.push_back(id);
+    EXPECT_TRUE(scanner.Feed(part.data(), static_cast<long>(part.size()), [&](unsigned long key) {
+      keys.push_back(key);
       return true;
     }));
   }
-  return ids;
+  return keys;
 }
 
-// The first field of every line, however the text is split into reads (a read may end inside
-// an ID); the other numbers of a line (the parent's ID, the device) are not IDs.
-TEST(MountIdScanner, ReadsTheFirstFieldOfEveryLineAcrossSplitReads) {
-  const std::vector<unsigned long> expected = {22, 3105, 48};
-  for (std::size_t piece : {1u, 2u, 3u, 7u, 4096u}) {
-    EXPECT_EQ(Scan(kMountinfo, piece), expected) << "read " << piece << " bytes at a time";
+// One key per line, the same however the text is split into reads (a read may end inside a
+// field), and the same for the same mount whatever its options say.
+TEST(MountIdScanner, KeysEveryLineAcrossSplitReads) {
+  const std::vector<unsigned long> whole = Scan(kMountinfo, 4096);
+  ASSERT_EQ(whole.size(), 3u);
+  EXPECT_NE(whole[0], whole[1]);
+  EXPECT_NE(whole[1], whole[2]);
+  for (std::size_t piece : {1u, 2u, 3u, 7u}) {
+    EXPECT_EQ(Scan(kMountinfo, piece), whole) << "read " << piece << " bytes at a time";
   }
+  EXPECT_EQ(Scan("48 3105 0:45 /secret /work/.env rw,nosuid - tmpfs tmpfs rw\n", 4096)[0],
+            whole[2]);
+}
+
+// The ID the kernel gave a detached mask's mount to a new mount elsewhere is another key: a
+// view that lost its mask does not look intact because a cover took its number.
+TEST(MountIdScanner, AReusedIdOnAnotherMountIsAnotherKey) {
+  const std::vector<unsigned long> mask = Scan("48 3105 0:45 /secret /work/.env ro - x y ro\n", 7);
+  const std::vector<unsigned long> cover =
+      Scan("48 3105 8:1 /work/.mcp.json /work/.mcp.json ro - ext4 /dev/sda1 ro\n", 7);
+  ASSERT_EQ(mask.size(), 1u);
+  ASSERT_EQ(cover.size(), 1u);
+  EXPECT_NE(mask[0], cover[0]);
 }
 
 // The twin: a caller that has no room left stops the scan at once (the exec stub's E2BIG).
 TEST(MountIdScanner, StopsWhenTheCallerHasNoRoom) {
   MountIdScanner scanner;
-  std::vector<unsigned long> ids;
+  std::vector<unsigned long> keys;
   const std::string text = kMountinfo;
-  EXPECT_FALSE(scanner.Feed(text.data(), static_cast<long>(text.size()), [&](unsigned long id) {
-    if (ids.size() == 2) return false;
-    ids.push_back(id);
+  EXPECT_FALSE(scanner.Feed(text.data(), static_cast<long>(text.size()), [&](unsigned long key) {
+    if (keys.size() == 2) return false;
+    keys.push_back(key);
     return true;
   }));
-  EXPECT_EQ(ids, (std::vector<unsigned long>{22, 3105}));
+  const std::vector<unsigned long> all = Scan(kMountinfo, 4096);
+  EXPECT_EQ(keys, (std::vector<unsigned long>(all.begin(), all.begin() + 2)));
 }
 
 }  // namespace

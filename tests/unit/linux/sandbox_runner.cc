@@ -14,6 +14,7 @@
 #include "core/paths.h"
 #include "exec/connect_broker.h"
 #include "linux/launcher.h"
+#include "plan/host_placeholders.h"
 #include "plan/launch_plan.h"
 
 extern char** environ;
@@ -81,6 +82,15 @@ Result<ProbeRun> RunPlan(plan::LaunchPlan launch_plan) {
   int out[2];
   if (::pipe2(out, O_CLOEXEC) != 0) return Fail(ErrorCode::kSystem, "pipe2");
   exec::StdioFds stdio{-1, out[1], 2};
+  // As a session does: the absent .git and host-run files held for the run (host_placeholders.h).
+  Result<plan::HostPlaceholders> placeholders =
+      plan::HostPlaceholders::Hold(launch_plan.placeholders);
+  if (!placeholders) {
+    ::close(out[0]);
+    ::close(out[1]);
+    return std::unexpected(placeholders.error());
+  }
+  launch_plan.placeholders = placeholders->covered();
   auto launched = linux_native::Launch(launch_plan, stdio);
   ::close(out[1]);
   if (!launched) {

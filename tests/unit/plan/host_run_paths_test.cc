@@ -35,11 +35,30 @@ TEST_F(HostRunPathsTest, PresentEntriesAreFoundAndAbsentOnesListed) {
   const auto found = FindHostRunPaths(
       {".claude/", ".mcp.json", ".envrc", ".clinerules/hooks/", ".github/hooks/"}, {root_});
   ASSERT_TRUE(found) << found.error().message;
-  EXPECT_EQ(found->present,
-            (std::vector<std::filesystem::path>{root_ / ".claude", root_ / ".mcp.json"}));
+  // ".clinerules" is a file: read-only, it cannot become a directory holding hooks/.
+  EXPECT_EQ(found->present, (std::vector<std::filesystem::path>{
+                                root_ / ".claude", root_ / ".mcp.json", root_ / ".clinerules"}));
   EXPECT_EQ(found->absent,
-            (std::vector<std::filesystem::path>{root_ / ".envrc", root_ / ".clinerules/hooks",
-                                                root_ / ".github/hooks"}));
+            (std::vector<Placeholder>{{root_, ".envrc", false}, {root_, ".github/hooks", true}}));
+}
+
+TEST_F(HostRunPathsTest, APlaceholderAnotherRunMadeOrAKilledRunLeftCountsAsAbsent) {
+  std::filesystem::create_symlink(kPlaceholderLinkTarget, root_ / ".mcp.json");
+  std::filesystem::create_directory(root_ / ".claude");
+  std::filesystem::permissions(root_ / ".claude",
+                               static_cast<std::filesystem::perms>(kPlaceholderDirectoryMode));
+  std::filesystem::create_directory(root_ / ".vscode");  // an empty directory of the user's
+  const auto found = FindHostRunPaths({".mcp.json", ".claude/", ".vscode/"}, {root_});
+  ASSERT_TRUE(found) << found.error().message;
+  EXPECT_EQ(found->present, std::vector<std::filesystem::path>{root_ / ".vscode"});
+  EXPECT_EQ(found->absent,
+            (std::vector<Placeholder>{{root_, ".mcp.json", false}, {root_, ".claude", true}}));
+  EXPECT_TRUE(IsPlaceholder(root_ / ".mcp.json"));
+  EXPECT_TRUE(IsPlaceholder(root_ / ".claude"));
+  EXPECT_FALSE(IsPlaceholder(root_ / ".vscode"));
+  // The twin: a placeholder directory with something in it is the user's now.
+  Touch(".claude/settings.json");
+  EXPECT_FALSE(IsPlaceholder(root_ / ".claude"));
 }
 
 TEST_F(HostRunPathsTest, ALinkAsTheEntryOrOnTheWayToItIsRefusedNamingBothWaysOut) {

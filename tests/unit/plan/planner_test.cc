@@ -228,26 +228,36 @@ TEST(Planner, GitMetadataInAWritableRootIsBoundReadOnly) {
   ::rmdir(dir);
 }
 
-TEST(Planner, AMissingGitIsListedAsAbsentOnlyWhenGitMetadataIsProtected) {
+TEST(Planner, AMissingGitGetsAPlaceholderOnlyWhenGitMetadataIsProtected) {
   char dir[] = "/tmp/cordon-plan-XXXXXX";
   ASSERT_NE(::mkdtemp(dir), nullptr);
   PlanRequest request = Request();
   request.workspace = dir;
   auto plan = Plan(Default(), Everything(), request);
   ASSERT_TRUE(plan);
-  EXPECT_EQ(plan->absent_protected, std::vector<std::filesystem::path>{std::string(dir) + "/.git"});
+  // With a mount namespace: a placeholder for the command (never part of the shared view).
+  auto git_placeholder = [&](const LaunchPlan& p) {
+    return std::count(p.placeholders.begin(), p.placeholders.end(), Placeholder{dir, ".git", true});
+  };
+  EXPECT_EQ(git_placeholder(*plan), 1);
+  EXPECT_TRUE(plan->absent_protected.empty());
   // Twins: an existing .git is not absent; unprotected, nothing is listed.
   const std::string git = std::string(dir) + "/.git";
   ASSERT_EQ(::mkdir(git.c_str(), 0755), 0);
   auto with_git = Plan(Default(), Everything(), request);
   ASSERT_TRUE(with_git);
-  EXPECT_TRUE(with_git->absent_protected.empty());
+  EXPECT_EQ(git_placeholder(*with_git), 0);
+  // Another run's placeholder there is absent all the same: this run holds its own.
+  ASSERT_EQ(::chmod(git.c_str(), kPlaceholderDirectoryMode), 0);
+  auto with_placeholder = Plan(Default(), Everything(), request);
+  ASSERT_TRUE(with_placeholder);
+  EXPECT_EQ(git_placeholder(*with_placeholder), 1);
   ::rmdir(git.c_str());
   Config unprotected = Default();
   unprotected.sandbox.protect_git_metadata = false;
   auto plain = Plan(unprotected, Everything(), request);
   ASSERT_TRUE(plain);
-  EXPECT_TRUE(plain->absent_protected.empty());
+  EXPECT_EQ(git_placeholder(*plain), 0);
   ::rmdir(dir);
 }
 

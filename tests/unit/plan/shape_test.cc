@@ -49,6 +49,10 @@ TEST(Shape, WhatIsPerCommandNeverDecidesReuse) {
       {"workspace", [](LaunchPlan& p) { p.workspace = "/home/u/ws"; }},
       {"enforcement", [](LaunchPlan& p) { p.enforcement.backend = "other"; }},
       {"absent_protected", [](LaunchPlan& p) { p.absent_protected = {"/home/u/ws/.git"}; }},
+      {"placeholders",
+       [](LaunchPlan& p) {
+         p.placeholders = {{"/home/u/ws", ".mcp.json", false}};
+       }},
       {"home", [](LaunchPlan& p) { p.home = "/tmp/elsewhere"; }},
       {"tmpdir", [](LaunchPlan& p) { p.tmpdir = "/tmp/elsewhere"; }},
       {"limits.cgroup", [](LaunchPlan& p) { p.limits.cgroup.pids_max = 10; }},

@@ -45,7 +45,7 @@ TEST_F(DetectLinkedWorktreeTest, RefusesADirectoryOutsideAnyRepository) {
 }
 
 TEST_F(DetectLinkedWorktreeTest, AnEmptyGitDirectoryIsNotARepositoryLikeForGit) {
-  // cordon's placeholder for a missing .git (plan/git_placeholder.h) must not turn a plain
+  // cordon's placeholder for a missing .git (plan/host_placeholders.h) must not turn a plain
   // directory into "a main working tree".
   fs::create_directories(base_ / "plain" / ".git");
   auto found = DetectLinkedWorktree(base_ / "plain");

@@ -1,4 +1,4 @@
-#include "plan/git_placeholder_records.h"
+#include "plan/placeholder_records.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -8,14 +8,14 @@
 #include <filesystem>
 #include <fstream>
 
-#include "plan/git_placeholder.h"
+#include "plan/host_placeholders.h"
 
 namespace cordon::plan {
 namespace {
 
 namespace fs = std::filesystem;
 
-class GitPlaceholderRecordsTest : public ::testing::Test {
+class PlaceholderRecordsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     char tmpl[] = "/var/tmp/cordon-gitrec-XXXXXX";
@@ -28,8 +28,15 @@ class GitPlaceholderRecordsTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(base_); }
 
-  std::shared_ptr<const GitPlaceholderRecords> Records() const {
-    return GitPlaceholderRecords::Open(runtime_.string());
+  // A `.git` placeholder in each of `roots`.
+  static std::vector<Placeholder> Git(const std::vector<fs::path>& roots) {
+    std::vector<Placeholder> wanted;
+    for (const fs::path& root : roots) wanted.push_back({root, ".git", true});
+    return wanted;
+  }
+
+  std::shared_ptr<const PlaceholderRecords> Records() const {
+    return PlaceholderRecords::Open(runtime_.string());
   }
 
   // A run that is killed while it holds the placeholders of `roots`: nothing of its own
@@ -38,8 +45,9 @@ class GitPlaceholderRecordsTest : public ::testing::Test {
     const pid_t child = ::fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
-      auto held = GitPlaceholders::Create(roots, Records());
-      ::_exit(held.has_value() ? 0 : 1);  // no destructor: the placeholders stay
+      auto held = HostPlaceholders::Hold(Git(roots), Records());
+      if (held) new HostPlaceholders(std::move(*held));  // never released: they stay
+      ::_exit(held.has_value() ? 0 : 1);
     }
     int status = 0;
     ASSERT_EQ(::waitpid(child, &status, 0), child);
@@ -60,7 +68,7 @@ class GitPlaceholderRecordsTest : public ::testing::Test {
 };
 
 // A killed run's placeholders are removed at the next start, and their records with them.
-TEST_F(GitPlaceholderRecordsTest, AKilledRunsPlaceholdersGoAtTheNextStart) {
+TEST_F(PlaceholderRecordsTest, AKilledRunsPlaceholdersGoAtTheNextStart) {
   KilledRun({base_ / "a", base_ / "b"});
   EXPECT_TRUE(fs::is_directory(base_ / "a/.git"));
   EXPECT_TRUE(fs::is_directory(base_ / "b/.git"));
@@ -74,16 +82,20 @@ TEST_F(GitPlaceholderRecordsTest, AKilledRunsPlaceholdersGoAtTheNextStart) {
 // The twins: a placeholder a live run holds stays (its run removes it when done), and so does
 // one that became a repository on the host; a record whose directory is another one by now
 // (removed and made anew) leaves that directory alone.
-TEST_F(GitPlaceholderRecordsTest, WhatIsHeldOrNoLongerThePlaceholderStays) {
-  auto live = GitPlaceholders::Create({base_ / "a"}, Records());
-  ASSERT_TRUE(live.has_value()) << live.error().message;
+TEST_F(PlaceholderRecordsTest, WhatIsHeldOrNoLongerThePlaceholderStays) {
+  std::optional<HostPlaceholders> live;
+  {
+    auto held = HostPlaceholders::Hold(Git({base_ / "a"}), Records());
+    ASSERT_TRUE(held.has_value()) << held.error().message;
+    live = std::move(*held);
+  }
   KilledRun({base_ / "b"});
   std::ofstream(base_ / "b/.git/HEAD") << "ref: refs/heads/main\n";  // `git init` since
-  EXPECT_EQ(Records()->CleanUp(), 0);
+  EXPECT_EQ(Records()->CleanUp(), 1);  // settled: the repository is the user's
   EXPECT_TRUE(fs::is_directory(base_ / "a/.git")) << "removed under a live run";
   EXPECT_TRUE(fs::exists(base_ / "b/.git/HEAD"));
   EXPECT_EQ(RecordCount(), 1u) << "the live run's record is kept, the repository's forgotten";
-  live = GitPlaceholders{};
+  live.reset();
   EXPECT_FALSE(fs::exists(base_ / "a/.git"));
   EXPECT_EQ(RecordCount(), 0u) << "a run that removes its placeholder forgets it";
 
@@ -92,16 +104,16 @@ TEST_F(GitPlaceholderRecordsTest, WhatIsHeldOrNoLongerThePlaceholderStays) {
   fs::create_directory(base_ / "a/other");
   fs::create_directory(base_ / "a/.git");  // another directory under the recorded name
   fs::remove(base_ / "a/other");
-  EXPECT_EQ(Records()->CleanUp(), 0);
+  EXPECT_EQ(Records()->CleanUp(), 1);  // settled: not the placeholder recorded
   EXPECT_TRUE(fs::is_directory(base_ / "a/.git"));
 }
 
 // Records only in a runtime directory of this user's alone.
-TEST_F(GitPlaceholderRecordsTest, ARuntimeDirectoryOthersMayWriteIsNotUsed) {
+TEST_F(PlaceholderRecordsTest, ARuntimeDirectoryOthersMayWriteIsNotUsed) {
   fs::permissions(runtime_, fs::perms::all);
   EXPECT_EQ(Records(), nullptr);
-  EXPECT_EQ(GitPlaceholderRecords::Open(std::nullopt), nullptr);
-  EXPECT_EQ(GitPlaceholderRecords::Open("relative/dir"), nullptr);
+  EXPECT_EQ(PlaceholderRecords::Open(std::nullopt), nullptr);
+  EXPECT_EQ(PlaceholderRecords::Open("relative/dir"), nullptr);
   fs::permissions(runtime_, fs::perms::owner_all);
   EXPECT_NE(Records(), nullptr);
 }

@@ -1,4 +1,4 @@
-#include "plan/git_placeholder_records.h"
+#include "plan/placeholder_records.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -7,9 +7,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <string_view>
 #include <vector>
+
+#include "plan/host_placeholders.h"
 
 namespace cordon::plan {
 namespace {
@@ -41,35 +44,9 @@ std::string ReadText(int dir, const char* name) {
   return n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : std::string();
 }
 
-enum class Outcome { kRemoved, kGone, kHeld };
-
-// The placeholder `git` recorded as `name`: removed when it is still that empty directory and
-// nobody holds it.
-Outcome RemoveIfUnheld(const std::string& name, const std::filesystem::path& git) {
-  if (git.filename() != ".git" || !git.is_absolute()) return Outcome::kGone;
-  const std::filesystem::path root = git.parent_path();
-#if defined(__linux__)
-  core::UniqueFd root_fd(::open(root.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-#else
-  core::UniqueFd root_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-#endif
-  if (!root_fd) return Outcome::kGone;
-  core::UniqueFd dir(
-      ::openat(root_fd.get(), ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  struct stat st {};
-  if (!dir || ::fstat(dir.get(), &st) != 0 || Name(st.st_dev, st.st_ino) != name) {
-    return Outcome::kGone;  // removed, replaced, or another directory by now: not ours
-  }
-  // A live holder keeps LOCK_SH: then it removes it itself when it is done.
-  if (::flock(dir.get(), LOCK_EX | LOCK_NB) != 0) return Outcome::kHeld;
-  // Only an empty directory goes; a repository made meanwhile stays (and is forgotten).
-  if (::unlinkat(root_fd.get(), ".git", AT_REMOVEDIR) != 0) return Outcome::kGone;
-  return Outcome::kRemoved;
-}
-
 }  // namespace
 
-std::shared_ptr<const GitPlaceholderRecords> GitPlaceholderRecords::Open(
+std::shared_ptr<const PlaceholderRecords> PlaceholderRecords::Open(
     const std::optional<std::string>& runtime_dir) {
   if (!runtime_dir || !runtime_dir->starts_with('/')) return nullptr;
   core::UniqueFd runtime(
@@ -79,10 +56,10 @@ std::shared_ptr<const GitPlaceholderRecords> GitPlaceholderRecords::Open(
       (st.st_mode & 0022) != 0) {
     return nullptr;
   }
-  return std::make_shared<const GitPlaceholderRecords>(std::move(runtime));
+  return std::make_shared<const PlaceholderRecords>(std::move(runtime));
 }
 
-core::UniqueFd GitPlaceholderRecords::Directory(bool create) const {
+core::UniqueFd PlaceholderRecords::Directory(bool create) const {
   if (create) return OwnDirectory(runtime_.get(), kDirectoryName);
   core::UniqueFd dir(
       ::openat(runtime_.get(), kDirectoryName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
@@ -94,7 +71,7 @@ core::UniqueFd GitPlaceholderRecords::Directory(bool create) const {
   return dir;
 }
 
-void GitPlaceholderRecords::Record(dev_t dev, ino_t ino, const std::filesystem::path& git) const {
+void PlaceholderRecords::Record(dev_t dev, ino_t ino, const std::string& text) const {
   const core::UniqueFd dir = Directory(/*create=*/true);
   if (!dir) return;  // unrecorded: the next run in that root adopts it
   // Written whole under a name of its own, then renamed: a clean-up never reads half of it.
@@ -103,7 +80,6 @@ void GitPlaceholderRecords::Record(dev_t dev, ino_t ino, const std::filesystem::
   core::UniqueFd fd(::openat(dir.get(), partial.c_str(),
                              O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!fd) return;  // unrecorded: the next run in that root adopts it
-  const std::string& text = git.native();
   const bool written =
       ::write(fd.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size());
   if (!written || ::renameat(dir.get(), partial.c_str(), dir.get(), name.c_str()) != 0) {
@@ -111,12 +87,12 @@ void GitPlaceholderRecords::Record(dev_t dev, ino_t ino, const std::filesystem::
   }
 }
 
-void GitPlaceholderRecords::Forget(dev_t dev, ino_t ino) const {
+void PlaceholderRecords::Forget(dev_t dev, ino_t ino) const {
   const core::UniqueFd dir = Directory(/*create=*/false);
   if (dir) (void)::unlinkat(dir.get(), Name(dev, ino).c_str(), 0);
 }
 
-int GitPlaceholderRecords::CleanUp() const {
+int PlaceholderRecords::CleanUp() const {
   const core::UniqueFd dir = Directory(/*create=*/false);
   if (!dir) return 0;  // nothing was ever recorded here
   core::UniqueFd listing(::openat(dir.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
@@ -130,18 +106,19 @@ int GitPlaceholderRecords::CleanUp() const {
   }
   ::closedir(d);
   int removed = 0;
+  // The deepest first: a directory made on the way to a placeholder is empty only once that
+  // one is gone. A record of another form (an older cordon's) is forgotten.
+  std::vector<std::pair<std::string, std::string>> records;
   for (const std::string& name : names) {
-    const std::string git = ReadText(dir.get(), name.c_str());
-    if (git.empty()) continue;  // unreadable now: left for a later start
-    switch (RemoveIfUnheld(name, git)) {
-      case Outcome::kRemoved:
-        ++removed;
-        [[fallthrough]];
-      case Outcome::kGone:
-        (void)::unlinkat(dir.get(), name.c_str(), 0);
-        break;
-      case Outcome::kHeld:
-        break;
+    std::string text = ReadText(dir.get(), name.c_str());
+    if (!text.empty()) records.emplace_back(name, std::move(text));
+  }
+  std::sort(records.begin(), records.end(),
+            [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
+  for (const auto& [name, text] : records) {
+    if (RemoveRecordedHostPlaceholder(name, text)) {
+      ++removed;
+      (void)::unlinkat(dir.get(), name.c_str(), 0);
     }
   }
   return removed;

@@ -1,0 +1,249 @@
+#include "plan/host_placeholders.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <optional>
+
+#include "core/syscall_error.h"
+
+namespace cordon::plan {
+namespace {
+
+// LOCK_SH on `fd`, waiting at most about a second for a run that removes its placeholders.
+bool LockShared(int fd) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    if (::flock(fd, LOCK_SH | LOCK_NB) == 0) return true;
+    if (errno != EWOULDBLOCK && errno != EINTR) return false;
+    ::usleep(10'000);
+  }
+  errno = EWOULDBLOCK;
+  return false;
+}
+
+std::string RecordName(dev_t dev, ino_t ino) {
+  return fmt::format("{}-{}", static_cast<unsigned long long>(dev),
+                     static_cast<unsigned long long>(ino));
+}
+
+bool Creatable(int err) { return err != EACCES && err != EPERM && err != EROFS; }
+
+core::UniqueFd OpenDirectory(int parent, const char* name) {
+#if defined(__linux__)
+  constexpr int kFlags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+#else
+  constexpr int kFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+#endif
+  return core::UniqueFd(::openat(parent, name, kFlags));
+}
+
+bool EmptyDirectoryAt(int parent, const char* name) {
+  core::UniqueFd fd(::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd) return false;
+  DIR* dir = ::fdopendir(fd.Release());
+  if (dir == nullptr) return false;
+  bool empty = true;
+  while (const dirent* entry = ::readdir(dir)) {
+    if (std::strcmp(entry->d_name, ".") != 0 && std::strcmp(entry->d_name, "..") != 0) {
+      empty = false;
+      break;
+    }
+  }
+  ::closedir(dir);
+  return empty;
+}
+
+// What is at `name` in `parent`: a placeholder directory (`empty` tells whether it must be
+// empty to count), a placeholder link, or something else (nullopt); `st` its lstat.
+enum class Kind { kDirectory, kLink, kOther };
+Kind Examine(int parent, const char* name, bool empty, struct stat& st) {
+  if (::fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return Kind::kOther;
+  if (S_ISDIR(st.st_mode)) {
+    const bool ours = (st.st_mode & 07777) == kPlaceholderDirectoryMode &&
+                      (!empty || EmptyDirectoryAt(parent, name));
+    return ours ? Kind::kDirectory : Kind::kOther;
+  }
+  if (!S_ISLNK(st.st_mode)) return Kind::kOther;
+  char target[128];
+  const ssize_t n = ::readlinkat(parent, name, target, sizeof target);
+  const std::size_t expected = std::strlen(kPlaceholderLinkTarget);
+  const bool ours = n == static_cast<ssize_t>(expected) &&
+                    std::memcmp(target, kPlaceholderLinkTarget, expected) == 0;
+  return ours ? Kind::kLink : Kind::kOther;
+}
+
+// The directory holding `relative`'s last component, below `root` (no link followed).
+core::UniqueFd OpenParent(int root, const std::filesystem::path& relative) {
+  core::UniqueFd dir = OpenDirectory(root, ".");
+  for (const auto& part : relative.parent_path()) {
+    if (!dir) break;
+    dir = OpenDirectory(dir.get(), part.c_str());
+  }
+  return dir;
+}
+
+// Removes `name` in `parent` if it is still the placeholder (dev, ino); true when it is gone.
+bool RemoveIfSame(int parent, const char* name, bool directory, dev_t dev, ino_t ino) {
+  struct stat st {};
+  if (::fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return errno == ENOENT;
+  if (st.st_dev != dev || st.st_ino != ino) return true;  // not ours any more
+  if (!directory) return ::unlinkat(parent, name, 0) == 0;
+  if (::unlinkat(parent, name, AT_REMOVEDIR) == 0) return true;
+  // Not empty: something the host (or the command, in a directory on the way) put there is
+  // the user's, and so is the directory now.
+  if (errno == ENOTEMPTY || errno == EEXIST) {
+    core::UniqueFd fd(::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (fd) (void)::fchmod(fd.get(), 0755);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string HostPlaceholderRecord(const std::filesystem::path& root, const std::string& relative) {
+  return fmt::format("{}{}\n{}", kHostPlaceholderRecordPrefix, root.string(), relative);
+}
+
+bool RemoveRecordedHostPlaceholder(const std::string& name, const std::string& record) {
+  const std::size_t newline = record.find('\n');
+  if (!record.starts_with(kHostPlaceholderRecordPrefix) || newline == std::string::npos) {
+    return true;  // not a record of ours: forget it
+  }
+  const std::filesystem::path root =
+      record.substr(std::strlen(kHostPlaceholderRecordPrefix),
+                    newline - std::strlen(kHostPlaceholderRecordPrefix));
+  const std::filesystem::path relative = record.substr(newline + 1);
+  if (!root.is_absolute() || relative.empty() || relative.is_absolute()) return true;
+  core::UniqueFd root_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!root_fd) return true;
+  if (::flock(root_fd.get(), LOCK_EX | LOCK_NB) != 0) return false;  // a run holds it
+  core::UniqueFd parent = OpenParent(root_fd.get(), relative);
+  if (!parent) return true;
+  struct stat st {};
+  const std::string last = relative.filename().string();
+  const Kind kind = Examine(parent.get(), last.c_str(), /*empty=*/false, st);
+  if (kind == Kind::kOther || RecordName(st.st_dev, st.st_ino) != name) return true;
+  return RemoveIfSame(parent.get(), last.c_str(), kind == Kind::kDirectory, st.st_dev, st.st_ino);
+}
+
+Result<HostPlaceholders> HostPlaceholders::Hold(const std::vector<Placeholder>& wanted,
+                                                std::shared_ptr<const PlaceholderRecords> records) {
+  HostPlaceholders held;
+  held.records_ = std::move(records);
+  for (const Placeholder& p : wanted) {
+    const std::string shown = p.path().string();
+    // The root, held shared for the command's lifetime.
+    auto root = std::find_if(held.roots_.begin(), held.roots_.end(),
+                             [&](const Root& r) { return r.path == p.root; });
+    if (root == held.roots_.end()) {
+      core::UniqueFd fd(::open(p.root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (!fd) return core::FailSyscall("open", p.root.string());
+      if (!LockShared(fd.get())) return core::FailSyscall("flock(LOCK_SH)", p.root.string());
+      held.roots_.push_back({p.root, std::move(fd)});
+      root = std::prev(held.roots_.end());
+    }
+    const std::size_t root_index = static_cast<std::size_t>(root - held.roots_.begin());
+    auto made = [&](const std::filesystem::path& relative, bool directory, const struct stat& st) {
+      held.made_.push_back({root_index, relative.string(), directory, st.st_dev, st.st_ino});
+      if (held.records_) {
+        held.records_->Record(st.st_dev, st.st_ino,
+                              HostPlaceholderRecord(p.root, relative.string()));
+      }
+    };
+    // The directories on the way, made as placeholders when missing.
+    const std::filesystem::path relative = p.relative;
+    core::UniqueFd parent = OpenDirectory(root->fd.get(), ".");
+    std::filesystem::path walked;
+    bool skipped = false;
+    for (const auto& part : relative.parent_path()) {
+      walked /= part;
+      core::UniqueFd next = OpenDirectory(parent.get(), part.c_str());
+      struct stat st {};
+      if (!next && errno == ENOENT) {
+        if (::mkdirat(parent.get(), part.c_str(), kPlaceholderDirectoryMode) == 0 &&
+            ::fstatat(parent.get(), part.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+          made(walked, true, st);
+        } else if (errno != EEXIST && !Creatable(errno)) {
+          skipped = true;
+          break;
+        } else if (errno != EEXIST) {
+          return core::FailSyscall("mkdirat", (p.root / walked).string());
+        }
+        next = OpenDirectory(parent.get(), part.c_str());
+      } else if (next && Examine(parent.get(), part.c_str(), false, st) == Kind::kDirectory) {
+        made(walked, true, st);  // another run's: whoever is last removes it once empty
+      }
+      if (!next) {
+        return core::FailSyscall(
+            "openat", fmt::format("{} (changed while the command was starting: run it again)",
+                                  (p.root / walked).string()));
+      }
+      parent = std::move(next);
+    }
+    if (skipped) continue;
+    const std::string last = relative.filename().string();
+    const int rc = p.directory ? ::mkdirat(parent.get(), last.c_str(), kPlaceholderDirectoryMode)
+                               : ::symlinkat(kPlaceholderLinkTarget, parent.get(), last.c_str());
+    if (rc != 0 && errno != EEXIST) {
+      if (!Creatable(errno)) continue;
+      return core::FailSyscall(p.directory ? "mkdirat" : "symlinkat",
+                               fmt::format("{} (placeholder keeping it from being created in the "
+                                           "sandbox)",
+                                           shown));
+    }
+    struct stat st {};
+    const Kind kind = Examine(parent.get(), last.c_str(), /*empty=*/rc != 0, st);
+    if (kind == Kind::kOther) {
+      return Fail(ErrorCode::kUnavailable,
+                  fmt::format("{} appeared while the command was starting (run it again)", shown));
+    }
+    made(relative, kind == Kind::kDirectory, st);
+    held.covered_.push_back({p.root, p.relative, kind == Kind::kDirectory});
+  }
+  return held;
+}
+
+HostPlaceholders& HostPlaceholders::operator=(HostPlaceholders&& other) noexcept {
+  if (this != &other) {
+    Release();
+    roots_ = std::move(other.roots_);
+    made_ = std::move(other.made_);
+    covered_ = std::move(other.covered_);
+    records_ = std::move(other.records_);
+    other.roots_.clear();
+    other.made_.clear();
+    other.covered_.clear();
+  }
+  return *this;
+}
+
+void HostPlaceholders::Release() {
+  std::vector<bool> last(roots_.size(), false);
+  for (std::size_t i = 0; i < roots_.size(); ++i) {
+    // Upgraded without waiting only when no other run holds the root: that one removes them.
+    last[i] = ::flock(roots_[i].fd.get(), LOCK_EX | LOCK_NB) == 0;
+  }
+  for (auto it = made_.rbegin(); it != made_.rend(); ++it) {
+    if (!last[it->root]) continue;
+    const std::filesystem::path relative = it->relative;
+    core::UniqueFd parent = OpenParent(roots_[it->root].fd.get(), relative);
+    const std::string name = relative.filename().string();
+    if (parent && RemoveIfSame(parent.get(), name.c_str(), it->directory, it->dev, it->ino) &&
+        records_) {
+      records_->Forget(it->dev, it->ino);
+    }
+  }
+  made_.clear();
+  covered_.clear();
+  roots_.clear();  // closed: unlocked
+}
+
+}  // namespace cordon::plan
