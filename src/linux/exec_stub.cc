@@ -85,7 +85,7 @@ bool TakeStrings(char*& at, const char* end, std::uint32_t count, char** out) {
 }
 
 // The mount keys of this process's view (linux/mount_id_scanner.h: each line of
-// /proc/self/mountinfo hashed by mount ID, parent, device, root and mount point) into `ids`:
+// /proc/self/mountinfo hashed by mount ID, parent and device) into `ids`:
 // how many, or -errno (-E2BIG beyond `capacity`). A mask whose file the host renamed over or
 // unlinked is detached from every view by the kernel, so its key is gone from the list taken
 // when the sandbox was ready (zygote/mount_ids.h), even when the kernel gave its ID to a mount

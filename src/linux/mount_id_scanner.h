@@ -5,15 +5,17 @@
 // A mount's ID alone does not name it: the kernel hands a freed ID to the next mount made
 // anywhere, so a mask detached from a view and a mount made since (another sandbox's, or a
 // placeholder cover of this very command) may carry the same number. The key of a line is a
-// 64-bit FNV-1a hash of its first five fields — mount ID, parent ID, device, root and mount
-// point — which differ for the new mount (decision 0034).
+// 64-bit FNV-1a hash of its first three fields — mount ID, parent ID and device — which differ
+// for the new mount: a cover is on the workspace's filesystem, a mask on a tmpfs of its own or
+// on /dev (decision 0034). Not the root and mount point: they are paths, which a rename on the
+// host changes for a mount that is still there.
 #pragma once
 
 namespace cordon::linux_native {
 
 class MountIdScanner {
  public:
-  // Calls `emit(key)` with the key of each line of `data`, in order, once its fifth field is
+  // Calls `emit(key)` with the key of each line of `data`, in order, once its third field is
   // read; stops and returns false as soon as `emit` returns false. A line split between two
   // calls is read as one.
   template <typename Emit>
@@ -38,7 +40,7 @@ class MountIdScanner {
   }
 
  private:
-  static constexpr int kKeyFields = 5;
+  static constexpr int kKeyFields = 3;
   static constexpr unsigned long long kOffset = 14695981039346656037ull;
   static constexpr unsigned long long kPrime = 1099511628211ull;
 

@@ -1,5 +1,5 @@
 // The mounts of a process's mount namespace, by key (linux/mount_id_scanner.h: a hash of each
-// line's mount ID, parent, device, root and mount point — an ID alone may be reused). A mask whose
+// line's mount ID, parent and device — an ID alone may be reused). A mask whose
 // file the host renames over or unlinks is detached from every namespace by the kernel
 // (detach_mounts): a view built earlier then lacks one of the mounts it was built with, and a
 // command must not start in it (docs/decisions/0033-one-sandbox-shape-and-identity.md). Mounts that

@@ -27,7 +27,8 @@ std::vector<unsigned long> Scan(const std::string& text, std::size_t piece) {
 }
 
 // One key per line, the same however the text is split into reads (a read may end inside a
-// field), and the same for the same mount whatever its options say.
+// field), and the same for the same mount whatever its options say or wherever a rename on
+// the host has moved its paths.
 TEST(MountIdScanner, KeysEveryLineAcrossSplitReads) {
   const std::vector<unsigned long> whole = Scan(kMountinfo, 4096);
   ASSERT_EQ(whole.size(), 3u);
@@ -38,6 +39,7 @@ TEST(MountIdScanner, KeysEveryLineAcrossSplitReads) {
   }
   EXPECT_EQ(Scan("48 3105 0:45 /secret /work/.env rw,nosuid - tmpfs tmpfs rw\n", 4096)[0],
             whole[2]);
+  EXPECT_EQ(Scan("48 3105 0:45 /secret /work.moved/.env ro - tmpfs tmpfs ro\n", 4096)[0], whole[2]);
 }
 
 // The ID the kernel gave a detached mask's mount to a new mount elsewhere is another key: a
