@@ -42,6 +42,9 @@ struct Capabilities {
   // The host-run files kept read-only in every writable root (sandbox.host_run_files, as
   // entries relative to a root; a trailing "/" names a directory). Empty when none are.
   std::vector<std::string> host_run_files;
+  // How many levels below each writable root nested projects are searched for and protected
+  // as the roots are (their .git and host-run files; sandbox.nested_project_depth). 0: none.
+  std::uint64_t nested_project_depth = 0;
 
   bool can_run() const { return missing.empty(); }
 };

@@ -37,6 +37,10 @@ struct SandboxConfig {
   // Keep the host-run files (HostRunFilesConfig) read-only in every writable root.
   bool protect_host_run_files = true;
   HostRunFilesConfig host_run_files;
+  // How many directory levels below each writable root are searched for nested projects
+  // (directories holding a .git or a host-run entry), whose .git and host-run files are
+  // protected like a root's (docs/host-run-files.md). 0: only the roots themselves.
+  std::uint64_t nested_project_depth = 2;
   // Whether a person may approve one command to run outside the sandbox (ADR 0064).
   bool allow_outside_sandbox = true;
   // Paths hidden in addition to the built-in credential list. Absolute (after ~ expansion).

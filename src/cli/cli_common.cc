@@ -183,6 +183,10 @@ void PrintCapabilities(const Capabilities& c) {
     fmt::print("read-only in each writable root (host-run files):\n  {}\n",
                fmt::join(c.host_run_files, " "));
   }
+  if (c.nested_project_depth > 0) {
+    fmt::print("protected as the roots are: projects nested up to {} levels below them\n",
+               c.nested_project_depth);
+  }
   for (const std::string& m : c.missing) fmt::print("MISSING: {}\n", m);
   for (const std::string& u : c.unsupported) fmt::print("not supported: {}\n", u);
   fmt::print("{}\n", c.can_run() ? "commands can run with this configuration"

@@ -26,6 +26,7 @@ void PrintSandbox(const std::filesystem::path& path, const Config& config, bool 
   fmt::print("network:               {}\n", NetworkPolicyName(config.sandbox.network));
   fmt::print("protect_git_metadata:  {}\n", config.sandbox.protect_git_metadata);
   fmt::print("protect_host_run_files: {}\n", config.sandbox.protect_host_run_files);
+  fmt::print("nested_project_depth:   {}\n", config.sandbox.nested_project_depth);
   for (const std::string& entry : config.sandbox.host_run_files.add) {
     fmt::print("host_run_files add:    {}\n", entry);
   }

@@ -24,6 +24,7 @@ constexpr std::string_view kSandboxKeys[] = {"mode",
                                              "protect_git_metadata",
                                              "protect_host_run_files",
                                              "host_run_files",
+                                             "nested_project_depth",
                                              "allow_outside_sandbox",
                                              "hidden_paths",
                                              "backend"};
@@ -116,6 +117,32 @@ class Reader {
   std::string_view source_;
 };
 
+// An integer from `range` (or 0 when the range allows "no limit"). 2020-12 schemas count
+// 4096.0 as an integer; so does the reader.
+Result<std::uint64_t> ReadCount(const Reader& reader, const Json& value, const std::string& pointer,
+                                const CountRange& range) {
+  const std::string expected =
+      range.zero_means_none
+          ? fmt::format("0 (no limit) or an integer number of {} from {} to {}", range.unit,
+                        range.min, range.max)
+          : fmt::format("an integer number of {} from {} to {}", range.unit, range.min, range.max);
+  if (!value.is_number()) return reader.Mismatch(pointer, expected, value);
+  const double as_double = value.get<double>();
+  if (value.is_number_float() && as_double != std::floor(as_double)) {
+    return reader.Mismatch(pointer, expected, value);
+  }
+  if (value.is_number_integer() && !value.is_number_unsigned()) {
+    return reader.Mismatch(pointer, expected, value);  // negative
+  }
+  if (as_double < 0 || as_double > static_cast<double>(range.max)) {
+    return reader.Mismatch(pointer, expected, value);
+  }
+  const std::uint64_t count = value.is_number_unsigned() ? value.get<std::uint64_t>()
+                                                         : static_cast<std::uint64_t>(as_double);
+  if (!InRange(count, range)) return reader.Mismatch(pointer, expected, value);
+  return count;
+}
+
 Result<void> ReadSandbox(const Reader& reader, const Json& json, SandboxConfig& out) {
   const std::string base = "/sandbox";
   CORDON_TRY_VOID(reader.CheckObject(json, base, kSandboxKeys));
@@ -140,6 +167,9 @@ Result<void> ReadSandbox(const Reader& reader, const Json& json, SandboxConfig& 
                    reader.StringArray(entries, PointerAppend(pointer, list)));
         (list == "add" ? out.host_run_files.add : out.host_run_files.remove) = std::move(read);
       }
+    } else if (key == "nested_project_depth") {
+      CORDON_TRY(out.nested_project_depth,
+                 ReadCount(reader, value, pointer, kNestedProjectDepthRange));
     } else if (key == "allow_outside_sandbox") {
       CORDON_TRY(out.allow_outside_sandbox, reader.Bool(value, pointer));
     } else {  // writable_roots, hidden_paths: resolved later by NormalisePaths()
@@ -167,32 +197,6 @@ Result<void> ReadPolicy(const Reader& reader, const Json& json, PolicyConfig& ou
     }
   }
   return {};
-}
-
-// An integer from `range` (or 0 when the range allows "no limit"). 2020-12 schemas count
-// 4096.0 as an integer; so does the reader.
-Result<std::uint64_t> ReadCount(const Reader& reader, const Json& value, const std::string& pointer,
-                                const CountRange& range) {
-  const std::string expected =
-      range.zero_means_none
-          ? fmt::format("0 (no limit) or an integer number of {} from {} to {}", range.unit,
-                        range.min, range.max)
-          : fmt::format("an integer number of {} from {} to {}", range.unit, range.min, range.max);
-  if (!value.is_number()) return reader.Mismatch(pointer, expected, value);
-  const double as_double = value.get<double>();
-  if (value.is_number_float() && as_double != std::floor(as_double)) {
-    return reader.Mismatch(pointer, expected, value);
-  }
-  if (value.is_number_integer() && !value.is_number_unsigned()) {
-    return reader.Mismatch(pointer, expected, value);  // negative
-  }
-  if (as_double < 0 || as_double > static_cast<double>(range.max)) {
-    return reader.Mismatch(pointer, expected, value);
-  }
-  const std::uint64_t count = value.is_number_unsigned() ? value.get<std::uint64_t>()
-                                                         : static_cast<std::uint64_t>(as_double);
-  if (!InRange(count, range)) return reader.Mismatch(pointer, expected, value);
-  return count;
 }
 
 Result<void> ReadLimits(const Reader& reader, const Json& json, LimitsConfig& out) {

@@ -37,6 +37,7 @@ OrderedJson ToDocument(const Config& config) {
   sandbox["writable_roots"] = PathList(config.sandbox.writable_roots);
   sandbox["protect_git_metadata"] = config.sandbox.protect_git_metadata;
   sandbox["protect_host_run_files"] = config.sandbox.protect_host_run_files;
+  sandbox["nested_project_depth"] = config.sandbox.nested_project_depth;
   OrderedJson host_run_files = OrderedJson::object();
   host_run_files["add"] = StringList(config.sandbox.host_run_files.add);
   host_run_files["remove"] = StringList(config.sandbox.host_run_files.remove);

@@ -174,6 +174,12 @@ Result<void> ValidateConfig(const Config& config, std::string_view source) {
   CORDON_TRY_VOID(
       CheckPaths(config.sandbox.hidden_paths, "hidden path", source, "/sandbox/hidden_paths"));
   CORDON_TRY_VOID(CheckHostRunFiles(config.sandbox.host_run_files, source));
+  if (!InRange(config.sandbox.nested_project_depth, kNestedProjectDepthRange)) {
+    return FailConfig(source, "/sandbox/nested_project_depth",
+                      fmt::format("expected an integer number of levels from {} to {}, found {}",
+                                  kNestedProjectDepthRange.min, kNestedProjectDepthRange.max,
+                                  config.sandbox.nested_project_depth));
+  }
   CORDON_TRY_VOID(CheckPatterns(config.command_policy.deny, source, "/command_policy/deny"));
   CORDON_TRY_VOID(CheckPatterns(config.command_policy.allow, source, "/command_policy/allow"));
   CORDON_TRY_VOID(CheckNestedAgents(config.command_policy.nested_agents, source));

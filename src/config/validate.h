@@ -33,6 +33,8 @@ inline constexpr CountRange kProcessesRange{1, std::uint64_t{1} << 22, true, "pr
 // 3: stdin, stdout and stderr; 2^20 is the kernel's default fs.nr_open.
 inline constexpr CountRange kOpenFilesRange{3, std::uint64_t{1} << 20, true, "descriptors"};
 inline constexpr CountRange kCpuSecondsRange{1, 86400 * 7, true, "seconds"};
+// Below a writable root, how deep nested projects are searched for (0: not at all).
+inline constexpr CountRange kNestedProjectDepthRange{0, 8, false, "levels"};
 
 constexpr bool InRange(std::uint64_t value, const CountRange& range) {
   return (value == 0 && range.zero_means_none) || (value >= range.min && value <= range.max);

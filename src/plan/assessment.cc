@@ -199,13 +199,15 @@ Assessment Assess(const Config& config, const KernelFeatures& f, const BackendPr
   a.unsupported = {
       "secret path hiding beyond the built-in list and sandbox.hidden_paths (other files "
       "under the real home stay readable)",
-      "git metadata protection for nested repositories below a writable root's top level",
   };
-  if (sandbox.mode == SandboxMode::kWorkspaceWrite && sandbox.protect_host_run_files) {
-    a.unsupported.push_back(
-        "host-run files (sandbox.host_run_files) below a writable root's top level (nested "
-        "projects, also one the command creates) are not protected; those at the top are "
-        "read-only and cannot be created");
+  if (sandbox.mode == SandboxMode::kWorkspaceWrite &&
+      (sandbox.protect_git_metadata || sandbox.protect_host_run_files)) {
+    a.unsupported.push_back(fmt::format(
+        "nested projects (their .git and host-run files) more than {} levels below a writable "
+        "root (sandbox.nested_project_depth), or inside node_modules or a directory named like "
+        "a host-run entry, are not protected; a project a command makes is protected from the "
+        "next command on",
+        sandbox.nested_project_depth));
   }
   // Host sockets bound during a run are closed on every kernel: the supervisor answers every
   // connect() (docs/decisions/0019).

@@ -32,23 +32,34 @@ bool DirectoryWatch::Start() {
   return true;
 }
 
-bool DirectoryWatch::Add(const std::filesystem::path& dir) {
-  return inotify_ && ::inotify_add_watch(inotify_.get(), dir.c_str(), kWatchMask) >= 0;
+bool DirectoryWatch::Add(const std::filesystem::path& dir) { return Watch(dir) >= 0; }
+
+int DirectoryWatch::Watch(const std::filesystem::path& dir) {
+  return inotify_ ? ::inotify_add_watch(inotify_.get(), dir.c_str(), kWatchMask) : -1;
 }
 
-bool DirectoryWatch::Changed() {
+bool DirectoryWatch::Changed() { return Changed(nullptr); }
+
+bool DirectoryWatch::Changed(const Relevant& relevant) {
   if (!inotify_ || !mountinfo_) return true;
   bool changed = false;
   alignas(inotify_event) char buffer[4096];
   for (;;) {
     const ssize_t n = ::read(inotify_.get(), buffer, sizeof buffer);
-    if (n > 0) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno != EAGAIN) changed = true;  // cannot tell: assume the worst
+    if (n <= 0) break;
+    if (!relevant) {
       changed = true;  // any event at all (IN_Q_OVERFLOW and IN_IGNORED included)
       continue;
     }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno != EAGAIN) changed = true;  // cannot tell: assume the worst
-    break;
+    for (ssize_t at = 0; at < n;) {
+      const auto* event = reinterpret_cast<const inotify_event*>(buffer + at);
+      at += static_cast<ssize_t>(sizeof(inotify_event) + event->len);
+      const std::string_view name =
+          event->len > 0 ? std::string_view(event->name) : std::string_view();
+      if (name.empty() || relevant(event->wd, name, (event->mask & IN_ISDIR) != 0)) changed = true;
+    }
   }
   pollfd p{mountinfo_.get(), POLLPRI, 0};
   const int ready = ::poll(&p, 1, 0);
@@ -62,7 +73,9 @@ bool DirectoryWatch::Changed() {
 
 bool DirectoryWatch::Start() { return false; }
 bool DirectoryWatch::Add(const std::filesystem::path&) { return false; }
+int DirectoryWatch::Watch(const std::filesystem::path&) { return -1; }
 bool DirectoryWatch::Changed() { return true; }
+bool DirectoryWatch::Changed(const Relevant&) { return true; }
 
 #endif
 }  // namespace cordon::plan

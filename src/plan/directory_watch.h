@@ -12,6 +12,8 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <string_view>
 
 #include "core/unique_fd.h"
 
@@ -27,6 +29,14 @@ class DirectoryWatch {
   // Something was reported since Start (drains the queue; also true after a read error or when
   // Start failed).
   bool Changed();
+  // Watches `dir` as Add does; the watch descriptor, or -1.
+  int Watch(const std::filesystem::path& dir);
+  // The same as Changed(), counting only the events `relevant` accepts (called with the watch
+  // descriptor, the event's name and whether it is about a directory); an event without a name
+  // (the watched directory itself removed or moved, an overflow, a dropped watch) always
+  // counts, and so does any change of the mount table.
+  using Relevant = std::function<bool(int watch, std::string_view name, bool directory)>;
+  bool Changed(const Relevant& relevant);
 
  private:
   core::UniqueFd inotify_;

@@ -135,10 +135,30 @@ std::vector<std::filesystem::path> ProtectedRoots(
   return roots;
 }
 
+std::vector<std::filesystem::path> NestedProjectPins(
+    const std::vector<std::filesystem::path>& writable_roots,
+    const std::vector<std::filesystem::path>& nested_projects) {
+  std::vector<std::filesystem::path> pins;
+  for (const std::filesystem::path& project : nested_projects) {
+    for (const std::filesystem::path& root : writable_roots) {
+      if (project == root || !core::IsWithin(project, root)) continue;
+      for (std::filesystem::path at = project; at != root && core::IsWithin(at, root);
+           at = at.parent_path()) {
+        pins.push_back(at);
+      }
+    }
+  }
+  // Outermost first (a pin binds what is below it), each once.
+  std::sort(pins.begin(), pins.end());
+  pins.erase(std::unique(pins.begin(), pins.end()), pins.end());
+  return pins;
+}
+
 std::vector<MountOp> BuildMountOps(const SandboxConfig& config,
                                    const std::filesystem::path& workspace,
                                    const std::vector<std::filesystem::path>& writable_roots,
-                                   const std::vector<std::filesystem::path>& host_run_files) {
+                                   const std::vector<std::filesystem::path>& host_run_files,
+                                   const std::vector<std::filesystem::path>& nested_projects) {
   std::vector<MountOp> ops;
   // Private scratch space first: a writable root below /tmp is bound on top of it later.
   ops.push_back({MountOpKind::kTmpfs, kPrivateTmp});
@@ -147,6 +167,11 @@ std::vector<MountOp> BuildMountOps(const SandboxConfig& config,
     ops.push_back({MountOpKind::kTmpfs, *var_tmp});
   }
   for (const auto& root : writable_roots) ops.push_back({MountOpKind::kBindWritable, root});
+  // Each nested project and the directories between it and its root are pinned: a mount point
+  // cannot be renamed or removed, so no command moves a project beyond a later search's reach.
+  for (const std::filesystem::path& pin : NestedProjectPins(writable_roots, nested_projects)) {
+    ops.push_back({MountOpKind::kBindWritable, pin, /*optional=*/true});
+  }
   if (config.mode == SandboxMode::kReadOnly) ops.push_back({MountOpKind::kBindReadOnly, workspace});
   // .git and the host-run files are made read-only again on top of their writable root. Every
   // root the user named counts, including those dropped as nested in another writable root (a
@@ -163,9 +188,32 @@ std::vector<MountOp> BuildMountOps(const SandboxConfig& config,
     for (const auto& root : ProtectedRoots(config, workspace, writable_roots)) {
       for (const auto& path : GitMetadataPaths(root)) read_only(path);
     }
+    for (const auto& project : nested_projects) {
+      for (const auto& path : GitMetadataPaths(project)) read_only(path);
+    }
   }
   for (const auto& path : host_run_files) read_only(path);
   return ops;
+}
+
+void OrderPinsBeforeReadOnlyBinds(std::vector<MountOp>& ops) {
+  auto rank = [](const MountOp& op) {
+    switch (op.kind) {
+      case MountOpKind::kTmpfs:
+      case MountOpKind::kDirectory:
+        return 0;
+      case MountOpKind::kBindWritable:
+        return op.optional ? 2 : 1;
+      case MountOpKind::kBindReadOnly:
+        return 3;
+      case MountOpKind::kMaskDirectory:
+      case MountOpKind::kMaskFile:
+        return 4;
+    }
+    return 4;
+  };
+  std::stable_sort(ops.begin(), ops.end(),
+                   [&](const MountOp& a, const MountOp& b) { return rank(a) < rank(b); });
 }
 
 }  // namespace cordon::plan

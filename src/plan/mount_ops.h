@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "cordon/config.h"
@@ -40,12 +41,26 @@ std::vector<std::filesystem::path> ProtectedRoots(
 // Mount operations in replay order:
 //   private tmpfs /tmp (+ the private HOME inside it) and /var/tmp; writable binds (or, in
 //   read_only mode, a read-only bind of the workspace: it may lie below the private /tmp);
-//   read-only binds of each protected root's GitMetadataPaths and of `host_run_files` (the
-//   present ones, plan/host_run_paths.h) that lie inside a writable root (others are read-only
-//   already), on top of the writable binds.
+//   the pins of `nested_projects` (NestedProjectPins); read-only binds of the GitMetadataPaths
+//   of each protected root and nested project and of `host_run_files` (the present ones,
+//   plan/host_run_paths.h) that lie inside a writable root (others are read-only already), on
+//   top of the writable binds and pins.
 std::vector<MountOp> BuildMountOps(const SandboxConfig& config,
                                    const std::filesystem::path& workspace,
                                    const std::vector<std::filesystem::path>& writable_roots,
-                                   const std::vector<std::filesystem::path>& host_run_files = {});
+                                   const std::vector<std::filesystem::path>& host_run_files = {},
+                                   const std::vector<std::filesystem::path>& nested_projects = {});
+
+// The directories pinned for `nested_projects` (plan/nested_projects.h): each project and each
+// directory between it and the writable root it lies in, outermost first, each once.
+std::vector<std::filesystem::path> NestedProjectPins(
+    const std::vector<std::filesystem::path>& writable_roots,
+    const std::vector<std::filesystem::path>& nested_projects);
+
+// Moves every pin (an optional writable bind: a nested project's, a hidden path's ancestor)
+// after the writable roots and before the first read-only bind, keeping the order within each
+// kind. bubblewrap binds a pin from the host, where a read-only bind made inside the sandbox
+// is not: a pin after a read-only bind of .git below it would make .git writable again.
+void OrderPinsBeforeReadOnlyBinds(std::vector<MountOp>& ops);
 
 }  // namespace cordon::plan

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "plan/hidden_watch.h"
+#include "plan/nested_projects.h"
 #include "plan/root_only_watch.h"
 
 namespace cordon::plan {
@@ -13,6 +14,7 @@ namespace cordon::plan {
 struct PlanCaches {
   RootOnlyCache root_only;
   HiddenViewCache hidden;
+  NestedProjectsCache nested;
 };
 
 }  // namespace cordon::plan

@@ -21,6 +21,7 @@
 #include "plan/launch_plan.h"
 #include "plan/mount_identity.h"
 #include "plan/mount_ops.h"
+#include "plan/nested_projects.h"
 #include "plan/plan_caches.h"
 #include "plan/root_only_watch.h"
 
@@ -260,10 +261,17 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
                         : BuildHiddenView(config.sandbox, homes, list);
   const std::vector<HiddenTarget>& hidden = view.scan.present;
   plan.namespaces = a.namespaces;
+  // Projects nested below the roots (plan/nested_projects.h) are protected as the roots are.
+  std::vector<std::filesystem::path> protected_roots =
+      ProtectedRoots(config.sandbox, request.workspace, roots);
+  CORDON_TRY(const std::vector<std::filesystem::path> nested,
+             FindNestedProjects(config.sandbox, protected_roots,
+                                request.caches != nullptr ? &request.caches->nested : nullptr));
+  protected_roots.insert(protected_roots.end(), nested.begin(), nested.end());
   // A missing .git (or only a placeholder another run holds) must not be created either.
   std::vector<Placeholder> absent;
   if (config.sandbox.mode == SandboxMode::kWorkspaceWrite && config.sandbox.protect_git_metadata) {
-    for (const std::filesystem::path& root : roots) {
+    for (const std::filesystem::path& root : protected_roots) {
       struct stat st;
       const std::filesystem::path git = root / ".git";
       if ((::lstat(git.c_str(), &st) != 0 && errno == ENOENT) || IsPlaceholder(git)) {
@@ -276,8 +284,7 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
   // run holds for the command alone and the backend covers (decision 0034); Seatbelt denies it
   // by name.
   CORDON_TRY(HostRunPaths host_run,
-             FindHostRunPaths(config::HostRunFiles(config.sandbox),
-                              ProtectedRoots(config.sandbox, request.workspace, roots)));
+             FindHostRunPaths(config::HostRunFiles(config.sandbox), protected_roots));
   absent.insert(absent.end(), host_run.absent.begin(), host_run.absent.end());
   if (a.namespaces.mount) {
     plan.placeholders = std::move(absent);
@@ -290,7 +297,7 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
   }
   plan.landlock = BuildLandlock(config, a, features.landlock_abi, roots);
   if (masks) {
-    plan.mounts = BuildMountOps(config.sandbox, request.workspace, roots, host_run.present);
+    plan.mounts = BuildMountOps(config.sandbox, request.workspace, roots, host_run.present, nested);
     auto append = [&](std::vector<MountOp> ops) {
       plan.mounts.insert(plan.mounts.end(), ops.begin(), ops.end());
     };
@@ -317,6 +324,7 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
         if (op.path == config.sandbox.writable_roots[i]) op.id = request.writable_root_ids[i];
       }
     }
+    OrderPinsBeforeReadOnlyBinds(plan.mounts);
     IdentifyMounts(plan.mounts);
     // Under a hidden directory's mask nothing can be created anyway, and a placeholder there
     // could not be reached to cover it.
@@ -408,6 +416,9 @@ Capabilities DescribeCapabilities(const Config& config,
   caps.missing = a.missing;
   caps.unsupported = a.unsupported;
   caps.host_run_files = config::HostRunFiles(config.sandbox);
+  if (!ProjectMarkers(config.sandbox).empty()) {
+    caps.nested_project_depth = config.sandbox.nested_project_depth;
+  }
   caps.limits = limits::DescribeLimits(config.limits, features.limits, a.namespaces.user);
   if (config.sandbox.mode == SandboxMode::kOff) {
     // Applied, but the unconfined command may leave its cgroup (write its pid into another one

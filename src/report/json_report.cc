@@ -77,6 +77,7 @@ json CapabilitiesToJson(const Capabilities& c) {
           {"missing", c.missing},
           {"unsupported", c.unsupported},
           {"host_run_files", c.host_run_files},
+          {"nested_project_depth", c.nested_project_depth},
           {"enforcement", EnforcementToJson(c.enforcement)},
           {"limits", LimitsToJson(c.limits)}};
 }

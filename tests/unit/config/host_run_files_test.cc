@@ -1,5 +1,6 @@
 #include "config/host_run_files.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -106,6 +107,24 @@ TEST(HostRunFiles, TheConfigReadsWritesAndChecksBothLists) {
               HasSubstr("/sandbox/host_run_files/add: expected"));
   EXPECT_THAT(ErrorFor(R"({"sandbox": {"protect_host_run_files": "yes"}})"),
               HasSubstr("/sandbox/protect_host_run_files: expected true or false"));
+}
+
+TEST(HostRunFiles, TheNestedProjectDepthIsALevelCountFromZeroToEight) {
+  EXPECT_EQ(SandboxConfig{}.nested_project_depth, 2u);
+  Result<Config> read = ParseConfigText(R"({"sandbox": {"nested_project_depth": 0}})",
+                                        "config.json", Env{.home = "/home/u"});
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(read->sandbox.nested_project_depth, 0u);
+  Result<Config> again = ParseConfigText(ToJson(*read), "again.json", Env{.home = "/home/u"});
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(again->sandbox.nested_project_depth, 0u);
+  for (const char* bad : {"9", "-1", "1.5", "\"2\"", "true"}) {
+    EXPECT_EQ(ErrorFor(fmt::format(R"({{"sandbox": {{"nested_project_depth": {}}}}})", bad)),
+              fmt::format("config.json: /sandbox/nested_project_depth: expected an integer "
+                          "number of levels from 0 to 8, found {}",
+                          bad))
+        << bad;
+  }
 }
 
 }  // namespace

@@ -87,7 +87,7 @@ TEST(LoadConfig, UnknownKeyIsAnErrorThatSuggestsTheClosestKey) {
             "config.json: /sandbox/writeable_roots: unknown key \"writeable_roots\" (did you mean "
             "\"writable_roots\"?); the keys allowed here are \"mode\", \"network\", "
             "\"writable_roots\", \"protect_git_metadata\", \"protect_host_run_files\", "
-            "\"host_run_files\", \"allow_outside_sandbox\", "
+            "\"host_run_files\", \"nested_project_depth\", \"allow_outside_sandbox\", "
             "\"hidden_paths\", \"backend\"");
   EXPECT_THAT(ErrorFor(R"({"sandbox": {"mode": "off"}, "zzz": 1})"),
               StartsWith("config.json: /zzz: unknown key \"zzz\"; the keys allowed here are"));

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 
 #include "planner_fixture.h"
@@ -133,6 +134,55 @@ TEST_F(HostRunPathsTest, CapabilitiesListTheEntriesInForce) {
   EXPECT_EQ(std::count(caps.host_run_files.begin(), caps.host_run_files.end(), ".claude/"), 1);
   config.sandbox.protect_host_run_files = false;
   EXPECT_TRUE(DescribeCapabilities(config, Everything()).host_run_files.empty());
+}
+
+TEST_F(HostRunPathsTest, NestedProjectsArePinnedAndProtectedLikeTheWorkspace) {
+  std::filesystem::create_directories(root_ / "libs/repo/.git/hooks");
+  Touch("packages/web/.vscode/tasks.json");
+  Touch("src/main.c");
+  PlanRequest request = Request();
+  request.workspace = root_;
+  Config config = Default();
+  config.sandbox.hidden_paths = {root_ / "libs/repo/.git/hooks/x"};  // pins inside .git
+  auto plan = Plan(config, Everything(), request);
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_TRUE(ReadOnlyBind(*plan, root_ / "libs/repo/.git"));
+  EXPECT_TRUE(ReadOnlyBind(*plan, root_ / "packages/web/.vscode"));
+  // Each project and each directory up to the workspace is pinned, and every pin comes before
+  // the first read-only bind (bubblewrap binds a pin from the host).
+  std::vector<std::filesystem::path> pins;
+  std::size_t first_read_only = plan->mounts.size();
+  for (std::size_t i = 0; i < plan->mounts.size(); ++i) {
+    const MountOp& op = plan->mounts[i];
+    if (op.kind == MountOpKind::kBindReadOnly && first_read_only == plan->mounts.size()) {
+      first_read_only = i;
+    }
+    if (op.kind == MountOpKind::kBindWritable && op.optional) {
+      EXPECT_LT(i, first_read_only) << op.path;
+      pins.push_back(op.path);
+    }
+  }
+  for (const char* pinned : {"libs", "libs/repo", "packages", "packages/web"}) {
+    EXPECT_EQ(std::count(pins.begin(), pins.end(), root_ / pinned), 1) << pinned;
+  }
+  EXPECT_EQ(std::count(pins.begin(), pins.end(), root_ / "src"), 0);
+  // Their absent entries are held like the workspace's.
+  auto held = [&](const std::filesystem::path& project, const char* entry) {
+    return std::count(plan->placeholders.begin(), plan->placeholders.end(),
+                      Placeholder{project, entry, entry[std::strlen(entry) - 1] == '/'}) +
+           std::count(plan->placeholders.begin(), plan->placeholders.end(),
+                      Placeholder{project, std::string(entry, std::strlen(entry) - 1), true});
+  };
+  EXPECT_EQ(held(root_ / "libs/repo", ".mcp.json"), 1);
+  EXPECT_EQ(held(root_ / "packages/web", ".claude/"), 1);
+  EXPECT_EQ(held(root_ / "packages/web", ".git/"), 1);
+  EXPECT_EQ(held(root_ / "src", ".mcp.json"), 0);
+
+  config.sandbox.nested_project_depth = 1;  // "libs/repo" and "packages/web" are two down
+  plan = Plan(config, Everything(), request);
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_FALSE(ReadOnlyBind(*plan, root_ / "libs/repo/.git"));
+  EXPECT_EQ(held(root_ / "libs/repo", ".mcp.json"), 0);
 }
 
 }  // namespace
