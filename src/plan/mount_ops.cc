@@ -89,6 +89,16 @@ std::vector<std::filesystem::path> GitMetadataPaths(const std::filesystem::path&
   return paths;
 }
 
+std::string GitLinkProblem(const std::filesystem::path& git) {
+  return fmt::format(
+      "cannot keep {0} read-only: it is a symbolic link, which git follows and the command "
+      "could replace (protect_git_metadata keeps each repository's .git read-only). Replace "
+      "the link with a file that names the directory, which git reads the same way and cordon "
+      "protects: t=$(readlink -f {0}) && rm {0} && printf 'gitdir: %s\\n' \"$t\" > {0}; or "
+      "set sandbox.protect_git_metadata to false",
+      git.string());
+}
+
 Result<std::vector<std::filesystem::path>> WritableRoots(const SandboxConfig& config,
                                                          const std::filesystem::path& workspace,
                                                          bool pinned) {

@@ -31,6 +31,11 @@ inline constexpr const char* kPrivateTmp = "/tmp";
 // Empty when there is no .git. Pure apart from lstat/realpath/reading the .git file.
 std::vector<std::filesystem::path> GitMetadataPaths(const std::filesystem::path& root);
 
+// Why a .git that is a symbolic link cannot be protected, and the ways out: host git follows
+// the link, a read-only bind would keep only where it points today, and the command could
+// replace the link itself (in a writable directory) with one to a directory of its own.
+std::string GitLinkProblem(const std::filesystem::path& git);
+
 // The roots whose .git and host-run files are protected: the writable roots, plus (in
 // workspace_write mode) the workspace and each configured root that WritableRoots dropped as
 // nested in another one.

@@ -186,6 +186,33 @@ std::vector<std::filesystem::path> UnixConnectBeneath(
   return beneath;
 }
 
+// A writable root where the sandbox puts a view of its own would never reach the host: the
+// command's /dev and /proc are made for it, and a hidden path is masked over whatever is bound
+// there. Refused with the reason instead of silently writing into something that vanishes.
+Result<void> CheckRootsReachTheHost(const std::vector<std::filesystem::path>& roots,
+                                    const std::vector<HiddenTarget>& hidden) {
+  for (const std::filesystem::path& root : roots) {
+    for (const char* own : {"/dev", "/proc", "/sys"}) {
+      if (!core::IsWithin(root, own)) continue;
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("writable root {}: {} is the sandbox's own inside (a private one for "
+                              "each command), so writes there would never reach the host (fix: "
+                              "remove it from writable_roots, or use a directory elsewhere)",
+                              root.string(), own));
+    }
+    for (const HiddenTarget& target : hidden) {
+      if (!target.directory || !core::IsWithin(root, target.path)) continue;
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("writable root {} lies in the hidden path {}, which the sandbox "
+                              "masks with an empty directory: it would be neither readable nor "
+                              "writable (fix: remove it from writable_roots, or the hidden path "
+                              "from sandbox.hidden_paths if it is yours to expose)",
+                              root.string(), target.path.string()));
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures& features,
@@ -260,6 +287,7 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
                         ? request.caches->hidden.View(config.sandbox, homes, list)
                         : BuildHiddenView(config.sandbox, homes, list);
   const std::vector<HiddenTarget>& hidden = view.scan.present;
+  CORDON_TRY_VOID(CheckRootsReachTheHost(roots, hidden));
   plan.namespaces = a.namespaces;
   // Projects nested below the roots (plan/nested_projects.h) are protected as the roots are.
   std::vector<std::filesystem::path> protected_roots =
@@ -268,7 +296,8 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
              FindNestedProjects(config.sandbox, protected_roots,
                                 request.caches != nullptr ? &request.caches->nested : nullptr));
   protected_roots.insert(protected_roots.end(), nested.begin(), nested.end());
-  // A missing .git (or only a placeholder another run holds) must not be created either.
+  // A missing .git (or only a placeholder another run holds) must not be created either; a
+  // .git that is a link refuses the run (GitLinkProblem).
   std::vector<Placeholder> absent;
   if (config.sandbox.mode == SandboxMode::kWorkspaceWrite && config.sandbox.protect_git_metadata) {
     for (const std::filesystem::path& root : protected_roots) {
@@ -276,6 +305,8 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
       const std::filesystem::path git = root / ".git";
       if ((::lstat(git.c_str(), &st) != 0 && errno == ENOENT) || IsPlaceholder(git)) {
         absent.push_back({root, ".git", true});
+      } else if (S_ISLNK(st.st_mode)) {
+        return Fail(ErrorCode::kUnavailable, GitLinkProblem(git));
       }
     }
   }

@@ -133,6 +133,27 @@ TEST_F(FilesystemTest, ConfiguredWritableRootIsWritableAndItsSiblingIsNot) {
   EXPECT_FALSE(Exists(sibling / "f")) << Describe(result);
 }
 
+// A writable root where the sandbox puts its own view would take writes that never reach the
+// host (natively a private /dev/shm; a masked hidden directory): refused with the reason,
+// before anything runs. The twin is the test above: a root elsewhere is writable.
+TEST_F(FilesystemTest, AWritableRootTheSandboxReplacesIsRefusedWithTheReason) {
+  const std::filesystem::path secrets = root_ / "secrets";
+  std::filesystem::create_directories(secrets / "cache");
+  const std::pair<std::filesystem::path, const char*> cases[] = {
+      {"/dev/shm", "never reach the host"}, {secrets / "cache", "hidden path"}};
+  for (const auto& [writable, reason] : cases) {
+    Config config = MakeConfig();
+    config.sandbox.writable_roots = {writable};
+    config.sandbox.hidden_paths = {secrets};
+    auto session = SessionOrSkip(config);
+    if (!session) return;
+    const RunResult result = Shell(*session, "echo ran > ran.txt");
+    EXPECT_EQ(result.status, RunStatus::kSetupFailed) << writable << Describe(result);
+    EXPECT_NE(result.error.find(reason), std::string::npos) << writable << Describe(result);
+    EXPECT_FALSE(Exists(workspace_ / "ran.txt")) << writable;
+  }
+}
+
 TEST_F(FilesystemTest, SymlinkInTheWorkspaceDoesNotCarryAWriteOutside) {
   std::filesystem::create_directory_symlink(root_, workspace_ / "escape");
   auto session = SessionOrSkip(MakeConfig());

@@ -384,5 +384,36 @@ TEST_F(HostRunFilesTest, AHiddenPathInsideAnEntryLeavesTheEntryReadOnly) {
   EXPECT_EQ(ReadFile(workspace_ / "notes.txt"), "ok\n");
 }
 
+// A .git that is a link to a directory: host git follows it, so its hooks run on the host. The
+// run is refused before anything runs (a bind would keep only where the link points today, and
+// the command could replace the link); the twin: the way out the message names, a gitdir file
+// naming the same directory, runs and keeps that directory read-only.
+TEST_F(HostRunFilesTest, ALinkedGitRefusesTheRunAndAGitdirFileNamingItsDirectoryIsProtected) {
+  Plant(workspace_ / "decoy-git/hooks/post-checkout", "true\n");
+  Plant(workspace_ / "decoy-git/HEAD", "ref: refs/heads/main\n");
+  std::filesystem::create_symlink("decoy-git", workspace_ / ".git");
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const std::string attack =
+      "echo ran > ran.txt; echo pwned > .git/hooks/post-checkout 2>/dev/null && echo wrote; "
+      "true";
+  const RunResult refused = Shell(*session, attack);
+  EXPECT_EQ(refused.status, RunStatus::kSetupFailed) << Describe(refused);
+  EXPECT_NE(refused.error.find("symbolic link"), std::string::npos) << Describe(refused);
+  EXPECT_NE(refused.error.find("gitdir"), std::string::npos) << Describe(refused);
+  EXPECT_FALSE(Exists(workspace_ / "ran.txt"));
+  EXPECT_EQ(ReadFile(workspace_ / "decoy-git/hooks/post-checkout"), "true\n");
+
+  std::filesystem::remove(workspace_ / ".git");
+  Plant(workspace_ / ".git", "gitdir: " + (workspace_ / "decoy-git").string() + "\n");
+  auto fixed = SessionOrSkip(MakeConfig());
+  if (!fixed) return;
+  const RunResult ran = Shell(*fixed, attack);
+  EXPECT_EQ(ran.status, RunStatus::kExited) << Describe(ran);
+  EXPECT_EQ(ran.stdout_data.data, "") << Describe(ran);
+  EXPECT_EQ(ReadFile(workspace_ / "ran.txt"), "ran\n");
+  EXPECT_EQ(ReadFile(workspace_ / "decoy-git/hooks/post-checkout"), "true\n");
+}
+
 }  // namespace
 }  // namespace cordon::kernel_test
