@@ -152,6 +152,12 @@ Result<HostPlaceholders> HostPlaceholders::Hold(const std::vector<Placeholder>& 
     }
     const std::size_t root_index = static_cast<std::size_t>(root - held.roots_.begin());
     auto made = [&](const std::filesystem::path& relative, bool directory, const struct stat& st) {
+      // A directory on the way to two entries (".config" for ".config/mise.toml" and
+      // ".config/mise/") is held once.
+      const bool known = std::any_of(held.made_.begin(), held.made_.end(), [&](const Made& m) {
+        return m.root == root_index && m.relative == relative.native();
+      });
+      if (known) return;
       held.made_.push_back({root_index, relative.string(), directory, st.st_dev, st.st_ino});
       if (held.records_) {
         held.records_->Record(st.st_dev, st.st_ino,
