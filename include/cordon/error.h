@@ -20,6 +20,9 @@ enum class ErrorCode {
   kUnavailable,      // a guarantee was asked for that this machine cannot enforce (fail closed)
   kSystem,           // a system call failed; errno_value is set
   kInternal,         // a broken invariant inside cordon
+  // The command could not be executed in the sandbox (execve: not found, not executable): a
+  // run reports it as the command's exit 127 or 126, as a shell does (session/run.cc).
+  kCommandNotFound,
 };
 
 struct Error {

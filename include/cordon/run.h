@@ -105,7 +105,9 @@ struct RunResult {
   int exit_code = 0;  // kExited: the command's code
   int signal = 0;     // kSignaled / kTimedOut: the signal that ended it
   Decision decision;  // the policy decision (always set)
-  std::string error;  // kSetupFailed: what is missing and how to fix it
+  // kSetupFailed: what is missing and how to fix it; kExited with 127 or 126: why the command
+  // could not be executed in the sandbox (not found, not executable).
+  std::string error;
   CapturedOutput stdout_data;
   CapturedOutput stderr_data;
   std::chrono::microseconds duration{0};

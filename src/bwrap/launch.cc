@@ -268,9 +268,9 @@ Result<exec::LaunchedProcess> LaunchAttempt(const plan::LaunchPlan& plan,
   if (bytes.size() > 1) {
     linux_native::StepReport r;
     std::memcpy(&r, bytes.data() + 1, std::min(sizeof r, bytes.size() - 1));
-    const bool not_found =
-        r.step == linux_native::Step::kExecve && (r.err == ENOENT || r.err == EACCES);
-    return fail(Error{not_found ? ErrorCode::kNotFound : ErrorCode::kSystem, r.err,
+    const bool not_found = r.step == linux_native::Step::kExecve &&
+                           (r.err == ENOENT || r.err == ENOTDIR || r.err == EACCES);
+    return fail(Error{not_found ? ErrorCode::kCommandNotFound : ErrorCode::kSystem, r.err,
                       fmt::format("bwrap backend: step {}: {}{}", linux_native::StepName(r.step),
                                   std::strerror(r.err),
                                   not_found ? fmt::format(" ({})", plan.argv.front()) : "")});

@@ -19,7 +19,11 @@ thread_local std::string last_error;
 
 }  // namespace
 
-int StatusFor(ErrorCode code) { return static_cast<int>(code) + 1; }
+int StatusFor(ErrorCode code) {
+  // Values after kInternal have no status of their own (cordon.h's never change).
+  if (code == ErrorCode::kCommandNotFound) return CORDON_ERR_NOT_FOUND;
+  return static_cast<int>(code) + 1;
+}
 
 int SetLastError(int status, std::string_view message) {
   try {

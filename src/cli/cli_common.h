@@ -39,7 +39,10 @@ inline constexpr ExitCodeDoc kExitCodes[] = {
     {"125",
      "cordon could not set up: bad flags or config, an invalid workspace, or a guarantee "
      "this machine cannot enforce (fail closed: nothing ran)"},
-    {"126", "denied by the command policy, or an outside-sandbox request refused (nothing ran)"},
+    {"126",
+     "denied by the command policy, or an outside-sandbox request refused (nothing ran); run: "
+     "the command was found but is not executable in the sandbox"},
+    {"127", "run: the command was not found in the sandbox"},
     {"128+N", "run: the command was killed by signal N"},
 };
 

@@ -1,7 +1,8 @@
 // `cordon run [flags] -- CMD ARGS...` or `cordon run [flags] -c 'shell text'`: run one command
 // under the policy and the sandbox. Output streams through to the terminal (or is collected and
 // printed as one JSON object with --json). Exit: the command's own code; 124 timeout; 125
-// cordon could not set up; 126 denied by policy; 128+N killed by signal N.
+// cordon could not set up; 126 denied by policy (or not executable); 127 command not found;
+// 128+N killed by signal N.
 #include <fmt/format.h>
 #include <unistd.h>
 

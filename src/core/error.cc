@@ -13,6 +13,8 @@ const char* ErrorCodeName(ErrorCode code) {
       return "config";
     case ErrorCode::kNotFound:
       return "not_found";
+    case ErrorCode::kCommandNotFound:
+      return "command_not_found";
     case ErrorCode::kUnavailable:
       return "unavailable";
     case ErrorCode::kSystem:

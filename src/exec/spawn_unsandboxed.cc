@@ -180,8 +180,9 @@ Error ChildError(const ChildFailure& failure, const plan::LaunchPlan& plan) {
   if (step == Step::kExec) args = plan.argv.front();
   if (step == Step::kRlimit) args = limits::RlimitName(failure.detail);
   Error error = core::SyscallError(StepName(step), args, failure.err);
-  if (step == Step::kExec && (failure.err == ENOENT || failure.err == ENOTDIR)) {
-    error.code = ErrorCode::kNotFound;
+  if (step == Step::kExec &&
+      (failure.err == ENOENT || failure.err == ENOTDIR || failure.err == EACCES)) {
+    error.code = ErrorCode::kCommandNotFound;
   }
   return error;
 }

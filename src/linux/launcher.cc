@@ -139,9 +139,10 @@ std::string DescribeCall(const plan::LaunchPlan& plan, const ChildContext& c, co
 }
 
 Error ReportError(const plan::LaunchPlan& plan, const ChildContext& c, const StepReport& r) {
-  ErrorCode code = r.step == Step::kExecve && (r.err == ENOENT || r.err == EACCES)
-                       ? ErrorCode::kNotFound
-                       : ErrorCode::kSystem;
+  ErrorCode code =
+      r.step == Step::kExecve && (r.err == ENOENT || r.err == ENOTDIR || r.err == EACCES)
+          ? ErrorCode::kCommandNotFound
+          : ErrorCode::kSystem;
   const char* step = StepName(r.step);
   if (r.step == Step::kMountOp && r.detail >= 0 &&
       static_cast<std::size_t>(r.detail) < plan.mounts.size()) {

@@ -46,6 +46,7 @@ void AppendStream(std::string& text, const char* name, const CapturedOutput& out
 std::pair<std::string, std::string> Outcome(const RunResult& r, std::chrono::milliseconds timeout) {
   switch (r.status) {
     case RunStatus::kExited:
+      if (!r.error.empty()) return {fmt::format("exit code {}: {}", r.exit_code, r.error), r.error};
       return {fmt::format("exit code {}", r.exit_code), r.error};
     case RunStatus::kSignaled:
       return {fmt::format("killed by signal {}", r.signal),

@@ -67,6 +67,8 @@ RunOutcome RenderRunOutcome(const RunResult& result, bool json, std::chrono::mil
       break;
     case RunStatus::kExited:
     case RunStatus::kSignaled:
+      // A command that could not be executed (exit 127 or 126) says why, as a shell does.
+      if (!result.error.empty()) outcome.stderr_text = fmt::format("cordon: {}\n", result.error);
       DescribeLimits(result, outcome.stderr_text);
       break;
   }

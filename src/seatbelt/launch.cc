@@ -151,8 +151,12 @@ Result<exec::LaunchedProcess> Launch(const plan::LaunchPlan& plan, const exec::S
 
   Result<exec::LaunchedProcess> launched = exec::SpawnUnsandboxed(wrapped, stdio);
   if (!launched) {
-    // Nothing ran: a setup error naming sandbox-exec, never the command's exit status.
-    return Fail(launched.error().code,
+    // Nothing ran: a setup error naming sandbox-exec, never the command's exit status (the
+    // program that was not found is sandbox-exec, not the command).
+    const ErrorCode code = launched.error().code == ErrorCode::kCommandNotFound
+                               ? ErrorCode::kNotFound
+                               : launched.error().code;
+    return Fail(code,
                 fmt::format("seatbelt backend: cannot start {}: {}", options.sandbox_exec.string(),
                             launched.error().message),
                 launched.error().errno_value);

@@ -1,8 +1,10 @@
 // Session::Run: policy, plan, launch, supervise. Every exit path returns a RunResult; nothing is
 // started unless the policy allowed it and the plan gives every guarantee the config asks for.
 
+#include <fmt/format.h>
 #include <poll.h>
 
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 
@@ -30,6 +32,33 @@ RunResult SetupFailed(RunResult result, std::string message) {
   result.status = RunStatus::kSetupFailed;
   result.enforcement = Enforcement{};
   result.error = std::move(message);
+  return result;
+}
+
+// The sandbox was built and the command could not be executed in it: the command's failure,
+// reported as a shell does (127: not found, 126: found but not executable), with what the agent
+// can do about it. The layers were in force.
+RunResult CommandNotFound(RunResult result, const plan::LaunchPlan& plan, int err) {
+  const std::string& name = plan.argv.front();
+  const char* where = plan.sandboxed ? " in the sandbox" : "";
+  result.status = RunStatus::kExited;
+  result.exit_code = err == EACCES ? 126 : 127;
+  if (err == EACCES) {
+    result.error = fmt::format("{}: permission denied: not executable{}", name, where);
+  } else if (plan.argv.size() == 1 && name.find_first_of(" \t;|&$<>()'\"") != std::string::npos) {
+    result.error = fmt::format(
+        "{}: command not found: this is one argument with spaces or shell syntax in it; to run "
+        "shell text, pass it with -c (cordon run -c '...')",
+        name);
+  } else if (name.find('/') != std::string::npos) {
+    result.error = fmt::format("{}: no such file{}", name, where);
+  } else {
+    std::string path = "not set";
+    for (const std::string& entry : plan.env) {
+      if (entry.starts_with("PATH=")) path = entry.substr(5);
+    }
+    result.error = fmt::format("{}: command not found{} (PATH: {})", name, where, path);
+  }
   return result;
 }
 
@@ -92,6 +121,9 @@ RunResult LaunchAndSupervise(const session::SessionBackends& backends, zygote::Z
   pipes->CloseWriteEnds();
   dev_null.Reset();
   fds.stdin_fd.Reset();  // the command has its copy (take_fds)
+  if (!launched && launched.error().code == ErrorCode::kCommandNotFound) {
+    return CommandNotFound(std::move(result), plan, launched.error().errno_value);
+  }
   if (!launched) return SetupFailed(std::move(result), launched.error().message);
 
   exec::SuperviseOptions options;

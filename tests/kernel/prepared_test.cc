@@ -248,7 +248,7 @@ TEST_F(PreparedTest, ACommandThatCannotStartFailsLikeAOneShotLaunchAndLeavesNoth
   missing.argv = {"cordon-no-such-command-" + unique_};
   Result<exec::LaunchedProcess> started = prepared->Start(missing, exec::StdioFds{});
   ASSERT_FALSE(started);
-  EXPECT_EQ(started.error().code, ErrorCode::kNotFound) << started.error().message;
+  EXPECT_EQ(started.error().code, ErrorCode::kCommandNotFound) << started.error().message;
   EXPECT_NE(started.error().message.find("execve"), std::string::npos) << started.error().message;
   EXPECT_TRUE(Gone(pid)) << "the sandbox of a command that never started is still there";
   // Its working directory gone: reported as chdir, nothing left either.

@@ -154,6 +154,39 @@ TEST_F(SessionTest, ArgvIsJudgedByThePolicyAsTheWordsThatRun) {
   EXPECT_EQ(allowed.status, RunStatus::kExited) << Describe(allowed);
 }
 
+// A command that cannot be executed in the sandbox ends as a shell's would: 127 when it is not
+// found (with a hint when one argument holds shell text), 126 when it is not executable; the
+// twin runs.
+TEST_F(SessionTest, ACommandThatCannotBeExecutedExits127Or126AndSaysWhy) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  std::ofstream(workspace_ / "script.sh") << "#!/bin/sh\necho ran\n";
+  CommandRequest request;
+  request.argv = {"cordon-no-such-command"};
+  const RunResult missing = session->Run(request);
+  EXPECT_EQ(missing.status, RunStatus::kExited) << Describe(missing);
+  EXPECT_EQ(missing.exit_code, 127) << Describe(missing);
+  EXPECT_NE(missing.error.find("cordon-no-such-command: command not found in the sandbox (PATH: "),
+            std::string::npos)
+      << Describe(missing);
+  request.argv = {"ls -la | wc -l"};
+  const RunResult text = session->Run(request);
+  EXPECT_EQ(text.exit_code, 127) << Describe(text);
+  EXPECT_NE(text.error.find("pass it with -c"), std::string::npos) << Describe(text);
+  request.argv = {"./script.sh"};
+  const RunResult not_executable = session->Run(request);
+  EXPECT_EQ(not_executable.status, RunStatus::kExited) << Describe(not_executable);
+  EXPECT_EQ(not_executable.exit_code, 126) << Describe(not_executable);
+  EXPECT_NE(not_executable.error.find("not executable"), std::string::npos)
+      << Describe(not_executable);
+  std::filesystem::permissions(workspace_ / "script.sh", std::filesystem::perms::owner_exec,
+                               std::filesystem::perm_options::add);
+  const RunResult ran = session->Run(request);
+  EXPECT_EQ(ran.exit_code, 0) << Describe(ran);
+  EXPECT_EQ(ran.stdout_data.data, "ran\n") << Describe(ran);
+  EXPECT_TRUE(ran.error.empty()) << Describe(ran);
+}
+
 // Caller::before_start (cordon's run server judges its client meanwhile): asked once,
 // and its refusal comes before anything of the run exists, the run's .git placeholder (the
 // workspace has no .git: each run holds one) included. The twin goes on and runs.

@@ -43,6 +43,19 @@ TEST_F(RunCommand, UnknownModeIsASetupErrorNamingTheValidModes) {
 
 TEST_F(RunCommand, MissingCommandIsASetupError) { EXPECT_EQ(Cordon({"run"}).exit_code, 125); }
 
+// As a shell says: 127 for a command that is not found, with cordon's reason on stderr (and a
+// hint when one argument holds shell text); the twin finds it.
+TEST_F(RunCommand, ACommandNotFoundExits127SayingWhy) {
+  Outcome o = Cordon({"run", "--", "cordon-no-such-command"});
+  EXPECT_EQ(o.exit_code, 127) << o.err;
+  EXPECT_NE(o.err.find("cordon: cordon-no-such-command: command not found"), std::string::npos)
+      << o.err;
+  o = Cordon({"run", "--", "echo hi && true"});
+  EXPECT_EQ(o.exit_code, 127) << o.err;
+  EXPECT_NE(o.err.find("-c"), std::string::npos) << o.err;
+  EXPECT_EQ(Cordon({"run", "--", "true"}).exit_code, 0);
+}
+
 TEST_F(RunCommand, WorkspaceThatDoesNotExistIsASetupError) {
   Outcome o = Cordon({"run", "--workspace", "/nonexistent/ws", "--", "true"});
   EXPECT_EQ(o.exit_code, 125);

@@ -38,7 +38,7 @@ TEST(SpawnUnsandboxed, LooksUpTheProgramInThePlansPathNotTheCallers) {
   // caller's PATH may have it; with it in the plan's PATH the same name runs.
   Result<RunResult> denied = SpawnAndSupervise(MakePlan({"true"}, {"PATH=/nonexistent"}));
   ASSERT_FALSE(denied.has_value());
-  EXPECT_EQ(denied.error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(denied.error().code, ErrorCode::kCommandNotFound);
   EXPECT_NE(denied.error().message.find("execve(true)"), std::string::npos)
       << denied.error().message;
 

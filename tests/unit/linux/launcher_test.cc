@@ -301,7 +301,7 @@ TEST(NativeLauncher, AMissingProgramIsASetupErrorNamingExecve) {
   TempDir workspace;
   auto run = RunInSandbox(WorkspaceWrite(), workspace.path(), {"/nonexistent/program"});
   ASSERT_FALSE(run);
-  EXPECT_EQ(run.error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(run.error().code, ErrorCode::kCommandNotFound);
   EXPECT_NE(run.error().message.find("step execve"), std::string::npos) << run.error().message;
 }
 

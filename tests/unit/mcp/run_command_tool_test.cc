@@ -113,6 +113,21 @@ TEST(ToolResult, ANonZeroExitIsAnError) {
   EXPECT_EQ(result["structuredContent"]["exit_code"], 2);
 }
 
+// A command that could not be executed tells the model why, in the text it reads.
+TEST(ToolResult, ACommandNotFoundSaysWhyInTheText) {
+  RunResult r;
+  r.status = RunStatus::kExited;
+  r.exit_code = 127;
+  r.error = "cargo: command not found in the sandbox (PATH: /usr/bin:/bin)";
+  json result = ToolResultFromRun(r, "cargo test", false, milliseconds(1000));
+  EXPECT_TRUE(result["isError"].get<bool>());
+  EXPECT_EQ(result["structuredContent"]["exit_code"], 127);
+  EXPECT_NE(result["content"][0]["text"].get<std::string>().find(
+                "exit code 127: cargo: command not found in the sandbox"),
+            std::string::npos)
+      << result.dump();
+}
+
 TEST(ToolResult, ATimeoutSaysTheTreeWasKilled) {
   RunResult r;
   r.status = RunStatus::kTimedOut;
