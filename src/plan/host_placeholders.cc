@@ -35,6 +35,20 @@ std::string RecordName(dev_t dev, ino_t ino) {
 
 bool Creatable(int err) { return err != EACCES && err != EPERM && err != EROFS; }
 
+// A placeholder refused by a directory's mode where the command could change the mode (the
+// caller owns the directory): skipping it would leave the name free for the next command,
+// after a chmod, to create.
+Result<void> RefusedByOwnMode(int err, int parent, const std::filesystem::path& where) {
+  struct stat st {};
+  if (err != EACCES || ::fstat(parent, &st) != 0 || st.st_uid != ::geteuid()) return {};
+  return Fail(ErrorCode::kUnavailable,
+              fmt::format("cannot hold {} against creation: permission denied by the mode of a "
+                          "directory of yours, which a command could change back. Restore it "
+                          "(chmod u+rwx on the directories on the way) and run again",
+                          where.string()),
+              err);
+}
+
 core::UniqueFd OpenDirectory(int parent, const char* name) {
 #if defined(__linux__)
   constexpr int kFlags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
@@ -178,6 +192,7 @@ Result<HostPlaceholders> HostPlaceholders::Hold(const std::vector<Placeholder>& 
             ::fstatat(parent.get(), part.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
           made(walked, true, st);
         } else if (errno != EEXIST && !Creatable(errno)) {
+          CORDON_TRY_VOID(RefusedByOwnMode(errno, parent.get(), p.root / walked));
           skipped = true;
           break;
         } else if (errno != EEXIST) {
@@ -199,7 +214,10 @@ Result<HostPlaceholders> HostPlaceholders::Hold(const std::vector<Placeholder>& 
     const int rc = p.directory ? ::mkdirat(parent.get(), last.c_str(), kPlaceholderDirectoryMode)
                                : ::symlinkat(kPlaceholderLinkTarget, parent.get(), last.c_str());
     if (rc != 0 && errno != EEXIST) {
-      if (!Creatable(errno)) continue;
+      if (!Creatable(errno)) {
+        CORDON_TRY_VOID(RefusedByOwnMode(errno, parent.get(), p.path()));
+        continue;
+      }
       return core::FailSyscall(p.directory ? "mkdirat" : "symlinkat",
                                fmt::format("{} (placeholder keeping it from being created in the "
                                            "sandbox)",

@@ -91,15 +91,15 @@ class Search {
     if (errno != EACCES) return {};  // gone, or replaced by a link or a file since listed
     // A directory of someone else's stays unreadable to the command too (it cannot change its
     // mode or move it elsewhere); one of the caller's, the command could open up.
+    // (When even that cannot be told, the parent is not searchable: refused as well.)
     struct stat st {};
-    if (::fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-        st.st_uid != ::geteuid()) {
-      return {};
-    }
+    const bool known = ::fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+    if (known && st.st_uid != ::geteuid()) return {};
+    if (!known && errno == ENOENT) return {};
     return Fail(ErrorCode::kUnavailable,
                 fmt::format("cannot search {} for nested projects (whose .git and host-run files "
                             "are protected): permission denied, and a command could make it "
-                            "readable. Make it readable (chmod u+rx), or lower "
+                            "readable. Restore its mode (chmod u+rwx), or lower "
                             "nested_project_depth in the sandbox section of your config",
                             path.string()));
   }

@@ -186,6 +186,24 @@ std::vector<std::filesystem::path> UnixConnectBeneath(
   return beneath;
 }
 
+// A protected root or nested project whose mode keeps cordon from looking inside (lstat of its
+// .git, making placeholders) while the command, as its owner, could restore the mode and then
+// write what was never protected: refused. One of another user's stays as closed to the
+// command as to cordon.
+Result<void> CheckSearchable(const std::vector<std::filesystem::path>& roots) {
+  for (const std::filesystem::path& root : roots) {
+    if (::faccessat(AT_FDCWD, root.c_str(), R_OK | W_OK | X_OK, AT_EACCESS) == 0) continue;
+    struct stat st {};
+    if (errno != EACCES || ::lstat(root.c_str(), &st) != 0 || st.st_uid != ::geteuid()) continue;
+    return Fail(ErrorCode::kUnavailable,
+                fmt::format("cannot look inside {} to keep its .git and host-run files read-only: "
+                            "its mode ({:o}) denies you, and a command could change it back. "
+                            "Restore it: chmod u+rwx {}",
+                            root.string(), st.st_mode & 07777, root.string()));
+  }
+  return {};
+}
+
 // A writable root where the sandbox puts a view of its own would never reach the host: the
 // command's /dev and /proc are made for it, and a hidden path is masked over whatever is bound
 // there. Refused with the reason instead of silently writing into something that vanishes.
@@ -296,14 +314,17 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
              FindNestedProjects(config.sandbox, protected_roots,
                                 request.caches != nullptr ? &request.caches->nested : nullptr));
   protected_roots.insert(protected_roots.end(), nested.begin(), nested.end());
+  CORDON_TRY_VOID(CheckSearchable(protected_roots));
   // A missing .git (or only a placeholder another run holds) must not be created either; a
   // .git that is a link refuses the run (GitLinkProblem).
   std::vector<Placeholder> absent;
   if (config.sandbox.mode == SandboxMode::kWorkspaceWrite && config.sandbox.protect_git_metadata) {
     for (const std::filesystem::path& root : protected_roots) {
-      struct stat st;
+      struct stat st {};
       const std::filesystem::path git = root / ".git";
-      if ((::lstat(git.c_str(), &st) != 0 && errno == ENOENT) || IsPlaceholder(git)) {
+      const bool present = ::lstat(git.c_str(), &st) == 0;
+      if (!present && errno != ENOENT) continue;  // not searchable: CheckSearchable decided
+      if (!present || IsPlaceholder(git)) {
         absent.push_back({root, ".git", true});
       } else if (S_ISLNK(st.st_mode)) {
         return Fail(ErrorCode::kUnavailable, GitLinkProblem(git));

@@ -415,5 +415,42 @@ TEST_F(HostRunFilesTest, ALinkedGitRefusesTheRunAndAGitdirFileNamingItsDirectory
   EXPECT_EQ(ReadFile(workspace_ / "decoy-git/hooks/post-checkout"), "true\n");
 }
 
+// A command may change the mode of its own directories: closing a project (or the directory
+// above it, or the workspace) to its owner must not leave the next command a project that
+// cordon could not look into, whose mode that command restores before writing its hooks or
+// creating an agent config. Refused (unprivileged: cordon cannot look), or protected as ever
+// (root: it can); either way nothing lands. The twin: modes restored, the run goes ahead.
+TEST_F(HostRunFilesTest, ADirectoryAChmodClosedDoesNotLeaveItsProjectUnprotected) {
+  Plant(workspace_ / "libs/x/.git/hooks/pre-commit", "true\n");
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const std::pair<const char*, const char*> closes[] = {
+      {"libs/x", "600"}, {"libs", "600"}, {".", "500"}};
+  for (const auto& [dir, mode] : closes) {
+    const RunResult closed = Shell(*session, fmt::format("chmod {} {}", mode, dir));
+    EXPECT_EQ(closed.status, RunStatus::kExited) << dir << Describe(closed);
+    const RunResult attack = Shell(
+        *session, fmt::format("chmod 755 {}; echo pwned >> libs/x/.git/hooks/pre-commit "
+                              "2>/dev/null && echo wrote; mkdir -p .claude libs/x/.claude "
+                              "2>/dev/null; echo '{{}}' > .claude/settings.json 2>/dev/null && "
+                              "echo created; echo '{{}}' > libs/x/.claude/settings.json "
+                              "2>/dev/null && echo created; true",
+                              dir));
+    EXPECT_EQ(attack.stdout_data.data.find("wrote"), std::string::npos) << dir << Describe(attack);
+    EXPECT_EQ(attack.stdout_data.data.find("created"), std::string::npos)
+        << dir << Describe(attack);
+    if (attack.status == RunStatus::kSetupFailed) {
+      EXPECT_NE(attack.error.find("chmod u+rwx"), std::string::npos) << dir << Describe(attack);
+    }
+    std::filesystem::permissions(workspace_ / dir, std::filesystem::perms::owner_all,
+                                 std::filesystem::perm_options::add);
+    EXPECT_EQ(ReadFile(workspace_ / "libs/x/.git/hooks/pre-commit"), "true\n") << dir;
+    EXPECT_FALSE(Exists(workspace_ / ".claude/settings.json")) << dir;
+    EXPECT_FALSE(Exists(workspace_ / "libs/x/.claude/settings.json")) << dir;
+    const RunResult twin = Shell(*session, "echo ok > notes.txt && echo allowed");
+    EXPECT_EQ(twin.stdout_data.data, "allowed\n") << dir << Describe(twin);
+  }
+}
+
 }  // namespace
 }  // namespace cordon::kernel_test
