@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string_view>
+
+#include "plan/host_run_paths.h"
 
 namespace cordon::bwrap {
 namespace {
@@ -138,6 +141,15 @@ Result<std::vector<std::string>> RenderBwrapArgv(const plan::LaunchPlan& plan,
   }
   for (std::size_t i = 0; i < plan.mounts.size(); ++i) {
     AddMountOp(b, plan.mounts[i], how.bind_fds.empty() ? kBindByPath : how.bind_fds[i]);
+  }
+  // The directories the command's placeholders were made in, pinned (bound onto themselves) so
+  // that none can be renamed away and made again; bwrap binds them from the host, so one that
+  // the plan pins already (something protected or masked may lie below it) is left alone.
+  for (const std::filesystem::path& parent : plan::PlaceholderParents(plan.placeholders)) {
+    const bool planned = std::any_of(plan.mounts.begin(), plan.mounts.end(), [&](const auto& op) {
+      return op.path == parent && op.kind == plan::MountOpKind::kBindWritable;
+    });
+    if (!planned) b.Same("--bind-try", parent);
   }
   // The command's placeholders, each bound onto itself read-only. bwrap mounts by path and
   // would follow a link: the planner gives it directory placeholders only.

@@ -74,8 +74,8 @@ Result<std::unique_ptr<ChildContext>> PrepareChildContext(const plan::LaunchPlan
       m.source = c->Keep(std::string(kOldRoot) + "/dev/null");
     c->mounts.push_back(m);
   }
-  for (const plan::Placeholder& p : plan.placeholders) {
-    c->covers.push_back({c->Keep(kNewRoot + p.path().native()), p.directory});
+  for (const plan::PlaceholderCover& cover : plan::PlaceholderCovers(plan.placeholders)) {
+    c->covers.push_back({c->Keep(kNewRoot + cover.path.native()), cover.directory, cover.pin});
   }
   if (std::string ignore = plan::PlaceholderGitIgnore(plan.placeholders);
       !ignore.empty() && !plan.home.empty()) {

@@ -43,6 +43,7 @@ struct ChildMount {
 struct ChildCover {
   const char* path;  // kNewRoot + path in the one-shot view; the path itself in a joined one
   bool directory;
+  bool pin = false;  // a placeholder's parent: bound onto itself writable (PinDirectoryAt)
 };
 
 struct ChildContext {

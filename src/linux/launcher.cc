@@ -104,11 +104,17 @@ std::string DescribeCall(const plan::LaunchPlan& plan, const ChildContext& c, co
                  : DescribeMountOp(*op).second;
     }
   } else if (r.step == Step::kPlaceholderCover) {
-    if (const auto* p = at(plan.placeholders, r.detail)) {
+    const std::vector<plan::PlaceholderCover> covers = plan::PlaceholderCovers(plan.placeholders);
+    if (const auto* p = at(covers, r.detail); p != nullptr && p->pin) {
+      return fmt::format(
+          "pin of {}, a directory on the way to a placeholder (so that it cannot be renamed "
+          "and made again)",
+          p->path.string());
+    } else if (p != nullptr) {
       return fmt::format(
           "cover of the placeholder {} ({}), which keeps a host-run file from "
           "being created",
-          p->path().string(), p->directory ? "a directory" : "a link");
+          p->path.string(), p->directory ? "a directory" : "a link");
     }
     return fmt::format(
         "writing git's ignore file for the placeholders in the private HOME "

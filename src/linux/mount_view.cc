@@ -266,7 +266,9 @@ int ReplayResolved(const ChildMount& m, bool unreachable_is_masked) {
 StepResult CoverPlaceholders(const std::vector<ChildCover>& covers, const char* ignore_path,
                              const char* ignore_text) {
   for (std::size_t i = 0; i < covers.size(); ++i) {
-    if (CoverPlaceholder(covers[i].path, covers[i].directory) != 0) {
+    const int rc = covers[i].pin ? PinDirectoryAt(covers[i].path)
+                                 : CoverPlaceholder(covers[i].path, covers[i].directory);
+    if (rc != 0) {
       return StepFailed(Step::kPlaceholderCover, static_cast<int>(i));
     }
   }

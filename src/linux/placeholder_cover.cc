@@ -77,4 +77,33 @@ int CoverPlaceholder(const char* path, bool directory) {
   return rc;
 }
 
+int PinDirectoryAt(const char* path) {
+  sys::OpenHow how{};
+  how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
+  how.resolve = sys::kResolveNoSymlinks | sys::kResolveNoMagiclinks;
+  const int target = sys::Openat2(AT_FDCWD, path, &how);
+  if (target < 0) return -1;
+  struct stat st;
+  if (::fstat(target, &st) != 0) {
+    CloseKeepErrno(target);
+    return -1;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    ::close(target);
+    errno = ENOTDIR;
+    return -1;
+  }
+  const int tree = sys::OpenTree(
+      target, "", sys::kOpenTreeClone | sys::kAtRecursiveTree | sys::kAtEmptyPath | O_CLOEXEC);
+  if (tree < 0) {
+    CloseKeepErrno(target);
+    return -1;
+  }
+  const int rc =
+      sys::MoveMount(tree, "", target, "", sys::kMoveMountFEmptyPath | sys::kMoveMountTEmptyPath);
+  CloseKeepErrno(tree);
+  CloseKeepErrno(target);
+  return rc;
+}
+
 }  // namespace cordon::linux_native

@@ -26,4 +26,10 @@ using plan::kPlaceholderLinkTarget;
 // calls return.
 int CoverPlaceholder(const char* path, bool directory);
 
+// Pins the directory at `path` (resolved as above): its tree, with what is mounted in it, bound
+// onto itself, writable, so that it cannot be renamed or removed. 0, or -1 with errno (ENOTDIR
+// when it is not a directory; ENOENT when it is gone: a parent that vanished pins nothing and
+// its placeholder's cover fails instead).
+int PinDirectoryAt(const char* path);
+
 }  // namespace cordon::linux_native

@@ -208,10 +208,6 @@ Assessment Assess(const Config& config, const KernelFeatures& f, const BackendPr
         "a host-run entry, are not protected; a project a command makes is protected from the "
         "next command on",
         sandbox.nested_project_depth));
-    a.unsupported.push_back(
-        "a directory on the way to a protected entry (.github for .github/hooks/, .config for "
-        ".config/mise/, mise for mise/config.toml, .clinerules, a gitdir: target's parents) "
-        "can be renamed and recreated by a command, replacing the entry (docs/threat-model.md)");
   }
   // Host sockets bound during a run are closed on every kernel: the supervisor answers every
   // connect() (docs/decisions/0019).

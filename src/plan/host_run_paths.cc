@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <iterator>
@@ -71,6 +72,31 @@ Found Walk(const std::filesystem::path& root, const std::filesystem::path& relat
 bool IsPlaceholder(const std::filesystem::path& path) {
   struct stat st {};
   return ::lstat(path.c_str(), &st) == 0 && IsPlaceholder(path, st);
+}
+
+std::vector<std::filesystem::path> PlaceholderParents(
+    const std::vector<Placeholder>& placeholders) {
+  std::vector<std::filesystem::path> parents;
+  for (const Placeholder& p : placeholders) {
+    std::filesystem::path at = p.root;
+    const std::filesystem::path relative = p.relative;
+    for (const auto& part : relative.parent_path()) {
+      at /= part;
+      parents.push_back(at);
+    }
+  }
+  std::sort(parents.begin(), parents.end());
+  parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
+  return parents;
+}
+
+std::vector<PlaceholderCover> PlaceholderCovers(const std::vector<Placeholder>& placeholders) {
+  std::vector<PlaceholderCover> covers;
+  for (std::filesystem::path& parent : PlaceholderParents(placeholders)) {
+    covers.push_back({std::move(parent), true, true});
+  }
+  for (const Placeholder& p : placeholders) covers.push_back({p.path(), p.directory, false});
+  return covers;
 }
 
 std::string PlaceholderGitIgnore(const std::vector<Placeholder>& placeholders) {

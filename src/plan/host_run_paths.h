@@ -32,6 +32,20 @@ struct HostRunPaths {
 // Whether `path` is a placeholder a run of cordon made (see above). No symlink is followed.
 bool IsPlaceholder(const std::filesystem::path& path);
 
+// The directories on the way to each placeholder (".github" for ".github/hooks"), outermost
+// first, each once: pinned for the command (bound onto themselves, writable) so that none can
+// be renamed away and made again with an entry of the command's own in it.
+std::vector<std::filesystem::path> PlaceholderParents(const std::vector<Placeholder>& placeholders);
+
+// What a backend does, in order, for a command's placeholders: a pin of each of their
+// PlaceholderParents, then each placeholder's read-only cover.
+struct PlaceholderCover {
+  std::filesystem::path path;
+  bool directory = false;
+  bool pin = false;  // a parent, bound onto itself writable; else the placeholder, read-only
+};
+std::vector<PlaceholderCover> PlaceholderCovers(const std::vector<Placeholder>& placeholders);
+
 // Where the command finds git's global ignore file (its private HOME: git reads
 // $HOME/.config/git/ignore), and what it says: the placeholders' names at any depth, so that a
 // `git status` in the sandbox does not list them as untracked files. Empty text: none needed.

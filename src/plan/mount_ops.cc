@@ -145,19 +145,23 @@ std::vector<std::filesystem::path> ProtectedRoots(
   return roots;
 }
 
-std::vector<std::filesystem::path> NestedProjectPins(
+std::vector<std::filesystem::path> ProtectionPins(
     const std::vector<std::filesystem::path>& writable_roots,
-    const std::vector<std::filesystem::path>& nested_projects) {
+    const std::vector<std::filesystem::path>& directories,
+    const std::vector<std::filesystem::path>& protected_paths) {
   std::vector<std::filesystem::path> pins;
-  for (const std::filesystem::path& project : nested_projects) {
+  // `from` and each directory above it, up to (not including) the writable root it lies in.
+  auto up = [&](const std::filesystem::path& from) {
     for (const std::filesystem::path& root : writable_roots) {
-      if (project == root || !core::IsWithin(project, root)) continue;
-      for (std::filesystem::path at = project; at != root && core::IsWithin(at, root);
+      if (from == root || !core::IsWithin(from, root)) continue;
+      for (std::filesystem::path at = from; at != root && core::IsWithin(at, root);
            at = at.parent_path()) {
         pins.push_back(at);
       }
     }
-  }
+  };
+  for (const std::filesystem::path& directory : directories) up(directory);
+  for (const std::filesystem::path& path : protected_paths) up(path.parent_path());
   // Outermost first (a pin binds what is below it), each once.
   std::sort(pins.begin(), pins.end());
   pins.erase(std::unique(pins.begin(), pins.end()), pins.end());
@@ -177,32 +181,36 @@ std::vector<MountOp> BuildMountOps(const SandboxConfig& config,
     ops.push_back({MountOpKind::kTmpfs, *var_tmp});
   }
   for (const auto& root : writable_roots) ops.push_back({MountOpKind::kBindWritable, root});
-  // Each nested project and the directories between it and its root are pinned: a mount point
-  // cannot be renamed or removed, so no command moves a project beyond a later search's reach.
-  for (const std::filesystem::path& pin : NestedProjectPins(writable_roots, nested_projects)) {
-    ops.push_back({MountOpKind::kBindWritable, pin, /*optional=*/true});
-  }
-  if (config.mode == SandboxMode::kReadOnly) ops.push_back({MountOpKind::kBindReadOnly, workspace});
   // .git and the host-run files are made read-only again on top of their writable root. Every
   // root the user named counts, including those dropped as nested in another writable root (a
   // workspace inside a configured root keeps its own .git protected).
-  auto read_only = [&](const std::filesystem::path& path) {
+  std::vector<std::filesystem::path> read_only;
+  auto protect = [&](const std::filesystem::path& path) {
     bool writable = std::any_of(writable_roots.begin(), writable_roots.end(),
                                 [&](const auto& r) { return core::IsWithin(path, r); });
-    bool seen = std::any_of(ops.begin(), ops.end(), [&](const MountOp& op) {
-      return op.kind == MountOpKind::kBindReadOnly && op.path == path;
-    });
-    if (writable && !seen) ops.push_back({MountOpKind::kBindReadOnly, path});
+    bool seen = std::find(read_only.begin(), read_only.end(), path) != read_only.end();
+    if (writable && !seen) read_only.push_back(path);
   };
   if (config.protect_git_metadata) {
     for (const auto& root : ProtectedRoots(config, workspace, writable_roots)) {
-      for (const auto& path : GitMetadataPaths(root)) read_only(path);
+      for (const auto& path : GitMetadataPaths(root)) protect(path);
     }
     for (const auto& project : nested_projects) {
-      for (const auto& path : GitMetadataPaths(project)) read_only(path);
+      for (const auto& path : GitMetadataPaths(project)) protect(path);
     }
   }
-  for (const auto& path : host_run_files) read_only(path);
+  for (const auto& path : host_run_files) protect(path);
+  // Pinned (bound onto themselves: a mount point cannot be renamed or removed): each nested
+  // project and the directories above it, so that no command moves a project beyond a later
+  // search's reach; and every directory between a writable root and a protected path, so that
+  // none is renamed away and made again with an entry of the command's. (A placeholder's
+  // parents are the command's own: pinned with its covers, PlaceholderCovers.)
+  for (const std::filesystem::path& pin :
+       ProtectionPins(writable_roots, nested_projects, read_only)) {
+    ops.push_back({MountOpKind::kBindWritable, pin, /*optional=*/true});
+  }
+  if (config.mode == SandboxMode::kReadOnly) ops.push_back({MountOpKind::kBindReadOnly, workspace});
+  for (const auto& path : read_only) ops.push_back({MountOpKind::kBindReadOnly, path});
   return ops;
 }
 

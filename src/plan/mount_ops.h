@@ -46,21 +46,23 @@ std::vector<std::filesystem::path> ProtectedRoots(
 // Mount operations in replay order:
 //   private tmpfs /tmp (+ the private HOME inside it) and /var/tmp; writable binds (or, in
 //   read_only mode, a read-only bind of the workspace: it may lie below the private /tmp);
-//   the pins of `nested_projects` (NestedProjectPins); read-only binds of the GitMetadataPaths
-//   of each protected root and nested project and of `host_run_files` (the present ones,
-//   plan/host_run_paths.h) that lie inside a writable root (others are read-only already), on
-//   top of the writable binds and pins.
+//   the pins (ProtectionPins) of `nested_projects` and the read-only paths' parents; read-only
+//   binds of the GitMetadataPaths of each protected root and nested project and of `host_run_files`
+//   (the present ones, plan/host_run_paths.h) that lie inside a writable root (others are read-only
+//   already), on top of the writable binds and pins.
 std::vector<MountOp> BuildMountOps(const SandboxConfig& config,
                                    const std::filesystem::path& workspace,
                                    const std::vector<std::filesystem::path>& writable_roots,
                                    const std::vector<std::filesystem::path>& host_run_files = {},
                                    const std::vector<std::filesystem::path>& nested_projects = {});
 
-// The directories pinned for `nested_projects` (plan/nested_projects.h): each project and each
-// directory between it and the writable root it lies in, outermost first, each once.
-std::vector<std::filesystem::path> NestedProjectPins(
+// The directories pinned: each of `directories` (nested projects) and
+// each directory above it, and each directory above each of `protected_paths`, up to (not
+// including) the writable root it lies in; outermost first, each once.
+std::vector<std::filesystem::path> ProtectionPins(
     const std::vector<std::filesystem::path>& writable_roots,
-    const std::vector<std::filesystem::path>& nested_projects);
+    const std::vector<std::filesystem::path>& directories,
+    const std::vector<std::filesystem::path>& protected_paths);
 
 // Moves every pin (an optional writable bind: a nested project's, a hidden path's ancestor)
 // after the writable roots and before the first read-only bind, keeping the order within each

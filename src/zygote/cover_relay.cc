@@ -63,12 +63,10 @@ Result<void> CoverInPreparedView(int mount_ns, const std::vector<plan::Placehold
                                  const std::filesystem::path& home) {
   if (placeholders.empty()) return {};
   // Everything the child reads is made here: it only makes system calls.
-  std::vector<std::string> paths;
-  paths.reserve(placeholders.size());
-  for (const plan::Placeholder& p : placeholders) paths.push_back(p.path().string());
+  const std::vector<plan::PlaceholderCover> wanted = plan::PlaceholderCovers(placeholders);
   std::vector<linux_native::ChildCover> covers;
-  for (std::size_t i = 0; i < paths.size(); ++i) {
-    covers.push_back({paths[i].c_str(), placeholders[i].directory});
+  for (const plan::PlaceholderCover& cover : wanted) {
+    covers.push_back({cover.path.c_str(), cover.directory, cover.pin});
   }
   const std::string ignore_path = (home / plan::kPlaceholderGitIgnore).string();
   const std::string ignore_text = plan::PlaceholderGitIgnore(placeholders);
@@ -112,11 +110,14 @@ Result<void> CoverInPreparedView(int mount_ns, const std::vector<plan::Placehold
                 fmt::format("prepared sandbox: setns: {}", std::strerror(result[1])), result[1]);
   }
   std::string what;
-  if (static_cast<std::size_t>(result[0]) == placeholders.size()) {
+  if (static_cast<std::size_t>(result[0]) == wanted.size()) {
     what = fmt::format("writing {}", ignore_path);
   }
-  if (result[0] >= 0 && static_cast<std::size_t>(result[0]) < placeholders.size()) {
-    what = fmt::format("cover of the placeholder {}", paths[static_cast<std::size_t>(result[0])]);
+  if (result[0] >= 0 && static_cast<std::size_t>(result[0]) < wanted.size()) {
+    const plan::PlaceholderCover& cover = wanted[static_cast<std::size_t>(result[0])];
+    what = fmt::format("{} {}",
+                       cover.pin ? "pin of the placeholder's parent" : "cover of the placeholder",
+                       cover.path.string());
   }
   return Fail(ErrorCode::kSystem,
               fmt::format("prepared sandbox: {}: {}", what, std::strerror(result[1])), result[1]);

@@ -125,11 +125,9 @@ Result<exec::LaunchedProcess> Zygote::Join(const plan::LaunchPlan& plan,
   if (plan.namespaces.ipc) spec.unshare_flags |= CLONE_NEWIPC;
   spec.mounts = mounts_;
   // The command's placeholders, covered by its init in its own copy of the view.
-  std::vector<std::string> cover_paths;
-  cover_paths.reserve(plan.placeholders.size());
-  for (const plan::Placeholder& p : plan.placeholders) {
-    cover_paths.push_back(p.path().string());
-    spec.covers.push_back({cover_paths.back().c_str(), p.directory});
+  const std::vector<plan::PlaceholderCover> covers = plan::PlaceholderCovers(plan.placeholders);
+  for (const plan::PlaceholderCover& cover : covers) {
+    spec.covers.push_back({cover.path.c_str(), cover.directory, cover.pin});
   }
   const std::string ignore_path = (plan.home / plan::kPlaceholderGitIgnore).string();
   const std::string ignore_text = plan::PlaceholderGitIgnore(plan.placeholders);

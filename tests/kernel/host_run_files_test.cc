@@ -452,5 +452,45 @@ TEST_F(HostRunFilesTest, ADirectoryAChmodClosedDoesNotLeaveItsProjectUnprotected
   }
 }
 
+// A read-only bind keeps an entry's inode, not its name: the directories on the way to an entry
+// (present, or made for a placeholder) and to a gitdir file's target are pinned, so none can be
+// renamed away and made again with an entry of the command's own. The twin: a file created
+// beside them, and their ordinary contents, stay writable.
+TEST_F(HostRunFilesTest, TheDirectoriesOnTheWayToAnEntryCannotBeRenamedAndMadeAgain) {
+  Plant(workspace_ / ".github/hooks/hooks.json", "{}\n");
+  Plant(workspace_ / ".config/mise.toml", "[tools]\n");
+  Plant(workspace_ / "gitdirs/main/HEAD", "ref: refs/heads/main\n");
+  std::filesystem::create_directories(workspace_ / "gitdirs/main/hooks");
+  Plant(workspace_ / "sub/.git", "gitdir: ../gitdirs/main\n");  // a nested project's .git file
+  Plant(workspace_ / "pkg/.vscode/settings.json", "{}\n");      // absent .clinerules/hooks there
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const std::string attack =
+      "mv .github .gh 2>/dev/null; mkdir -p .github/hooks 2>/dev/null; "
+      "echo pwned > .github/hooks/hooks.json 2>/dev/null && echo 'replaced .github'; "
+      "mv .config .cfg 2>/dev/null; mkdir -p .config 2>/dev/null; "
+      "echo pwned > .config/mise.toml 2>/dev/null && echo 'replaced .config'; "
+      "mv gitdirs gd 2>/dev/null; mkdir -p gitdirs/main/hooks 2>/dev/null; "
+      "echo pwned > gitdirs/main/hooks/pre-commit 2>/dev/null && echo 'replaced gitdirs'; "
+      "mv pkg/.clinerules pkg/.cr 2>/dev/null; mkdir -p pkg/.clinerules/hooks 2>/dev/null; "
+      "echo pwned > pkg/.clinerules/hooks/h 2>/dev/null && echo 'replaced .clinerules'; "
+      "mv .clinerules .cr 2>/dev/null; mkdir -p .clinerules/hooks 2>/dev/null; "
+      "echo pwned > .clinerules/hooks/h 2>/dev/null && echo 'replaced root .clinerules'; "
+      "echo ok > .github/notes.md && echo ok > .config/other.toml && echo ok > gitdirs/x && "
+      "echo allowed";
+  for (int round = 0; round < 2; ++round) {
+    const RunResult result = Shell(*session, attack);
+    EXPECT_EQ(result.stdout_data.data, "allowed\n") << "round " << round << Describe(result);
+    EXPECT_EQ(ReadFile(workspace_ / ".github/hooks/hooks.json"), "{}\n");
+    EXPECT_EQ(ReadFile(workspace_ / ".config/mise.toml"), "[tools]\n");
+    EXPECT_FALSE(Exists(workspace_ / "gitdirs/main/hooks/pre-commit"));
+    EXPECT_FALSE(Exists(workspace_ / "pkg/.clinerules/hooks/h"));
+    EXPECT_FALSE(Exists(workspace_ / ".clinerules/hooks/h"));
+    for (const char* moved : {".gh", ".cfg", "gd", "pkg/.cr", ".cr"}) {
+      EXPECT_FALSE(Exists(workspace_ / moved)) << moved;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace cordon::kernel_test

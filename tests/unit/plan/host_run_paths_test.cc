@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "plan/mount_ops.h"
 #include "planner_fixture.h"
 
 namespace cordon::plan {
@@ -183,6 +184,28 @@ TEST_F(HostRunPathsTest, NestedProjectsArePinnedAndProtectedLikeTheWorkspace) {
   ASSERT_TRUE(plan) << plan.error().message;
   EXPECT_FALSE(ReadOnlyBind(*plan, root_ / "libs/repo/.git"));
   EXPECT_EQ(held(root_ / "libs/repo", ".mcp.json"), 0);
+}
+
+// A placeholder's parents are pinned before any placeholder is covered, outermost first, once
+// each; a present entry's parents are pinned by the plan, before its read-only bind.
+TEST_F(HostRunPathsTest, TheDirectoriesOnTheWayArePinnedBeforeWhatTheyHold) {
+  const std::vector<Placeholder> placeholders = {{root_, ".config/mise.toml", false},
+                                                 {root_, ".config/mise", true},
+                                                 {root_, ".github/hooks", true},
+                                                 {root_, ".mcp.json", false}};
+  EXPECT_EQ(PlaceholderParents(placeholders),
+            (std::vector<std::filesystem::path>{root_ / ".config", root_ / ".github"}));
+  const std::vector<PlaceholderCover> covers = PlaceholderCovers(placeholders);
+  ASSERT_EQ(covers.size(), 6u);
+  EXPECT_TRUE(covers[0].pin && covers[1].pin);
+  EXPECT_EQ(covers[0].path, root_ / ".config");
+  for (std::size_t i = 2; i < covers.size(); ++i) EXPECT_FALSE(covers[i].pin) << covers[i].path;
+  EXPECT_EQ(covers[5].path, root_ / ".mcp.json");
+
+  EXPECT_EQ(ProtectionPins({root_}, {root_ / "libs/x"},
+                           {root_ / ".github/hooks", root_ / "gitdirs/main", root_ / ".git"}),
+            (std::vector<std::filesystem::path>{root_ / ".github", root_ / "gitdirs",
+                                                root_ / "libs", root_ / "libs/x"}));
 }
 
 }  // namespace
