@@ -36,19 +36,26 @@ bool IsPlaceholderLink(int fd) {
          std::memcmp(target, kPlaceholderLinkTarget, expected) == 0;
 }
 
-}  // namespace
-
-int CoverPlaceholder(const char* path, bool directory) {
+// `path` itself (O_PATH), resolved without following any symbolic link, and what it is; -1
+// with errno otherwise.
+int OpenUnfollowed(const char* path, struct stat& st) {
   sys::OpenHow how{};
   how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
   how.resolve = sys::kResolveNoSymlinks | sys::kResolveNoMagiclinks;
-  const int target = sys::Openat2(AT_FDCWD, path, &how);
-  if (target < 0) return -1;
-  struct stat st;
-  if (::fstat(target, &st) != 0) {
-    CloseKeepErrno(target);
+  const int fd = sys::Openat2(AT_FDCWD, path, &how);
+  if (fd >= 0 && ::fstat(fd, &st) != 0) {
+    CloseKeepErrno(fd);
     return -1;
   }
+  return fd;
+}
+
+}  // namespace
+
+int CoverPlaceholder(const char* path, bool directory) {
+  struct stat st;
+  const int target = OpenUnfollowed(path, st);
+  if (target < 0) return -1;
   if (directory && !S_ISDIR(st.st_mode)) {
     errno = ENOTDIR;
   } else if (!directory && !S_ISLNK(st.st_mode)) {
@@ -78,16 +85,9 @@ int CoverPlaceholder(const char* path, bool directory) {
 }
 
 int PinDirectoryAt(const char* path) {
-  sys::OpenHow how{};
-  how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
-  how.resolve = sys::kResolveNoSymlinks | sys::kResolveNoMagiclinks;
-  const int target = sys::Openat2(AT_FDCWD, path, &how);
-  if (target < 0) return -1;
   struct stat st;
-  if (::fstat(target, &st) != 0) {
-    CloseKeepErrno(target);
-    return -1;
-  }
+  const int target = OpenUnfollowed(path, st);
+  if (target < 0) return -1;
   if (!S_ISDIR(st.st_mode)) {
     ::close(target);
     errno = ENOTDIR;
