@@ -50,6 +50,20 @@ int OpenUnfollowed(const char* path, struct stat& st) {
   return fd;
 }
 
+// Attaches the detached `tree` (a clone of `target`, or -1 after a failed clone) onto `target`
+// itself and closes both; -1 with errno when the clone or the attach failed.
+int AttachOnItself(int tree, int target) {
+  if (tree < 0) {
+    CloseKeepErrno(target);
+    return -1;
+  }
+  const int rc =
+      sys::MoveMount(tree, "", target, "", sys::kMoveMountFEmptyPath | sys::kMoveMountTEmptyPath);
+  CloseKeepErrno(tree);
+  CloseKeepErrno(target);
+  return rc;
+}
+
 }  // namespace
 
 int CoverPlaceholder(const char* path, bool directory) {
@@ -73,15 +87,7 @@ int CoverPlaceholder(const char* path, bool directory) {
       tree = -1;
     }
   }
-  if (tree < 0) {
-    CloseKeepErrno(target);
-    return -1;
-  }
-  const int rc =
-      sys::MoveMount(tree, "", target, "", sys::kMoveMountFEmptyPath | sys::kMoveMountTEmptyPath);
-  CloseKeepErrno(tree);
-  CloseKeepErrno(target);
-  return rc;
+  return AttachOnItself(tree, target);
 }
 
 int PinDirectoryAt(const char* path) {
@@ -95,15 +101,7 @@ int PinDirectoryAt(const char* path) {
   }
   const int tree = sys::OpenTree(
       target, "", sys::kOpenTreeClone | sys::kAtRecursiveTree | sys::kAtEmptyPath | O_CLOEXEC);
-  if (tree < 0) {
-    CloseKeepErrno(target);
-    return -1;
-  }
-  const int rc =
-      sys::MoveMount(tree, "", target, "", sys::kMoveMountFEmptyPath | sys::kMoveMountTEmptyPath);
-  CloseKeepErrno(tree);
-  CloseKeepErrno(target);
-  return rc;
+  return AttachOnItself(tree, target);
 }
 
 }  // namespace cordon::linux_native
