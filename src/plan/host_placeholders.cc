@@ -28,11 +28,6 @@ bool LockShared(int fd) {
   return false;
 }
 
-std::string RecordName(dev_t dev, ino_t ino) {
-  return fmt::format("{}-{}", static_cast<unsigned long long>(dev),
-                     static_cast<unsigned long long>(ino));
-}
-
 bool Creatable(int err) { return err != EACCES && err != EPERM && err != EROFS; }
 
 // A placeholder refused by a directory's mode where the command could change the mode (the
@@ -120,31 +115,60 @@ bool RemoveIfSame(int parent, const char* name, bool directory, dev_t dev, ino_t
   return false;
 }
 
-}  // namespace
+// The first placeholder link a run made: the others are hard links of it. A new name costs the
+// file system a directory entry; a new link an inode too, which on ext4 is most of the time a
+// placeholder takes (decision 0036).
+struct LinkModel {
+  core::UniqueFd parent;  // O_PATH | O_DIRECTORY
+  std::string name;
+  dev_t dev = 0;
+  ino_t ino = 0;
+};
 
-std::string HostPlaceholderRecord(const std::filesystem::path& root, const std::string& relative) {
-  return fmt::format("{}{}\n{}", kHostPlaceholderRecordPrefix, root.string(), relative);
+// Makes `name` in `parent` a placeholder link, `st` its lstat: a hard link of `model` where
+// that works (the same mount), otherwise a new link, which becomes the model. -1 with errno as
+// symlinkat(2) sets it when neither could be made.
+int MakeLink(int parent, const char* name, LinkModel& model, struct stat& st) {
+  if (model.parent) {
+    if (::linkat(model.parent.get(), model.name.c_str(), parent, name, 0) == 0) {
+      if (::fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == model.dev &&
+          st.st_ino == model.ino) {
+        return 0;
+      }
+      // The model's name holds something else by now (the host replaced it): the name just
+      // made is taken back, and the model given up.
+      (void)::unlinkat(parent, name, 0);
+    } else if (errno == EEXIST) {
+      return -1;
+    }
+    model = LinkModel{};  // another mount (EXDEV), no hard links there (EPERM, EMLINK)...
+  }
+  if (::symlinkat(kPlaceholderLinkTarget, parent, name) != 0) return -1;
+  if (::fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISLNK(st.st_mode)) {
+    errno = EEXIST;  // replaced at once: Hold examines what is there
+    return -1;
+  }
+  model.parent = core::UniqueFd(::fcntl(parent, F_DUPFD_CLOEXEC, 0));
+  model.name = name;
+  model.dev = st.st_dev;
+  model.ino = st.st_ino;
+  return 0;
 }
 
-bool RemoveRecordedHostPlaceholder(const std::string& name, const std::string& record) {
-  const std::size_t newline = record.find('\n');
-  if (!record.starts_with(kHostPlaceholderRecordPrefix) || newline == std::string::npos) {
-    return true;  // not a record of ours: forget it
-  }
-  const std::filesystem::path root =
-      record.substr(std::strlen(kHostPlaceholderRecordPrefix),
-                    newline - std::strlen(kHostPlaceholderRecordPrefix));
-  const std::filesystem::path relative = record.substr(newline + 1);
-  if (!root.is_absolute() || relative.empty() || relative.is_absolute()) return true;
-  core::UniqueFd root_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!root_fd) return true;
-  if (::flock(root_fd.get(), LOCK_EX | LOCK_NB) != 0) return false;  // a run holds it
-  core::UniqueFd parent = OpenParent(root_fd.get(), relative);
+}  // namespace
+
+bool RemoveRecordedHostPlaceholder(const RecordedPlaceholder& recorded) {
+  const std::filesystem::path relative = recorded.relative;
+  core::UniqueFd root(
+      ::open(recorded.root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!root) return true;
+  if (::flock(root.get(), LOCK_EX | LOCK_NB) != 0) return false;  // a run holds it
+  core::UniqueFd parent = OpenParent(root.get(), relative);
   if (!parent) return true;
   struct stat st {};
   const std::string last = relative.filename().string();
   const Kind kind = Examine(parent.get(), last.c_str(), /*empty=*/false, st);
-  if (kind == Kind::kOther || RecordName(st.st_dev, st.st_ino) != name) return true;
+  if (kind == Kind::kOther || st.st_dev != recorded.dev || st.st_ino != recorded.ino) return true;
   return RemoveIfSame(parent.get(), last.c_str(), kind == Kind::kDirectory, st.st_dev, st.st_ino);
 }
 
@@ -152,6 +176,7 @@ Result<HostPlaceholders> HostPlaceholders::Hold(const std::vector<Placeholder>& 
                                                 std::shared_ptr<const PlaceholderRecords> records) {
   HostPlaceholders held;
   held.records_ = std::move(records);
+  LinkModel model;
   for (const Placeholder& p : wanted) {
     const std::string shown = p.path().string();
     // The root, held shared for the command's lifetime.
@@ -171,11 +196,8 @@ Result<HostPlaceholders> HostPlaceholders::Hold(const std::vector<Placeholder>& 
       const bool known = std::any_of(held.made_.begin(), held.made_.end(), [&](const Made& m) {
         return m.root == root_index && m.relative == relative.native();
       });
-      if (known) return;
-      held.made_.push_back({root_index, relative.string(), directory, st.st_dev, st.st_ino});
-      if (held.records_) {
-        held.records_->Record(st.st_dev, st.st_ino,
-                              HostPlaceholderRecord(p.root, relative.string()));
+      if (!known) {
+        held.made_.push_back({root_index, relative.string(), directory, st.st_dev, st.st_ino});
       }
     };
     // The directories on the way, made as placeholders when missing.
@@ -201,6 +223,7 @@ Result<HostPlaceholders> HostPlaceholders::Hold(const std::vector<Placeholder>& 
         next = OpenDirectory(parent.get(), part.c_str());
       } else if (next && Examine(parent.get(), part.c_str(), false, st) == Kind::kDirectory) {
         made(walked, true, st);  // another run's: whoever is last removes it once empty
+        held.adopted_ = true;
       }
       if (!next) {
         return core::FailSyscall(
@@ -211,8 +234,9 @@ Result<HostPlaceholders> HostPlaceholders::Hold(const std::vector<Placeholder>& 
     }
     if (skipped) continue;
     const std::string last = relative.filename().string();
+    struct stat st {};
     const int rc = p.directory ? ::mkdirat(parent.get(), last.c_str(), kPlaceholderDirectoryMode)
-                               : ::symlinkat(kPlaceholderLinkTarget, parent.get(), last.c_str());
+                               : MakeLink(parent.get(), last.c_str(), model, st);
     if (rc != 0 && errno != EEXIST) {
       if (!Creatable(errno)) {
         CORDON_TRY_VOID(RefusedByOwnMode(errno, parent.get(), p.path()));
@@ -223,14 +247,25 @@ Result<HostPlaceholders> HostPlaceholders::Hold(const std::vector<Placeholder>& 
                                            "sandbox)",
                                            shown));
     }
-    struct stat st {};
-    const Kind kind = Examine(parent.get(), last.c_str(), /*empty=*/rc != 0, st);
+    // A link just made is known; anything else is examined: another run's placeholder (of
+    // either kind: bubblewrap runs make directories) is adopted.
+    Kind kind = Kind::kLink;
+    if (rc != 0 || p.directory) kind = Examine(parent.get(), last.c_str(), /*empty=*/rc != 0, st);
     if (kind == Kind::kOther) {
       return Fail(ErrorCode::kUnavailable,
                   fmt::format("{} appeared while the command was starting (run it again)", shown));
     }
+    if (rc != 0) held.adopted_ = true;
     made(relative, kind == Kind::kDirectory, st);
     held.covered_.push_back({p.root, p.relative, kind == Kind::kDirectory});
+  }
+  if (held.records_ && !held.made_.empty()) {
+    std::vector<RecordedPlaceholder> recorded;
+    recorded.reserve(held.made_.size());
+    for (const Made& m : held.made_) {
+      recorded.push_back({held.roots_[m.root].path, m.relative, m.dev, m.ino});
+    }
+    held.record_ = held.records_->Record(recorded);
   }
   return held;
 }
@@ -242,9 +277,13 @@ HostPlaceholders& HostPlaceholders::operator=(HostPlaceholders&& other) noexcept
     made_ = std::move(other.made_);
     covered_ = std::move(other.covered_);
     records_ = std::move(other.records_);
+    record_ = std::move(other.record_);
+    adopted_ = other.adopted_;
     other.roots_.clear();
     other.made_.clear();
     other.covered_.clear();
+    other.record_.clear();
+    other.adopted_ = false;
   }
   return *this;
 }
@@ -255,19 +294,30 @@ void HostPlaceholders::Release() {
     // Upgraded without waiting only when no other run holds the root: that one removes them.
     last[i] = ::flock(roots_[i].fd.get(), LOCK_EX | LOCK_NB) == 0;
   }
+  bool all_gone = true;
   for (auto it = made_.rbegin(); it != made_.rend(); ++it) {
-    if (!last[it->root]) continue;
+    if (!last[it->root]) {
+      all_gone = false;
+      continue;
+    }
     const std::filesystem::path relative = it->relative;
     core::UniqueFd parent = OpenParent(roots_[it->root].fd.get(), relative);
     const std::string name = relative.filename().string();
-    if (parent && RemoveIfSame(parent.get(), name.c_str(), it->directory, it->dev, it->ino) &&
-        records_) {
-      records_->Forget(it->dev, it->ino);
+    if (!parent || !RemoveIfSame(parent.get(), name.c_str(), it->directory, it->dev, it->ino)) {
+      all_gone = false;
     }
   }
   made_.clear();
   covered_.clear();
   roots_.clear();  // closed: unlocked
+  if (records_) {
+    // A run that was not the last keeps its record: the last one, which adopted its
+    // placeholders, settles it once they are gone.
+    if (all_gone) records_->Forget(record_);
+    if (adopted_) (void)records_->CleanUp();
+  }
+  record_.clear();
+  adopted_ = false;
 }
 
 }  // namespace cordon::plan

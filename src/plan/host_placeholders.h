@@ -2,12 +2,14 @@
 // before the command starts, removed when it is done, so that nothing of them is there between
 // commands. A directory entry gets an empty directory (mode kPlaceholderDirectoryMode), a file
 // entry a dangling link to kPlaceholderLinkTarget: what tools on the host read as absent. The
-// backend covers each inside the sandbox (linux/placeholder_cover.h).
+// links of one run are hard links of the first it makes (decision 0036): a name costs the file
+// system far less than a new inode. The backend covers each inside the sandbox
+// (linux/placeholder_cover.h).
 //
 // Several runs in one root (of one session, of several, of other users) share them: each run
 // holds a shared flock on every root it makes placeholders in, for as long as its command
 // runs, and adopts what another run made there; the run that ends last (its lock upgrades to
-// exclusive without waiting) removes them all. Each placeholder made is recorded
+// exclusive without waiting) removes them all. What a run holds is recorded
 // (placeholder_records.h): what a killed cordon left behind goes at the next start, or
 // with the next run in that root, which adopts it.
 //
@@ -70,13 +72,13 @@ class HostPlaceholders {
   std::vector<Made> made_;  // parents before their children
   std::vector<Placeholder> covered_;
   std::shared_ptr<const PlaceholderRecords> records_;
+  std::string record_;    // the record's name: forgotten once this run removed them all
+  bool adopted_ = false;  // another run's placeholders were held too: its record is settled
 };
 
-// The text a record of a host-run placeholder holds (placeholder_records.h), and the
-// clean-up of one: removed when the root is held by no run (LOCK_EX without waiting) and the
-// placeholder is still the one recorded (`name`: device and inode). True when it is gone.
-std::string HostPlaceholderRecord(const std::filesystem::path& root, const std::string& relative);
-bool RemoveRecordedHostPlaceholder(const std::string& name, const std::string& record);
-inline constexpr const char* kHostPlaceholderRecordPrefix = "host-run:";
+// The clean-up of one recorded placeholder (placeholder_records.h): removed when its root is
+// held by no run (LOCK_EX without waiting) and it is still the one recorded (device and inode).
+// True when it is settled: gone, or no longer the placeholder recorded.
+bool RemoveRecordedHostPlaceholder(const RecordedPlaceholder& recorded);
 
 }  // namespace cordon::plan

@@ -73,6 +73,63 @@ TEST_F(HostPlaceholdersTest, ConcurrentRunsShareThemAndTheLastOneRemovesThem) {
   EXPECT_TRUE(Nothing());
 }
 
+// One run's links are names of one inode (decision 0036): a hard link costs the file system a
+// directory entry, a new link an inode too. The twin: a root on another file system, where no
+// hard link of the first can be made, gets a link of its own; all go after the run.
+TEST_F(HostPlaceholdersTest, ARunsLinksAreHardLinksOfOneWhereTheFileSystemAllows) {
+  const fs::path other = "/dev/shm";
+  if (!fs::is_directory(other)) GTEST_SKIP() << "no /dev/shm";
+  char tmpl[] = "/dev/shm/cordon-host-placeholders-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const fs::path elsewhere = fs::canonical(tmpl);
+  struct stat a {
+  }, b{}, c{}, d{};
+  {
+    Result<HostPlaceholders> held = HostPlaceholders::Hold({{root_, ".mcp.json", false},
+                                                            {root_, ".claude", false},
+                                                            {elsewhere, ".envrc", false},
+                                                            {elsewhere, ".vscode", false}});
+    ASSERT_TRUE(held) << held.error().message;
+    ASSERT_EQ(::lstat((root_ / ".mcp.json").c_str(), &a), 0);
+    ASSERT_EQ(::lstat((root_ / ".claude").c_str(), &b), 0);
+    ASSERT_EQ(::lstat((elsewhere / ".envrc").c_str(), &c), 0);
+    ASSERT_EQ(::lstat((elsewhere / ".vscode").c_str(), &d), 0);
+    for (const fs::path& p : {root_ / ".claude", elsewhere / ".envrc", elsewhere / ".vscode"}) {
+      EXPECT_EQ(fs::read_symlink(p), kPlaceholderLinkTarget) << p;
+    }
+  }
+  EXPECT_EQ(a.st_ino, b.st_ino);
+  EXPECT_EQ(a.st_nlink, 2u);
+  EXPECT_NE(a.st_dev, c.st_dev);
+  EXPECT_EQ(c.st_ino, d.st_ino) << "the model moved to the other file system";
+  EXPECT_TRUE(Nothing()) << "left on the host after the run";
+  EXPECT_TRUE(fs::is_empty(elsewhere));
+  fs::remove_all(elsewhere);
+}
+
+// A run that is not the last keeps its record; the last, which adopted its placeholders,
+// settles it once they are gone: no record stays behind runs that overlapped.
+TEST_F(HostPlaceholdersTest, TheLastRunSettlesTheRecordsOfTheRunsItOverlapped) {
+  std::optional<HostPlaceholders> first;
+  {
+    Result<HostPlaceholders> held = HostPlaceholders::Hold(Wanted(), Records());
+    ASSERT_TRUE(held) << held.error().message;
+    first = std::move(*held);
+  }
+  Result<HostPlaceholders> second = HostPlaceholders::Hold(Wanted(), Records());
+  ASSERT_TRUE(second) << second.error().message;
+  const fs::path records = runtime_ / "cordon-placeholders";
+  auto count = [&] {
+    return std::distance(fs::directory_iterator(records), fs::directory_iterator());
+  };
+  EXPECT_EQ(count(), 2);
+  first.reset();
+  EXPECT_EQ(count(), 2) << "the first run's placeholders are still held";
+  *second = HostPlaceholders();
+  EXPECT_TRUE(Nothing());
+  EXPECT_EQ(count(), 0);
+}
+
 TEST_F(HostPlaceholdersTest, WhatTheHostPutsInThemMeanwhileStaysAsTheUsers) {
   {
     Result<HostPlaceholders> held = HostPlaceholders::Hold(Wanted());

@@ -72,7 +72,7 @@ TEST_F(PlaceholderRecordsTest, AKilledRunsPlaceholdersGoAtTheNextStart) {
   KilledRun({base_ / "a", base_ / "b"});
   EXPECT_TRUE(fs::is_directory(base_ / "a/.git"));
   EXPECT_TRUE(fs::is_directory(base_ / "b/.git"));
-  EXPECT_EQ(RecordCount(), 2u);
+  EXPECT_EQ(RecordCount(), 1u) << "one record per run";
   EXPECT_EQ(Records()->CleanUp(), 2);
   EXPECT_FALSE(fs::exists(base_ / "a/.git"));
   EXPECT_FALSE(fs::exists(base_ / "b/.git"));
@@ -106,6 +106,33 @@ TEST_F(PlaceholderRecordsTest, WhatIsHeldOrNoLongerThePlaceholderStays) {
   fs::remove(base_ / "a/other");
   EXPECT_EQ(Records()->CleanUp(), 1);  // settled: not the placeholder recorded
   EXPECT_TRUE(fs::is_directory(base_ / "a/.git"));
+}
+
+// A record holds what it was given, whatever the paths hold (a nested project's name is the
+// workspace's to choose: a newline, a name that looks like a field); anything else, cut short
+// or of another form, reads as no record at all.
+TEST(PlaceholderRecordText, ReadsBackWhatWasWrittenAndNothingElse) {
+  const std::vector<RecordedPlaceholder> held = {
+      {"/w/a b", ".git", 2049, 131},
+      {"/w/a b/x\ny", "cordon placeholders 1", 2049, 18446744073709551615ull},
+  };
+  const std::string text = RecordText(held);
+  EXPECT_EQ(ParseRecord(text), held);
+  EXPECT_EQ(ParseRecord(RecordText({})), std::vector<RecordedPlaceholder>{});
+  EXPECT_EQ(ParseRecord(text.substr(0, text.size() - 1)), std::nullopt) << "cut short";
+  EXPECT_EQ(ParseRecord(text.substr(0, text.size() - 3)), std::nullopt) << "cut in a number";
+  EXPECT_EQ(ParseRecord("host-run:/w\n.git"), std::nullopt) << "an older cordon's form";
+  std::string relative_root = text;
+  relative_root.replace(relative_root.find("/w/a b"), 1, "w");
+  EXPECT_EQ(ParseRecord(relative_root), std::nullopt);
+  std::string bad_number = RecordText({{"/w", ".git", 1, 2}});
+  bad_number.replace(bad_number.find(std::string("\0"
+                                                 "1\0",
+                                                 3)) +
+                         1,
+                     1, "x");
+  EXPECT_EQ(ParseRecord(bad_number), std::nullopt);
+  EXPECT_EQ(ParseRecord(RecordText({{"/w", "/abs", 1, 2}})), std::nullopt);
 }
 
 // Records only in a runtime directory of this user's alone.
