@@ -68,6 +68,13 @@ std::optional<std::filesystem::path> ReadGitdirFile(const std::filesystem::path&
   return *canonical;
 }
 
+// What git accepts as a git directory names a HEAD (git's is_git_directory checks more); a
+// target without one is never used, so no hook of it runs.
+bool HasHead(const std::filesystem::path& gitdir) {
+  struct stat st {};
+  return ::lstat((gitdir / "HEAD").c_str(), &st) == 0;
+}
+
 }  // namespace
 
 std::vector<std::filesystem::path> GitMetadataPaths(const std::filesystem::path& root) {
@@ -80,13 +87,30 @@ std::vector<std::filesystem::path> GitMetadataPaths(const std::filesystem::path&
     paths.push_back(git);
   } else if (S_ISREG(st.st_mode)) {
     paths.push_back(git);  // the pointer itself: rewriting it would redirect git
-    if (auto gitdir = ReadGitdirFile(git, root)) {
+    if (auto gitdir = ReadGitdirFile(git, root); gitdir && HasHead(*gitdir)) {
       paths.push_back(*gitdir);
       // A worktree's git dir names the repository's common dir (objects, refs, config).
-      if (auto common = ReadCommonDir(*gitdir)) paths.push_back(*common);
+      if (auto common = ReadCommonDir(*gitdir); common && HasHead(*common)) {
+        paths.push_back(*common);
+      }
     }
   }
   return paths;
+}
+
+std::string GitDirProblem(const std::filesystem::path& root) {
+  const std::vector<std::filesystem::path> paths = GitMetadataPaths(root);
+  for (std::size_t i = 1; i < paths.size(); ++i) {
+    if (!core::IsWithin(root, paths[i])) continue;
+    return fmt::format(
+        "cannot keep the git metadata of {0} read-only: {0}/.git names {1} as its git "
+        "directory, which contains {0} itself. Read-only, it would make the whole project "
+        "read-only; writable, a command could plant hooks that git runs on the host. Correct "
+        "the \"gitdir:\" line of {0}/.git (and the commondir file it leads to), or remove the "
+        "file",
+        root.string(), paths[i].string());
+  }
+  return {};
 }
 
 std::string GitLinkProblem(const std::filesystem::path& git) {

@@ -27,9 +27,15 @@ inline constexpr const char* kPrivateTmp = "/tmp";
 
 // The git metadata of `root` that protect_git_metadata keeps read-only: <root>/.git when it
 // is a directory; when it is a file (worktree, submodule), the file itself, the git directory
-// it points to ("gitdir: ...") and that directory's common dir (a worktree's main .git).
+// it points to ("gitdir: ...") and that directory's common dir (a worktree's main .git), each
+// when it holds a HEAD (git uses no other).
 // Empty when there is no .git. Pure apart from lstat/realpath/reading the .git file.
 std::vector<std::filesystem::path> GitMetadataPaths(const std::filesystem::path& root);
+
+// Why the git metadata of `root` cannot be protected, empty when it can: a .git file names a
+// git directory (or common dir) that contains `root` itself — a hostile command's way to make
+// the workspace read-only for every later command, or to leave hooks writable.
+std::string GitDirProblem(const std::filesystem::path& root);
 
 // Why a .git that is a symbolic link cannot be protected, and the ways out: host git follows
 // the link, a read-only bind would keep only where it points today, and the command could

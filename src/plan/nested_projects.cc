@@ -205,6 +205,15 @@ Result<std::vector<std::filesystem::path>> FindNestedProjects(
   }
   std::sort(projects.begin(), projects.end());
   projects.erase(std::unique(projects.begin(), projects.end()), projects.end());
+  if (projects.size() > kMaxNestedProjects) {
+    return Fail(ErrorCode::kUnavailable,
+                fmt::format("{} projects nested below the writable roots (a directory holding "
+                            ".git or a host-run entry, such as {}), more than the {} that cordon "
+                            "protects per command: make a narrower directory the workspace, or "
+                            "lower sandbox.nested_project_depth (now {}; 0 turns the search off)",
+                            projects.size(), projects.front().string(), kMaxNestedProjects,
+                            config.nested_project_depth));
+  }
   return projects;
 }
 

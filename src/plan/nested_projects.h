@@ -8,7 +8,8 @@
 // The search reads directories through descriptors, follows no symbolic link, and enters
 // neither `.git`, nor `node_modules` (a package manager's, not a project the host works in),
 // nor a directory named like a marker (protected whole, or holding what is, in its project). It is
-// bounded: at most kMaxNestedDirectories directories are read, and more refuses the run, as does a
+// bounded: at most kMaxNestedDirectories directories are read and kMaxNestedProjects found, and
+// more refuses the run, as does a
 // directory of the caller's that it cannot read (the command could make it readable, and a project
 // hidden in it writable). A long-lived session keeps the result while inotify reports nothing that
 // could change it (NestedProjectsCache).
@@ -32,6 +33,9 @@
 namespace cordon::plan {
 
 inline constexpr std::size_t kMaxNestedDirectories = 10000;
+// More nested projects than this refuses the run: each costs every command its binds, pins and
+// up to 37 placeholders, and a command could make thousands for the next one to choke on.
+inline constexpr std::size_t kMaxNestedProjects = 256;
 
 // The names that make a directory a project under `config`: ".git" (protect_git_metadata) and
 // the first name of each host-run entry (protect_host_run_files), sorted, without repeats.

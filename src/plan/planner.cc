@@ -328,6 +328,10 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
         absent.push_back({root, ".git", true});
       } else if (S_ISLNK(st.st_mode)) {
         return Fail(ErrorCode::kUnavailable, GitLinkProblem(git));
+      } else if (S_ISREG(st.st_mode)) {
+        if (std::string problem = GitDirProblem(root); !problem.empty()) {
+          return Fail(ErrorCode::kUnavailable, std::move(problem));
+        }
       }
     }
   }

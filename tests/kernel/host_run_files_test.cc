@@ -415,6 +415,32 @@ TEST_F(HostRunFilesTest, ALinkedGitRefusesTheRunAndAGitdirFileNamingItsDirectory
   EXPECT_EQ(ReadFile(workspace_ / "decoy-git/hooks/post-checkout"), "true\n");
 }
 
+// A command that plants a nested project whose .git file names the workspace as its git
+// directory must not freeze the workspace for every later command (all of it bound read-only
+// as "git metadata"), nor leave hooks writable: without a HEAD there git uses none of it and
+// the next command writes as ever; with one the run is refused, naming the file. The twin:
+// the file removed, commands write again.
+TEST_F(HostRunFilesTest, AGitFileNamingItsOwnWorkspaceNeitherFreezesItNorLeavesItsHooksOpen) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const RunResult planted = Shell(*session, "mkdir -p sub && echo 'gitdir: ..' > sub/.git");
+  ASSERT_EQ(planted.exit_code, 0) << Describe(planted);
+  const RunResult writes = Shell(*session, "echo a > note.txt");
+  EXPECT_EQ(writes.exit_code, 0) << Describe(writes);
+  EXPECT_EQ(ReadFile(workspace_ / "note.txt"), "a\n");
+  const RunResult head = Shell(*session, "echo 'ref: refs/heads/main' > HEAD");
+  EXPECT_EQ(head.exit_code, 0) << Describe(head);
+  const RunResult refused = Shell(*session, "echo b > note.txt");
+  EXPECT_EQ(refused.status, RunStatus::kSetupFailed) << Describe(refused);
+  EXPECT_NE(refused.error.find((workspace_ / "sub/.git").string()), std::string::npos)
+      << Describe(refused);
+  EXPECT_EQ(ReadFile(workspace_ / "note.txt"), "a\n");
+  std::filesystem::remove(workspace_ / "sub/.git");
+  const RunResult again = Shell(*session, "echo c > note.txt");
+  EXPECT_EQ(again.exit_code, 0) << Describe(again);
+  EXPECT_EQ(ReadFile(workspace_ / "note.txt"), "c\n");
+}
+
 // A command may change the mode of its own directories: closing a project (or the directory
 // above it, or the workspace) to its owner must not leave the next command a project that
 // cordon could not look into, whose mode that command restores before writing its hooks or

@@ -76,6 +76,25 @@ TEST_F(NestedProjectsTest, MoreDirectoriesThanTheBoundRefusesNamingTheSetting) {
       << over.error().message;
 }
 
+// A command can make thousands of nested projects for the next command to protect; more than
+// kMaxNestedProjects refuses, naming the setting. The twin: as many as the bound, found.
+TEST_F(NestedProjectsTest, MoreProjectsThanTheBoundRefusesNamingTheSetting) {
+  SandboxConfig config;
+  config.mode = SandboxMode::kWorkspaceWrite;
+  for (std::size_t i = 0; i < kMaxNestedProjects; ++i) {
+    fs::create_directories(root_ / ("p" + std::to_string(i)) / ".git");
+  }
+  auto bound = FindNestedProjects(config, {root_}, nullptr);
+  ASSERT_TRUE(bound) << bound.error().message;
+  EXPECT_EQ(bound->size(), kMaxNestedProjects);
+  fs::create_directories(root_ / "one-more/.git");
+  auto over = FindNestedProjects(config, {root_}, nullptr);
+  ASSERT_FALSE(over);
+  EXPECT_EQ(over.error().code, ErrorCode::kUnavailable);
+  EXPECT_NE(over.error().message.find("nested_project_depth"), std::string::npos)
+      << over.error().message;
+}
+
 TEST_F(NestedProjectsTest, ADirectoryOfTheCallersThatCannotBeReadRefuses) {
   if (::geteuid() == 0) GTEST_SKIP() << "root reads every directory";
   fs::create_directories(root_ / "locked/repo/.git");

@@ -169,6 +169,7 @@ TEST(Planner, GitPointerFilesThatAreFifosOrDevicesAreIgnoredAtOnce) {
   ASSERT_NE(::mkdtemp(dir), nullptr);
   const std::filesystem::path base = dir;
   std::filesystem::create_directories(base / "gitdir");
+  std::ofstream(base / "gitdir/HEAD") << "ref: refs/heads/main\n";
   std::filesystem::create_directories(base / "wt");
   std::ofstream(base / "wt/.git") << "gitdir: ../gitdir\n";
   ASSERT_EQ(::mkfifo((base / "gitdir/commondir").c_str(), 0600), 0);
@@ -187,6 +188,40 @@ TEST(Planner, GitPointerFilesThatAreFifosOrDevicesAreIgnoredAtOnce) {
   std::ofstream(base / "wt/.git") << "gitdir: ../gitdir\n" << std::string(8192, '#');
   EXPECT_EQ(GitMetadataPaths(base / "wt"), std::vector<std::filesystem::path>{base / "wt/.git"})
       << "an oversized pointer is not followed, the file itself stays protected";
+  std::filesystem::remove_all(base);
+}
+
+// A .git file is followed only to a git directory (one with a HEAD: git uses no other, so no
+// hook of another runs), and one that contains its own project refuses: read-only it would
+// freeze the whole project (a command's way to stop every later one from writing), writable
+// its hooks would be the command's. The twins: a git directory beside the project is
+// protected, and a .git file naming no git directory protects only itself.
+TEST(Planner, AGitFileNamingItsOwnProjectRefusesAndOneNamingNoGitDirectoryIsNotFollowed) {
+  char dir[] = "/tmp/cordon-plan-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::filesystem::path base = dir;
+  std::filesystem::create_directories(base / "ws/sub");
+  std::ofstream(base / "ws/sub/.git") << "gitdir: ..\n";
+  EXPECT_EQ(GitMetadataPaths(base / "ws/sub"),
+            std::vector<std::filesystem::path>{base / "ws/sub/.git"});
+  EXPECT_EQ(GitDirProblem(base / "ws/sub"), "");
+  std::ofstream(base / "ws/HEAD") << "ref: refs/heads/main\n";
+  const std::string problem = GitDirProblem(base / "ws/sub");
+  EXPECT_TRUE(
+      Contains(problem, (base / "ws/sub").string() + "/.git names " + (base / "ws").string()))
+      << problem;
+  PlanRequest request = Request();
+  request.workspace = base / "ws/sub";
+  auto refused = Plan(Default(), Everything(), request);
+  ASSERT_FALSE(refused);
+  EXPECT_TRUE(Contains(refused.error().message, "gitdir:")) << refused.error().message;
+  std::filesystem::create_directories(base / "meta");
+  std::ofstream(base / "meta/HEAD") << "ref: refs/heads/main\n";
+  std::ofstream(base / "ws/sub/.git") << "gitdir: ../../meta\n";
+  EXPECT_EQ(GitDirProblem(base / "ws/sub"), "");
+  EXPECT_EQ(GitMetadataPaths(base / "ws/sub"),
+            (std::vector<std::filesystem::path>{base / "ws/sub/.git", base / "meta"}));
+  EXPECT_TRUE(Plan(Default(), Everything(), request).has_value());
   std::filesystem::remove_all(base);
 }
 

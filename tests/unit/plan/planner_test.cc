@@ -297,6 +297,8 @@ TEST(Planner, AGitFileIsProtectedTogetherWithTheGitDirAndCommonDirItPointsTo) {
   // base/repo is a repository with a linked worktree at base/wt.
   std::filesystem::create_directories(base / "repo/.git/worktrees/wt");
   std::ofstream(base / "repo/.git/worktrees/wt/commondir") << "../..\n";
+  std::ofstream(base / "repo/.git/worktrees/wt/HEAD") << "ref: refs/heads/wt\n";
+  std::ofstream(base / "repo/.git/HEAD") << "ref: refs/heads/main\n";
   std::filesystem::create_directories(base / "wt");
   std::ofstream(base / "wt/.git") << "gitdir: ../repo/.git/worktrees/wt\n";
   EXPECT_EQ(GitMetadataPaths(base / "wt"),
