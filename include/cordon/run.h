@@ -25,7 +25,10 @@ struct CommandRequest {
   // Overrides the session's timeout for this command when set.
   std::optional<std::chrono::milliseconds> timeout;
   // Standard input of the command: -1 means /dev/null. Otherwise a descriptor the caller keeps
-  // owning (for example its terminal, when a person runs `cordon run` interactively).
+  // owning: a terminal is the command's stdin itself (a person running `cordon run`
+  // interactively); anything else (a pipe, a file, a socket) is read by cordon while the
+  // command runs and copied into a pipe of the command's own, never handed over (through
+  // /proc/self/fd/0 the command could reopen it for writing).
   int stdin_fd = -1;
   // Cancellation: when this descriptor (owned by the caller, e.g. an eventfd) becomes readable,
   // Run kills the command's whole process tree at once and returns kSignaled with SIGKILL and

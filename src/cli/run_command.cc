@@ -50,8 +50,20 @@ struct RunOptions {
   bool worktree = false;
   bool outside_sandbox = false;
   bool no_server = false;
+  bool no_stdin = false;
   std::string justification;
 };
+
+// Whether the command reads `fd` (the caller's stdin) as its own (docs/cli.md): a terminal
+// (not with --json: nobody answers a prompt in a collected run), a pipe, a file or a socket
+// (the session copies those into a pipe of the command's, exec/stdin_relay.h). Otherwise, and
+// with --no-stdin, /dev/null.
+bool CommandReadsStdin(int fd, const RunOptions& options) {
+  struct stat st {};
+  if (options.no_stdin || ::fstat(fd, &st) != 0) return false;
+  if (::isatty(fd) != 0) return !options.json;
+  return S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode) || S_ISSOCK(st.st_mode);
+}
 
 void WriteAll(int fd, std::string_view data) {
   while (!data.empty()) {
@@ -203,7 +215,7 @@ int RunRun(const GlobalOptions& global, const RunOptions& options) {
     request.argv = options.argv;
   }
   request.cwd = ChooseCwd(session->workspace(), ThisProcess().cwd);
-  if (!options.json && ::isatty(STDIN_FILENO)) request.stdin_fd = STDIN_FILENO;
+  if (CommandReadsStdin(STDIN_FILENO, options)) request.stdin_fd = STDIN_FILENO;
 
   if (!options.json) {
     // Streamed through (spliced where our stdout is a pipe or a file), never printed again.
@@ -275,6 +287,8 @@ CLI::App* DefineRunCommand(CLI::App& root, RunOptions& options) {
       ->type_name("TEXT");
   app->add_option("command", options.argv, "The command and its arguments, after --")
       ->type_name("COMMAND");
+  app->add_flag("--no-stdin", options.no_stdin,
+                "The command reads nothing on stdin (/dev/null), whatever cordon's stdin is");
   app->add_flag("--no-server", options.no_server,
                 "Run in this process: neither use a run server (`cordon serve`) nor start one");
   app->add_flag("--worktree", options.worktree,
@@ -347,7 +361,7 @@ bool ParseRunCommandLine(const std::vector<std::string>& argv, GlobalOptions& gl
 }  // namespace
 
 std::optional<server::ResolvedInvocation> ResolveRunInvocation(const server::Invocation& invocation,
-                                                               int cwd_fd, bool stdin_is_terminal) {
+                                                               int cwd_fd, int stdin_fd) {
   // Only `cordon [--config FILE] run ...`: anything else (another subcommand, --help) is the
   // full cordon's to run, with every message it prints.
   GlobalOptions global;
@@ -398,7 +412,7 @@ std::optional<server::ResolvedInvocation> ResolveRunInvocation(const server::Inv
   }
   request.cwd = ChooseCwd(request.workspace, caller.cwd);
   request.json = options.json;
-  request.has_stdin = !options.json && stdin_is_terminal;
+  request.has_stdin = CommandReadsStdin(stdin_fd, options);
   request.env = invocation.env;
   // session::CallerHome(), for the caller: its HOME when absolute, else the user's entry.
   request.home = caller.env.home && caller.env.home->starts_with('/')

@@ -37,7 +37,7 @@ Subcommand AddServeCommand(CLI::App& root, const GlobalOptions& global);
 // command line, parsed and resolved as `cordon run` itself would in the client's directory
 // (`cwd_fd`) and environment.
 std::optional<server::ResolvedInvocation> ResolveRunInvocation(const server::Invocation& invocation,
-                                                               int cwd_fd, bool stdin_is_terminal);
+                                                               int cwd_fd, int stdin_fd);
 #endif
 // Hidden: `cordon __generate man|bash|zsh [--output FILE]` walks `root` (docs/cli.md).
 Subcommand AddGenerateCommand(CLI::App& root);

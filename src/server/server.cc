@@ -243,6 +243,8 @@ Result<report::RunOutcome> Server::Execute(int connection, ServedRun& run,
     request.stdout_fd = run.stdout_fd.Release();
     request.stderr_fd = run.stderr_fd.Release();
     if (r.has_stdin) request.stdin_fd = run.stdin_fd.Release();
+  } else if (r.has_stdin) {
+    request.stdin_fd = run.stdin_fd.get();  // copied from (a pipe or file: --json keeps none)
   }
   // Nothing of the command is created before the client is let in.
   caller.before_start = admit;
@@ -270,8 +272,7 @@ std::optional<ServedRun> Server::Resolve(ReceivedRequest& received) {
   invocation.cwd_ino = static_cast<std::uint64_t>(here.st_ino);
   std::optional<ResolvedInvocation> resolved;
   if (options_.resolve_invocation) {
-    resolved =
-        options_.resolve_invocation(invocation, here_fd, ::isatty(received.fds[0].get()) != 0);
+    resolved = options_.resolve_invocation(invocation, here_fd, received.fds[0].get());
   }
   received.fds[3].Reset();
   if (!resolved) return std::nullopt;
@@ -281,8 +282,8 @@ std::optional<ServedRun> Server::Resolve(ReceivedRequest& received) {
   if (!run.request.json) {
     run.stdout_fd = std::move(received.fds[1]);
     run.stderr_fd = std::move(received.fds[2]);
-    if (run.request.has_stdin) run.stdin_fd = std::move(received.fds[0]);
   }
+  if (run.request.has_stdin) run.stdin_fd = std::move(received.fds[0]);
   const auto seconds = std::chrono::ceil<std::chrono::seconds>(resolved->timeout).count();
   run.wait_seconds = static_cast<std::uint32_t>(
       std::clamp<std::int64_t>(seconds, 1, std::numeric_limits<std::uint32_t>::max()));

@@ -46,7 +46,7 @@ struct RunRequest {
   std::optional<std::string> shell_text;
   std::filesystem::path cwd;
   bool json = false;       // capture and reply with the --json report; no descriptors used
-  bool has_stdin = false;  // the caller's stdin is its terminal: the command reads it
+  bool has_stdin = false;  // the command reads the caller's stdin (its terminal, or copied)
   std::vector<std::string> env;
   std::string home;
 };
@@ -58,8 +58,8 @@ struct ResolvedInvocation {
 // relative path of the command line is resolved through it. nullopt: not served here (another
 // subcommand, --help, a flag or configuration error, mode off, --worktree, ...): the client
 // runs it itself and says what it says.
-using InvocationResolver = std::function<std::optional<ResolvedInvocation>(
-    const Invocation&, int cwd_fd, bool stdin_is_terminal)>;
+using InvocationResolver =
+    std::function<std::optional<ResolvedInvocation>(const Invocation&, int cwd_fd, int stdin_fd)>;
 
 struct ServerOptions {
   ServerPaths paths;

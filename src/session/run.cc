@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 #include <poll.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
@@ -12,6 +13,7 @@
 #include "core/unique_fd.h"
 #include "exec/command_pipes.h"
 #include "exec/spawn_unsandboxed.h"
+#include "exec/stdin_relay.h"
 #include "exec/supervisor.h"
 #include "plan/host_placeholders.h"
 #include "plan/launch_plan.h"
@@ -91,14 +93,21 @@ RunResult LaunchAndSupervise(const session::SessionBackends& backends, zygote::Z
   }
   Result<exec::CommandPipes> pipes = exec::CreateCommandPipes();
   if (!pipes) return SetupFailed(std::move(result), pipes.error().message);
-  // stdin: the caller's descriptor (it keeps owning it) or /dev/null, never inherited by default.
+  // stdin: the caller's terminal itself; anything else of the caller's copied into a pipe of
+  // the command's own (exec/stdin_relay.h); /dev/null without one, never inherited by default.
   core::UniqueFd dev_null;
+  exec::StdinRelay relay;
   int stdin_fd = request.stdin_fd;
   if (stdin_fd < 0) {
     Result<core::UniqueFd> opened = exec::OpenDevNull();
     if (!opened) return SetupFailed(std::move(result), opened.error().message);
     dev_null = std::move(*opened);
     stdin_fd = dev_null.get();
+  } else if (::isatty(stdin_fd) == 0) {
+    Result<exec::StdinRelay> started = exec::StdinRelay::Start(stdin_fd);
+    if (!started) return SetupFailed(std::move(result), started.error().message);
+    relay = std::move(*started);
+    stdin_fd = relay.command_end();
   }
   const exec::StdioFds stdio = exec::MakeStdio(*pipes, stdin_fd);
   // The memory and process limits of the whole tree: a cgroup of this run, which the command
@@ -120,7 +129,8 @@ RunResult LaunchAndSupervise(const session::SessionBackends& backends, zygote::Z
   // Our copies of the write ends must go now, or the supervisor would never see EOF.
   pipes->CloseWriteEnds();
   dev_null.Reset();
-  fds.stdin_fd.Reset();  // the command has its copy (take_fds)
+  relay.CloseCommandEnd();
+  if (!relay.running()) fds.stdin_fd.Reset();  // the command has its copy (take_fds)
   if (!launched && launched.error().code == ErrorCode::kCommandNotFound) {
     return CommandNotFound(std::move(result), plan, launched.error().errno_value);
   }
@@ -143,6 +153,9 @@ RunResult LaunchAndSupervise(const session::SessionBackends& backends, zygote::Z
   RunResult supervised = exec::Supervise(
       std::move(*launched),
       exec::OutputReaders{std::move(pipes->stdout_read), std::move(pipes->stderr_read)}, options);
+  // The relay reads the caller's stdin until here; both go before the session may prepare.
+  relay = exec::StdinRelay();
+  fds.stdin_fd.Reset();
   supervised.decision = std::move(result.decision);
   supervised.enforcement = std::move(result.enforcement);
   return supervised;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -285,6 +286,50 @@ TEST_F(SessionTest, StdinIsDevNullUnlessTheCallerPassesADescriptor) {
   const RunResult fed = session->Run(request);
   ::close(fds[0]);
   EXPECT_EQ(fed.stdout_data.data, "from caller\n") << Describe(fed);
+}
+
+// A caller's pipe or file is copied into a pipe of the command's own, never handed over:
+// through /proc/self/fd/0 the command could reopen what it refers to for writing — lines into
+// the pipe the caller's shell reads next (`... | while read x; do cordon run ...; done`), or
+// the caller's file outside the view. From outside: neither changed. The twin: the command
+// read every byte of both.
+TEST_F(SessionTest, ACallersPipeOrFileOnStdinIsReadNotReopenedForWriting) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  CommandRequest request;
+  request.shell_text =
+      "cat; echo injected > /proc/self/fd/0 2>/dev/null; echo injected >> /dev/stdin "
+      "2>/dev/null; true";
+  request.timeout = 10s;
+  int fds[2];
+  ASSERT_EQ(::pipe2(fds, O_CLOEXEC), 0);
+  ASSERT_EQ(::write(fds[1], "next line\n", 10), 10);
+  request.stdin_fd = fds[0];
+  // The caller's writer stays open, as a shell loop's does: the run ends with the command.
+  std::thread closer([&] {
+    std::this_thread::sleep_for(300ms);
+    ::close(fds[1]);
+  });
+  const RunResult piped = session->Run(request);
+  closer.join();
+  EXPECT_EQ(piped.status, RunStatus::kExited) << Describe(piped);
+  EXPECT_EQ(piped.stdout_data.data, "next line\n") << Describe(piped);
+  char left[64];
+  const ssize_t n = ::read(fds[0], left, sizeof left);  // the writer is closed: EOF, or data
+  ::close(fds[0]);
+  EXPECT_EQ(n, 0) << "the caller's pipe holds: " << std::string(left, n > 0 ? n : 0);
+
+  // Below /tmp, but judged through the descriptor, which reaches it wherever it lies.
+  const std::filesystem::path file = root_ / "caller-input.txt";
+  std::ofstream(file) << "from a file\n";
+  const int file_fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(file_fd, 0);
+  request.stdin_fd = file_fd;
+  const RunResult from_file = session->Run(request);
+  ::close(file_fd);
+  EXPECT_EQ(from_file.stdout_data.data, "from a file\n") << Describe(from_file);
+  std::ifstream in(file);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "from a file\n");
 }
 
 bool IsOpen(int fd) { return ::fcntl(fd, F_GETFD) != -1; }

@@ -19,12 +19,14 @@ class ServedEquivalence : public ServerTest {
  protected:
   // `cordon run [--no-server] ARGS…` in `cwd` (the workspace when empty).
   Outcome RunWay(bool served, const std::vector<std::string>& args,
-                 std::vector<std::string> env = {}, const std::filesystem::path& cwd = {}) {
+                 std::vector<std::string> env = {}, const std::filesystem::path& cwd = {},
+                 const std::string& stdin_data = {}) {
     env.push_back(RuntimeEnv());
     Invocation inv = CordonInvocation({"run"}, std::move(env));
     if (!served) inv.argv.push_back("--no-server");
     inv.argv.insert(inv.argv.end(), args.begin(), args.end());
     if (!cwd.empty()) inv.cwd = cwd;
+    inv.stdin_data = stdin_data;
     return RunBinary(inv);
   }
   int Served() const { return CountOf(ServerLog(), "ran a command"); }
@@ -52,6 +54,37 @@ TEST_F(ServedEquivalence, AHiddenFileSavedOnTheHostStaysHidden) {
       WriteFile(workspace_ / "plain.new", "plain" + std::to_string(i + 1) + "\n");
       std::filesystem::rename(workspace_ / "plain.new", workspace_ / "plain");
     }
+  }
+}
+
+// Real work (issue 30): what the caller pipes or redirects into `cordon run` reaches the
+// command, served and one-shot alike — data for a reader, a script for a shell that reads it
+// (`sh -s`, `python3 - <<EOF`), a file. The twin: with --no-stdin the command reads nothing.
+TEST_F(ServedEquivalence, WhatTheCallerPipesInReachesTheCommand) {
+  StartServer();
+  const std::filesystem::path input = std::filesystem::canonical(tmp_.path()) / "input.json";
+  WriteFile(input, "{\"a\": 1}\n");
+  for (bool served : {true, false}) {
+    const int before = Served();
+    const Outcome data =
+        RunWay(served, {"--", "python3", "-c", "import json,sys; print(json.load(sys.stdin)['a'])"},
+               {}, {}, "{\"a\": 2}\n");
+    EXPECT_EQ(data.out, "2\n") << Way(served) << data.err;
+    EXPECT_EQ(data.exit_code, 0) << Way(served) << data.err;
+    const Outcome script = RunWay(served, {"--", "sh", "-s"}, {}, {}, "echo from a script\n");
+    EXPECT_EQ(script.out, "from a script\n") << Way(served) << script.err;
+    const Outcome none = RunWay(served, {"--no-stdin", "--", "cat"}, {}, {}, "not for cat\n");
+    EXPECT_EQ(none.out, "") << Way(served) << none.err;
+    EXPECT_EQ(none.exit_code, 0) << Way(served) << none.err;
+    Invocation file = CordonInvocation({}, {RuntimeEnv()});
+    const std::string cordon = file.argv.front();
+    file.argv = {
+        "/bin/sh", "-c",
+        std::string("exec \"$0\" run ") + (served ? "" : "--no-server ") + "-- cat < \"$1\"",
+        cordon, input.string()};
+    const Outcome from_file = RunBinary(file);
+    EXPECT_EQ(from_file.out, "{\"a\": 1}\n") << Way(served) << from_file.err;
+    EXPECT_EQ(Served(), before + (served ? 4 : 0)) << ServerLog();
   }
 }
 
