@@ -1,18 +1,22 @@
 // `cordon mcp [sandbox flags] [--workspace DIR]`: an MCP server on stdin/stdout whose tool
 // run_command runs commands through one pinned Session (docs/mcp.md). stdout carries only the
-// protocol; everything cordon says goes to stderr. Exit 0 at EOF on stdin; 125 when the
-// configuration or the workspace is invalid (nothing is served then).
+// protocol; everything cordon says goes to stderr. Exit 0 at EOF on stdin. When the
+// configuration, the flags or the workspace are invalid, the reason goes to stderr and the
+// server still serves, refusing every command with that reason (a client that got no
+// `initialize` answer would only say "failed to connect"), and exits 125 at EOF.
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 
 #include "cli/subcommands.h"
 #include "cordon/session.h"
 #include "mcp/session_runner.h"
 #include "mcp/stdio_server.h"
+#include "mcp/unavailable_runner.h"
 
 namespace cordon::cli {
 namespace {
@@ -24,43 +28,60 @@ struct McpOptions {
   bool worktree = false;
 };
 
-int RunMcp(const GlobalOptions& global, const McpOptions& options) {
-  if (auto flags = CheckWorktreeFlags(options.flags, options.worktree); !flags) {
-    return ReportSetupError(flags.error());
-  }
-  auto config = LoadConfig(global, options.flags);
-  if (!config) return ReportSetupError(config.error());
-  WarnWhenUnsandboxed(*config, options.worktree, "serving");
-  auto workspace = ResolveWorkspace(*config, options.workspace, options.worktree);
-  if (!workspace) return ReportSetupError(workspace.error());
-  // The server's session runs many commands: it prepares their namespaces once (ADR 0010).
-  auto session =
-      Session::Create(*std::move(config), workspace->path,
-                      SessionOptions{.long_lived = true, .runtime_dir = RuntimeDirectory()});
-  if (!session) return ReportSetupError(session.error());
-  if (Result<void> here = CheckSessionIsHere(*session, *workspace); !here) {
-    return ReportSetupError(here.error());
-  }
-  if (!(options.approval_timeout_seconds > 0)) {
-    fmt::print(stderr, "cordon: --approval-timeout: expected seconds > 0\n");
-    return kExitSetupFailed;
-  }
-
-  mcp::SessionRunner runner(*std::move(session));
-  mcp::ServerOptions server_options;
+// Serves `runner` on stdio until EOF; `exit_code` when the serving ended cleanly.
+int Serve(mcp::CommandRunner& runner, mcp::ServerOptions server_options, int exit_code) {
   server_options.server_version = CORDON_VERSION;
-  server_options.worktree = std::move(workspace->linked);
-  server_options.elicitation_timeout = std::chrono::milliseconds(
-      static_cast<std::int64_t>(options.approval_timeout_seconds * 1000.0));
-  fmt::print(stderr, "cordon mcp: serving on stdio, workspace {}\n", runner.Workspace().string());
   const mcp::StdioResult result =
       mcp::ServeStdio(runner, server_options, STDIN_FILENO, STDOUT_FILENO);
   if (!result.clean) {
     // A worker still uses the server: leave without running destructors.
     std::fflush(stderr);
-    std::_Exit(0);
+    std::_Exit(exit_code);
   }
-  return 0;
+  return exit_code;
+}
+
+// What would make the server refuse to start: said on stderr as ever, and then served, so that
+// the client connects and shows the reason (mcp/unavailable_runner.h). Exit 125 at EOF.
+int ServeUnavailable(const Error& error) {
+  (void)ReportSetupError(error);
+  std::error_code ec;
+  std::filesystem::path here = std::filesystem::current_path(ec);
+  if (ec) here = "/";
+  fmt::print(stderr, "cordon mcp: serving on stdio, every command refused until this is fixed\n");
+  mcp::UnavailableRunner runner(error.message, here);
+  return Serve(runner, {}, kExitSetupFailed);
+}
+
+int RunMcp(const GlobalOptions& global, const McpOptions& options) {
+  if (auto flags = CheckWorktreeFlags(options.flags, options.worktree); !flags) {
+    return ServeUnavailable(flags.error());
+  }
+  if (!(options.approval_timeout_seconds > 0)) {
+    return ServeUnavailable(
+        Error{ErrorCode::kInvalidArgument, 0, "--approval-timeout: expected seconds > 0"});
+  }
+  auto config = LoadConfig(global, options.flags);
+  if (!config) return ServeUnavailable(config.error());
+  WarnWhenUnsandboxed(*config, options.worktree, "serving");
+  auto workspace = ResolveWorkspace(*config, options.workspace, options.worktree);
+  if (!workspace) return ServeUnavailable(workspace.error());
+  // The server's session runs many commands: it prepares their namespaces once (ADR 0010).
+  auto session =
+      Session::Create(*std::move(config), workspace->path,
+                      SessionOptions{.long_lived = true, .runtime_dir = RuntimeDirectory()});
+  if (!session) return ServeUnavailable(session.error());
+  if (Result<void> here = CheckSessionIsHere(*session, *workspace); !here) {
+    return ServeUnavailable(here.error());
+  }
+
+  mcp::SessionRunner runner(*std::move(session));
+  mcp::ServerOptions server_options;
+  server_options.worktree = std::move(workspace->linked);
+  server_options.elicitation_timeout = std::chrono::milliseconds(
+      static_cast<std::int64_t>(options.approval_timeout_seconds * 1000.0));
+  fmt::print(stderr, "cordon mcp: serving on stdio, workspace {}\n", runner.Workspace().string());
+  return Serve(runner, std::move(server_options), 0);
 }
 
 }  // namespace

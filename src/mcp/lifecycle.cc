@@ -62,7 +62,7 @@ std::string Instructions(const Capabilities& sandbox) {
       " If a command truly needs to run outside the sandbox, set outside_sandbox with a "
       "justification: a person is asked to approve that one command.";
   if (!sandbox.can_run()) {
-    text += " This machine cannot enforce the configured sandbox, so every command is refused: ";
+    text += " cordon cannot run commands here, so every command is refused until this is fixed: ";
     for (const std::string& m : sandbox.missing) text += m + "; ";
   }
   return text;

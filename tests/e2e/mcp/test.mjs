@@ -109,6 +109,35 @@ test('initialize reports the server and the sandbox capabilities', () => {
   assert.match(shared.getInstructions(), /run_command/);
 });
 
+// A server that cannot start (a workspace it refuses, a malformed config) still answers
+// initialize, so that the client connects and shows why (issue 27: every client said only
+// "failed to connect"); every call is refused with the reason, and it exits 125 at EOF. The
+// twin, a server that starts, is the shared client above.
+test('a cordon mcp that cannot start connects and says why on every call', async () => {
+  const rooted = await connect({ args: ['mcp', '--workspace', '/'] });
+  assert.equal(rooted.getServerCapabilities().experimental['cordon/sandbox'].can_run, false);
+  assert.match(rooted.getInstructions(), /the workspace cannot be \//);
+  const refused = await run(rooted, { command: 'echo hi > ran.txt' });
+  assert.equal(refused.isError, true);
+  assert.match(refused.content[0].text, /the workspace cannot be \//);
+  const badHome = path.join(scratch, 'config-bad');
+  fs.mkdirSync(path.join(badHome, 'cordon'), { recursive: true });
+  fs.writeFileSync(path.join(badHome, 'cordon', 'config.json'), '{"sandbox": {"mode": "sideways"}}');
+  const broken = await connect({ extraEnv: { XDG_CONFIG_HOME: badHome } });
+  const said = await run(broken, { command: 'echo hi > ran.txt' });
+  assert.equal(said.isError, true);
+  assert.match(said.content[0].text, /sideways/);
+  assert.equal(fs.existsSync(path.join(workspace, 'ran.txt')), false);
+  const initialize = JSON.stringify({
+    jsonrpc: '2.0', id: 1, method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  });
+  const exited = spawnSync(cordon, ['mcp', '--workspace', '/'], { env, input: initialize + '\n', encoding: 'utf8' });
+  assert.equal(exited.status, 125, exited.stderr);
+  assert.match(exited.stdout, /"protocolVersion"/);
+  assert.match(exited.stderr, /the workspace cannot be \//);
+});
+
 test('tools/list offers run_command with input and output schemas', async () => {
   const { tools } = await shared.listTools();
   assert.equal(tools.length, 1);
