@@ -46,7 +46,7 @@ int RunSandbox(const GlobalOptions& global, const SandboxOptions& options) {
   const config::Env env = config::FromProcessEnvironment();
   const std::vector<std::string>& w = options.words;
 
-  std::function<void(Config&)> edit;
+  config::SettingChange change;
   if (w.empty() || (w.size() == 1 && w[0] == "status")) {
     std::error_code ec;
     const bool exists = std::filesystem::exists(*path, ec);
@@ -59,11 +59,11 @@ int RunSandbox(const GlobalOptions& global, const SandboxOptions& options) {
   if (w.size() == 1) {
     auto mode = config::ParseSandboxMode(w[0]);
     if (!mode) return ReportSetupError(mode.error());
-    edit = [m = *mode](Config& c) { c.sandbox.mode = m; };
+    change = {"/sandbox/mode", SandboxModeName(*mode)};
   } else if (w.size() == 2 && w[0] == "network") {
     auto network = config::ParseNetworkPolicy(w[1]);
     if (!network) return ReportSetupError(network.error());
-    edit = [n = *network](Config& c) { c.sandbox.network = n; };
+    change = {"/sandbox/network", NetworkPolicyName(*network)};
   } else {
     std::string joined;
     for (const auto& word : w) joined += (joined.empty() ? "" : " ") + word;
@@ -73,7 +73,7 @@ int RunSandbox(const GlobalOptions& global, const SandboxOptions& options) {
                joined);
     return kExitSetupFailed;
   }
-  auto updated = config::UpdateConfigFile(*path, env, edit);
+  auto updated = config::UpdateConfigFile(*path, env, change);
   if (!updated) return ReportSetupError(updated.error());
   PrintSandbox(*path, *updated, true);
   fmt::print("Saved. The change applies to new sessions; running ones keep their configuration.\n");

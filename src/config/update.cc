@@ -51,7 +51,7 @@ Result<void> WriteConfigAtomic(const std::filesystem::path& path, const Config& 
 }
 
 Result<Config> UpdateConfigFile(const std::filesystem::path& path, const Env& env,
-                                const std::function<void(Config&)>& edit) {
+                                const SettingChange& change) {
   std::filesystem::path dir = path.parent_path();
   if (dir.empty()) dir = ".";
   CORDON_TRY_VOID(CreatePrivateDirectories(dir));
@@ -65,15 +65,26 @@ Result<Config> UpdateConfigFile(const std::filesystem::path& path, const Env& en
   RemoveStaleTempFiles(dir_fd.get(), path);
 
   CORDON_TRY(std::optional<std::string> text, ReadConfigFileText(path));
-  Config config;
+  // The document as written, keys in their order; checked whole first (a broken file stays).
+  nlohmann::ordered_json document = nlohmann::ordered_json::object();
   if (text) {
-    CORDON_TRY(config, ParseConfigText(*text, path.native(), env));
+    CORDON_TRY_VOID(ParseConfigText(*text, path.native(), env));
+    document = nlohmann::ordered_json::parse(*text, nullptr, /*allow_exceptions=*/false);
+    if (!document.is_object()) {
+      return Fail(ErrorCode::kConfig, fmt::format("{}: not a JSON object", path.native()));
+    }
   }
-  edit(config);
+  try {
+    document[nlohmann::ordered_json::json_pointer(change.pointer)] =
+        nlohmann::ordered_json::parse(change.value.dump());
+  } catch (const nlohmann::json::exception& e) {
+    return Fail(ErrorCode::kConfig,
+                fmt::format("{}: cannot set {}: {}", path.native(), change.pointer, e.what()));
+  }
+  const std::string written = document.dump(2) + "\n";
   const std::string source = fmt::format("{} (after the change)", path.native());
-  CORDON_TRY_VOID(NormalisePaths(config, env, source));
-  CORDON_TRY_VOID(ValidateConfig(config, source));
-  CORDON_TRY_VOID(WriteConfigAtomic(path, config));
+  CORDON_TRY(Config config, ParseConfigText(written, source, env));
+  CORDON_TRY_VOID(WriteFileAtomic(path, written));
   return config;
 }
 

@@ -1,10 +1,11 @@
-// Writing the user config: used by `cordon sandbox ...`. A written file is normalised: keys in
-// the canonical order, every key present, paths canonical. Changes apply to sessions started
+// Writing the user config: used by `cordon sandbox ...`, which changes one setting and keeps
+// the rest of the file as written (UpdateConfigFile). Changes apply to sessions started
 // afterwards; a running Session keeps the Config it pinned.
 #pragma once
 
 #include <filesystem>
-#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
 
 #include "config/env.h"
 #include "cordon/config.h"
@@ -17,11 +18,21 @@ namespace cordon::config {
 [[nodiscard]] Result<void> WriteConfigAtomic(const std::filesystem::path& path,
                                              const Config& config);
 
-// Load `path` (defaults if it does not exist; an invalid file is an error and is left alone),
-// apply `edit`, normalise and validate the result, write it atomically, return what was
-// written. Concurrent updates of the same file are serialised with flock on its directory, so
-// two `cordon sandbox` calls cannot lose one another's change.
+// One setting a user changes: where it is in the config (a JSON pointer, "/sandbox/mode") and
+// its new value.
+struct SettingChange {
+  std::string pointer;
+  nlohmann::json value;
+};
+
+// Loads `path` (none yet: an empty config; an invalid file is an error and is left alone),
+// sets the one value `change` names — creating the objects on the way — and leaves everything
+// else as the user wrote it: the `~/` forms of paths, the order of keys, settings it does not
+// know to be defaults. The result is parsed and validated like any config before it replaces
+// the file atomically; returns the config as loaded from the new text. Concurrent updates of
+// the same file are serialised with flock on its directory, so two `cordon sandbox` calls
+// cannot lose one another's change.
 [[nodiscard]] Result<Config> UpdateConfigFile(const std::filesystem::path& path, const Env& env,
-                                              const std::function<void(Config&)>& edit);
+                                              const SettingChange& change);
 
 }  // namespace cordon::config

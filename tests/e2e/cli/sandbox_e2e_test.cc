@@ -47,6 +47,36 @@ TEST_F(SandboxCommand, ABrokenConfigIsReportedAndNotOverwritten) {
   EXPECT_EQ(ReadFile(ConfigPath()), "{ not json");
 }
 
+// Each subcommand changes its one setting and keeps the rest as written: `~/` paths stay
+// `~/` (a config shared between machines or homes must not end up naming this home's paths),
+// keys stay in their order. The twin: the setting itself is changed every time.
+TEST_F(SandboxCommand, EachSubcommandKeepsTheRestOfTheFileAsWritten) {
+  std::filesystem::create_directories(home_ / "cache");
+  WriteConfig(R"({"sandbox": {"writable_roots": ["~/cache"], "hidden_paths": ["~/.vault-token"]},)"
+              R"( "environment": {"pass": ["JAVA_HOME"]}})");
+  const std::pair<std::vector<std::string>, std::string> steps[] = {
+      {{"sandbox", "off"}, R"("mode": "off")"},
+      {{"sandbox", "read_only"}, R"("mode": "read_only")"},
+      {{"sandbox", "network", "allow"}, R"("network": "allow")"},
+      {{"sandbox", "network", "deny"}, R"("network": "deny")"},
+      {{"sandbox", "workspace_write"}, R"("mode": "workspace_write")"},
+  };
+  for (const auto& [args, set] : steps) {
+    Invocation inv = CordonInvocation({});
+    inv.argv.insert(inv.argv.end(), args.begin(), args.end());
+    const Outcome o = RunBinary(inv);
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    const std::string text = ReadFile(ConfigPath());
+    EXPECT_NE(text.find(set), std::string::npos) << text;
+    EXPECT_NE(text.find(R"("~/cache")"), std::string::npos) << text;
+    EXPECT_NE(text.find(R"("~/.vault-token")"), std::string::npos) << text;
+    EXPECT_EQ(text.find(home_.string()), std::string::npos) << text;
+    EXPECT_LT(text.find("writable_roots"), text.find("hidden_paths")) << text;
+    EXPECT_LT(text.find("\"sandbox\""), text.find("environment")) << text;
+  }
+  EXPECT_EQ(Cordon({"sandbox", "status"}).exit_code, 0);
+}
+
 TEST_F(SandboxCommand, TheNewModeAppliesToTheNextRun) {
   ASSERT_EQ(Cordon({"sandbox", "read_only"}).exit_code, 0);
   EXPECT_NE(Cordon({"run", "-c", "touch f"}).exit_code, 0);

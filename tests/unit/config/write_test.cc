@@ -205,14 +205,15 @@ TEST(WriteConfigAtomic, WritesThroughASymlinkedConfigFile) {
 TEST(UpdateConfigFile, MissingFileStartsFromDefaults) {
   TempDir dir;
   std::filesystem::path path = dir / "cordon/config.json";
-  Result<Config> written =
-      UpdateConfigFile(path, Env{}, [](Config& c) { c.sandbox.network = NetworkPolicy::kAllow; });
+  Result<Config> written = UpdateConfigFile(path, Env{}, {"/sandbox/network", "allow"});
   ASSERT_TRUE(written.has_value()) << written.error().message;
   EXPECT_EQ(written->sandbox.network, NetworkPolicy::kAllow);
   Result<Config> reloaded = LoadConfigFile(path, Env{});
   ASSERT_TRUE(reloaded.has_value()) << reloaded.error().message;
   EXPECT_TRUE(ConfigsEqual(*reloaded, *written));
   EXPECT_EQ(reloaded->sandbox.mode, SandboxMode::kWorkspaceWrite);
+  EXPECT_EQ(ReadFile(path), "{\n  \"sandbox\": {\n    \"network\": \"allow\"\n  }\n}\n")
+      << "only what was set is written";
 }
 
 TEST(UpdateConfigFile, RemovesTempFilesOfKilledWritersButNothingElse) {
@@ -221,44 +222,62 @@ TEST(UpdateConfigFile, RemovesTempFilesOfKilledWritersButNothingElse) {
   std::filesystem::path stale = dir.Write(".config.json.tmp-Ab12Cd", "{\"half");
   std::filesystem::path other = dir.Write(".other.json.tmp-Ab12Cd", "keep");  // not ours
   std::filesystem::path similar = dir.Write(".config.json.tmp-longer-name", "keep");
-  ASSERT_TRUE(UpdateConfigFile(path, Env{}, [](Config&) {}).has_value());
+  ASSERT_TRUE(UpdateConfigFile(path, Env{}, {"/sandbox/mode", "read_only"}).has_value());
   EXPECT_FALSE(std::filesystem::exists(stale));
   EXPECT_TRUE(std::filesystem::exists(other));
   EXPECT_TRUE(std::filesystem::exists(similar));
 }
 
-TEST(UpdateConfigFile, KeepsOtherSettingsAndNormalisesTheFile) {
+// A config copied between machines or homes (dotfiles) must keep its `~/` forms: written
+// back expanded, it would hide paths that do not exist elsewhere and leave the real ones
+// readable. Everything but the setting changed stays as written, in its order; the twin: the
+// changed setting itself, and the config as loaded, are what they should be.
+TEST(UpdateConfigFile, ChangesOnlyTheSettingAndKeepsTheRestAsWritten) {
   TempDir dir;
   std::filesystem::path cache = dir.MakeDir("cache");
-  std::filesystem::path path = dir.Write(
-      "config.json",
-      R"({"command_policy": {"deny": ["^make install"]}, "sandbox": {"writable_roots": ["~/cache/"]}})");
-  Result<Config> written = UpdateConfigFile(path, Env{.home = dir.path().native()},
-                                            [](Config& c) { c.sandbox.mode = SandboxMode::kOff; });
-  ASSERT_TRUE(written.has_value()) << written.error().message;
-  EXPECT_EQ(written->sandbox.mode, SandboxMode::kOff);
-  EXPECT_EQ(written->command_policy.deny, std::vector<std::string>{"^make install"});
-  EXPECT_EQ(written->sandbox.writable_roots, std::vector<std::filesystem::path>{cache});
-  EXPECT_EQ(ReadFile(path), ToJson(*written));
+  const std::string before =
+      R"({"sandbox": {"writable_roots": ["~/cache/"], "hidden_paths": ["~/.vault-token"], )"
+      R"("network": "deny"}, "command_policy": {"deny": ["^make install"]}})";
+  std::filesystem::path path = dir.Write("config.json", before);
+  for (const SettingChange& change :
+       {SettingChange{"/sandbox/mode", "off"}, SettingChange{"/sandbox/network", "allow"},
+        SettingChange{"/sandbox/mode", "workspace_write"}}) {
+    Result<Config> written = UpdateConfigFile(path, Env{.home = dir.path().native()}, change);
+    ASSERT_TRUE(written.has_value()) << written.error().message;
+    EXPECT_EQ(written->sandbox.writable_roots, std::vector<std::filesystem::path>{cache});
+    EXPECT_EQ(written->command_policy.deny, std::vector<std::string>{"^make install"});
+  }
+  const std::string after = ReadFile(path);
+  EXPECT_THAT(after, HasSubstr("\"~/cache/\""));
+  EXPECT_THAT(after, HasSubstr("\"~/.vault-token\""));
+  EXPECT_LT(after.find("writable_roots"), after.find("hidden_paths")) << after;
+  EXPECT_LT(after.find("hidden_paths"), after.find("\"network\": \"allow\"")) << after;
+  EXPECT_LT(after.find("\"sandbox\""), after.find("command_policy")) << after;
+  EXPECT_THAT(after, HasSubstr("\"mode\": \"workspace_write\""));
+  // Loaded in another home, the entries are that home's.
+  TempDir other;
+  other.MakeDir("cache");
+  Result<Config> elsewhere = LoadConfigFile(path, Env{.home = other.path().native()});
+  ASSERT_TRUE(elsewhere.has_value()) << elsewhere.error().message;
+  EXPECT_EQ(elsewhere->sandbox.hidden_paths,
+            std::vector<std::filesystem::path>{other.path() / ".vault-token"});
 }
 
 TEST(UpdateConfigFile, InvalidExistingFileIsReportedAndLeftAlone) {
   TempDir dir;
   const std::string broken = R"({"sandbox": {"mode": "readonly"}})";
   std::filesystem::path path = dir.Write("config.json", broken);
-  bool edited = false;
-  Result<Config> result = UpdateConfigFile(path, Env{}, [&](Config&) { edited = true; });
+  Result<Config> result = UpdateConfigFile(path, Env{}, {"/sandbox/network", "allow"});
   ASSERT_FALSE(result.has_value());
   EXPECT_THAT(result.error().message, HasSubstr("/sandbox/mode"));
-  EXPECT_FALSE(edited);
   EXPECT_EQ(ReadFile(path), broken);
 }
 
 TEST(UpdateConfigFile, EditThatBreaksARuleIsRefusedAndTheFileKept) {
   TempDir dir;
   std::filesystem::path path = dir.Write("config.json", "{}");
-  Result<Config> result = UpdateConfigFile(
-      path, Env{}, [](Config& c) { c.sandbox.writable_roots.push_back("relative/dir"); });
+  Result<Config> result =
+      UpdateConfigFile(path, Env{}, {"/sandbox/writable_roots", {"relative/dir"}});
   ASSERT_FALSE(result.has_value());
   EXPECT_THAT(result.error().message,
               StartsWith(path.native() + " (after the change): /sandbox/writable_roots/0: "));
