@@ -115,9 +115,17 @@ std::optional<RuleHit> CheckRmRoot(const Command& c) {
       if (a.starts_with("-") || a == "(" || a == "!") in_paths = false;
       if (in_paths && IsRootLikeTarget(c.argv[i])) root_like = &c.argv[i];
       if (a == "-delete") deletes = true;
+      // -exec rm {} + and its kin: what find runs, on everything it finds.
+      const bool runs = a == "-exec" || a == "-execdir" || a == "-ok" || a == "-okdir";
+      if (runs && i + 1 < c.argv.size()) {
+        const Word& program = c.argv[i + 1];
+        if (NameIs(program, "rm") || NameIs(program, "unlink") || NameIs(program, "shred")) {
+          deletes = true;
+        }
+      }
     }
     if (deletes && root_like != nullptr) {
-      return MakeHit(rule::kRmRoot, "find " + root_like->text + " -delete");
+      return MakeHit(rule::kRmRoot, "find " + root_like->text + " deleting what it finds");
     }
   }
   return std::nullopt;

@@ -36,18 +36,34 @@ bool IsDownloaded(std::string_view path, const RuleContext& context) {
   return context.downloaded.contains(Basename(path));
 }
 
-// The value of an option written as "-o F", "-oF", "--output F" or "--output=F".
-void CollectOption(const Command& c, std::string_view short_opt, std::string_view long_opt,
-                   std::set<std::string, std::less<>>& out) {
+// The short options of curl and wget that take a value: in a cluster ("-sSLo F", "-Lofile",
+// "-qO F") the first of them takes the rest of the word, or the next word when nothing is left.
+constexpr std::string_view kCurlValueOptions = "AbcCdDeEFhHKmoPQrtTuUwxXyYz";
+constexpr std::string_view kWgetValueOptions = "aABDeiIlnoOPQRtTUwX";
+
+// The value of option `letter` (or `long_opt`) of `c`, however written: "-o F", "-oF", in a
+// cluster ("-Lo F", "-sSLoF"), "--output F" or "--output=F". `value_letters`: the short options
+// that take a value, which end a cluster.
+void CollectOption(const Command& c, char letter, std::string_view value_letters,
+                   std::string_view long_opt, std::set<std::string, std::less<>>& out) {
   for (std::size_t i = 1; i < c.argv.size(); ++i) {
     std::string_view a = c.argv[i].text;
     std::string_view value;
-    if ((a == short_opt || a == long_opt) && i + 1 < c.argv.size()) {
+    if (a == "--") break;
+    if (a == long_opt && i + 1 < c.argv.size()) {
       value = c.argv[i + 1].text;
-    } else if (a.size() > 2 && a.starts_with(short_opt) && !a.starts_with("--")) {
-      value = a.substr(2);
     } else if (a.starts_with(long_opt) && a.size() > long_opt.size() && a[long_opt.size()] == '=') {
       value = a.substr(long_opt.size() + 1);
+    } else if (a.size() > 1 && a[0] == '-' && a[1] != '-') {
+      for (std::size_t k = 1; k < a.size(); ++k) {
+        if (value_letters.find(a[k]) == std::string_view::npos) continue;
+        if (a[k] == letter) {
+          value = k + 1 < a.size()        ? a.substr(k + 1)
+                  : i + 1 < c.argv.size() ? std::string_view(c.argv[i + 1].text)
+                                          : std::string_view();
+        }
+        break;  // the rest of the word is that option's value
+      }
     }
     if (!value.empty() && value != "-") out.emplace(Basename(value));
   }
@@ -75,8 +91,8 @@ RuleContext MakeRuleContext(const Analysis& analysis) {
     if (!curl && !wget && name != "fetch" && name != "aria2c" && name != "http" && name != "xh") {
       continue;
     }
-    if (curl) CollectOption(c, "-o", "--output", context.downloaded);
-    if (wget) CollectOption(c, "-O", "--output-document", context.downloaded);
+    if (curl) CollectOption(c, 'o', kCurlValueOptions, "--output", context.downloaded);
+    if (wget) CollectOption(c, 'O', kWgetValueOptions, "--output-document", context.downloaded);
     bool remote_name = wget;
     for (const Word& w : c.argv) {
       bool cluster = w.text.size() > 1 && w.text[0] == '-' && w.text[1] != '-';
