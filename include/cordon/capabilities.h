@@ -45,6 +45,10 @@ struct Capabilities {
   // How many levels below each writable root nested projects are searched for and protected
   // as the roots are (their .git and host-run files; sandbox.nested_project_depth). 0: none.
   std::uint64_t nested_project_depth = 0;
+  // What the command sees of the real homes (sandbox.home) and, when they are hidden, the
+  // paths in them it may read besides the built-in tool paths (sandbox.readable_paths).
+  HomeView home = HomeView::kReadOnly;
+  std::vector<std::string> readable_paths;
 
   bool can_run() const { return missing.empty(); }
 };

@@ -79,6 +79,13 @@ void AddMountOp(ArgvBuilder& b, const plan::MountOp& op, int fd) {
       b.Add("/dev/null");
       b.Add(op.path.string());
       return;
+    case plan::MountOpKind::kHomeView:
+      // Writable while the grants and roots are bound into it; read-only after the last
+      // (RenderBwrapArgv).
+      b.Add("--perms");
+      b.Add("0755");
+      b.Add("--tmpfs", op.path);
+      return;
   }
 }
 
@@ -141,6 +148,11 @@ Result<std::vector<std::string>> RenderBwrapArgv(const plan::LaunchPlan& plan,
   }
   for (std::size_t i = 0; i < plan.mounts.size(); ++i) {
     AddMountOp(b, plan.mounts[i], how.bind_fds.empty() ? kBindByPath : how.bind_fds[i]);
+  }
+  // A hidden home's view stays empty from here: nothing can be created in it (the mounts in
+  // it keep their own flags).
+  for (const plan::MountOp& op : plan.mounts) {
+    if (op.kind == plan::MountOpKind::kHomeView) b.Add("--remount-ro", op.path);
   }
   // The directories the command's placeholders were made in, pinned (bound onto themselves) so
   // that none can be renamed away and made again; bwrap binds them from the host, so one that

@@ -59,7 +59,11 @@ Result<Config> LoadConfig(const GlobalOptions& global, const SandboxFlags& flags
   if (!flags.backend.empty()) {
     CORDON_TRY(overrides.backend, config::ParseBackendChoice(flags.backend));
   }
+  if (!flags.home.empty()) {
+    CORDON_TRY(overrides.home, config::ParseHomeView(flags.home));
+  }
   overrides.writable_roots = flags.writable_roots;
+  overrides.readable_paths = flags.readable_paths;
   // A relative --writable-root is relative to where the user typed it.
   if (!caller.cwd.empty()) overrides.working_directory = caller.cwd;
   if (flags.timeout_seconds) {
@@ -186,6 +190,14 @@ void PrintCapabilities(const Capabilities& c) {
   if (c.nested_project_depth > 0) {
     fmt::print("protected as the roots are: projects nested up to {} levels below them\n",
                c.nested_project_depth);
+  }
+  if (c.home == HomeView::kHidden) {
+    fmt::print("the real homes: hidden (visible: the roots in them, tool paths{}{})\n",
+               c.readable_paths.empty() ? "" : ", ", fmt::join(c.readable_paths, ", "));
+  } else {
+    fmt::print(
+        "the real homes: read-only (secrets outside the built-in list and hidden_paths "
+        "are readable; sandbox.home \"hidden\" shows only what is granted)\n");
   }
   for (const std::string& m : c.missing) fmt::print("MISSING: {}\n", m);
   for (const std::string& u : c.unsupported) fmt::print("not supported: {}\n", u);

@@ -249,6 +249,13 @@ void AddSandboxFlags(CLI::App& app, SandboxFlags& flags) {
                  "An extra existing path the command may write (repeatable)")
       ->type_name("PATH")
       ->allow_extra_args(false);
+  app.add_option("--home", flags.home,
+                 "The real homes: read_only (visible), hidden (only granted paths are visible)")
+      ->type_name(ChoiceTypeName(config::kHomeViewNames));
+  app.add_option("--readable", flags.readable_paths,
+                 "A path inside a hidden home the command may read (repeatable)")
+      ->type_name("PATH")
+      ->allow_extra_args(false);
   app.add_option("--timeout", flags.timeout_seconds, "Wall-clock limit in seconds")
       ->type_name("SECONDS");
   // The resource limits (docs/limits.md); 0 removes the config file's limit. A limit this

@@ -33,4 +33,8 @@ Result<BackendChoice> ParseBackendChoice(std::string_view text) {
   return ParseEnum<BackendChoice>("backend", text, kBackendChoiceNames, &BackendChoiceName);
 }
 
+Result<HomeView> ParseHomeView(std::string_view text) {
+  return ParseEnum<HomeView>("home view", text, kHomeViewNames, &HomeViewName);
+}
+
 }  // namespace cordon::config

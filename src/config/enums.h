@@ -16,11 +16,13 @@ inline constexpr std::array<std::string_view, 3> kSandboxModeNames = {"off", "re
 inline constexpr std::array<std::string_view, 2> kNetworkPolicyNames = {"deny", "allow"};
 inline constexpr std::array<std::string_view, 4> kBackendChoiceNames = {"auto", "native", "bwrap",
                                                                         "seatbelt"};
+inline constexpr std::array<std::string_view, 2> kHomeViewNames = {"read_only", "hidden"};
 
 // kInvalidArgument naming the valid values when `text` is not one of them:
 //   invalid sandbox mode "readonly": expected one of "off", "read_only", "workspace_write"
 [[nodiscard]] Result<SandboxMode> ParseSandboxMode(std::string_view text);
 [[nodiscard]] Result<NetworkPolicy> ParseNetworkPolicy(std::string_view text);
 [[nodiscard]] Result<BackendChoice> ParseBackendChoice(std::string_view text);
+[[nodiscard]] Result<HomeView> ParseHomeView(std::string_view text);
 
 }  // namespace cordon::config

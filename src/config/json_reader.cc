@@ -27,6 +27,8 @@ constexpr std::string_view kSandboxKeys[] = {"mode",
                                              "nested_project_depth",
                                              "allow_outside_sandbox",
                                              "hidden_paths",
+                                             "home",
+                                             "readable_paths",
                                              "backend"};
 constexpr std::string_view kHostRunFilesKeys[] = {"add", "remove"};
 constexpr std::string_view kPolicyKeys[] = {"deny", "allow", "default_deny", "nested_agents"};
@@ -153,6 +155,8 @@ Result<void> ReadSandbox(const Reader& reader, const Json& json, SandboxConfig& 
     } else if (key == "network") {
       CORDON_TRY(out.network,
                  reader.EnumValue(value, pointer, kNetworkPolicyNames, &ParseNetworkPolicy));
+    } else if (key == "home") {
+      CORDON_TRY(out.home, reader.EnumValue(value, pointer, kHomeViewNames, &ParseHomeView));
     } else if (key == "backend") {
       CORDON_TRY(out.backend,
                  reader.EnumValue(value, pointer, kBackendChoiceNames, &ParseBackendChoice));
@@ -172,9 +176,11 @@ Result<void> ReadSandbox(const Reader& reader, const Json& json, SandboxConfig& 
                  ReadCount(reader, value, pointer, kNestedProjectDepthRange));
     } else if (key == "allow_outside_sandbox") {
       CORDON_TRY(out.allow_outside_sandbox, reader.Bool(value, pointer));
-    } else {  // writable_roots, hidden_paths: resolved later by NormalisePaths()
+    } else {  // writable_roots, hidden_paths, readable_paths: resolved by NormalisePaths()
       CORDON_TRY(std::vector<std::string> paths, reader.StringArray(value, pointer));
-      auto& target = key == "writable_roots" ? out.writable_roots : out.hidden_paths;
+      auto& target = key == "writable_roots"   ? out.writable_roots
+                     : key == "readable_paths" ? out.readable_paths
+                                               : out.hidden_paths;
       target.assign(paths.begin(), paths.end());
     }
   }

@@ -47,6 +47,7 @@ Result<void> ApplyOverrides(Config& config, const ConfigOverrides& overrides, co
   if (overrides.mode) result.sandbox.mode = *overrides.mode;
   if (overrides.network) result.sandbox.network = *overrides.network;
   if (overrides.backend) result.sandbox.backend = *overrides.backend;
+  if (overrides.home) result.sandbox.home = *overrides.home;
   if (overrides.protect_git_metadata) {
     result.sandbox.protect_git_metadata = *overrides.protect_git_metadata;
   }
@@ -58,6 +59,9 @@ Result<void> ApplyOverrides(Config& config, const ConfigOverrides& overrides, co
       [&env](std::string_view text) { return ResolveWritableRoot(text, env); }));
   CORDON_TRY_VOID(AddPaths(result.sandbox.hidden_paths, overrides.hidden_paths, "--hide", overrides,
                            [&env](std::string_view text) { return ResolveHiddenPath(text, env); }));
+  CORDON_TRY_VOID(
+      AddPaths(result.sandbox.readable_paths, overrides.readable_paths, "--readable", overrides,
+               [&env](std::string_view text) { return ResolveReadablePath(text, env); }));
   if (overrides.timeout) {
     auto max = std::chrono::milliseconds(static_cast<std::int64_t>(kMaxTimeoutSeconds * 1000));
     if (overrides.timeout->count() <= 0 || *overrides.timeout > max) {

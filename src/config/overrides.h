@@ -21,6 +21,8 @@ struct ConfigOverrides {
   std::optional<NetworkPolicy> network;     // --network
   std::vector<std::string> writable_roots;  // --writable-root, as typed
   std::vector<std::string> hidden_paths;    // --hide, as typed
+  std::vector<std::string> readable_paths;  // --readable, as typed
+  std::optional<HomeView> home;             // --home
   std::optional<bool> protect_git_metadata;
   std::optional<bool> allow_outside_sandbox;
   std::optional<BackendChoice> backend;              // --backend

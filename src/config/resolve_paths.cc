@@ -79,6 +79,18 @@ Result<std::filesystem::path> ResolveHiddenPath(std::string_view text, const Env
   return expanded;
 }
 
+Result<std::filesystem::path> ResolveReadablePath(std::string_view text, const Env& env) {
+  CORDON_TRY(std::filesystem::path expanded, ExpandUserPath(text, env));
+  // Granting "/" or a whole home would undo the hidden view it is an exception to.
+  if (expanded.native() == "/") return RefuseRoot("readable path");
+  if (env.home && expanded == std::filesystem::path(*env.home).lexically_normal()) {
+    return Fail(ErrorCode::kConfig,
+                "the home directory itself: name the paths inside it the command may read, or "
+                "set sandbox.home to \"read_only\"");
+  }
+  return expanded;
+}
+
 Result<void> NormalisePaths(Config& config, const Env& env, std::string_view source) {
   CORDON_TRY_VOID(
       ResolveList(config.sandbox.writable_roots, source, "/sandbox/writable_roots",
@@ -86,6 +98,9 @@ Result<void> NormalisePaths(Config& config, const Env& env, std::string_view sou
   CORDON_TRY_VOID(
       ResolveList(config.sandbox.hidden_paths, source, "/sandbox/hidden_paths",
                   [&env](std::string_view text) { return ResolveHiddenPath(text, env); }));
+  CORDON_TRY_VOID(
+      ResolveList(config.sandbox.readable_paths, source, "/sandbox/readable_paths",
+                  [&env](std::string_view text) { return ResolveReadablePath(text, env); }));
   return {};
 }
 

@@ -24,6 +24,11 @@ namespace cordon::config {
 [[nodiscard]] Result<std::filesystem::path> ResolveHiddenPath(std::string_view text,
                                                               const Env& env);
 
+// A readable path (sandbox.readable_paths): "~" expanded, lexically normal, absolute; "/" and
+// the home itself are refused (either would undo the hidden home it is an exception to).
+[[nodiscard]] Result<std::filesystem::path> ResolveReadablePath(std::string_view text,
+                                                                const Env& env);
+
 // Resolves config.sandbox.writable_roots and hidden_paths in place and drops repeats (first
 // occurrence kept). Errors point at the entry as written: "SOURCE: /sandbox/writable_roots/2:".
 // Idempotent: resolving a resolved Config changes nothing.

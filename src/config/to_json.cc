@@ -44,6 +44,8 @@ OrderedJson ToDocument(const Config& config) {
   sandbox["host_run_files"] = std::move(host_run_files);
   sandbox["allow_outside_sandbox"] = config.sandbox.allow_outside_sandbox;
   sandbox["hidden_paths"] = PathList(config.sandbox.hidden_paths);
+  sandbox["home"] = HomeViewName(config.sandbox.home);
+  sandbox["readable_paths"] = PathList(config.sandbox.readable_paths);
   sandbox["backend"] = BackendChoiceName(config.sandbox.backend);
 
   OrderedJson policy = OrderedJson::object();

@@ -173,6 +173,8 @@ Result<void> ValidateConfig(const Config& config, std::string_view source) {
                              "/sandbox/writable_roots"));
   CORDON_TRY_VOID(
       CheckPaths(config.sandbox.hidden_paths, "hidden path", source, "/sandbox/hidden_paths"));
+  CORDON_TRY_VOID(CheckPaths(config.sandbox.readable_paths, "readable path", source,
+                             "/sandbox/readable_paths"));
   CORDON_TRY_VOID(CheckHostRunFiles(config.sandbox.host_run_files, source));
   if (!InRange(config.sandbox.nested_project_depth, kNestedProjectDepthRange)) {
     return FailConfig(source, "/sandbox/nested_project_depth",

@@ -37,6 +37,16 @@ const char* SandboxModeName(SandboxMode mode) {
   return "unknown";
 }
 
+const char* HomeViewName(HomeView home) {
+  switch (home) {
+    case HomeView::kReadOnly:
+      return "read_only";
+    case HomeView::kHidden:
+      return "hidden";
+  }
+  return "unknown";
+}
+
 const char* NetworkPolicyName(NetworkPolicy net) {
   switch (net) {
     case NetworkPolicy::kDeny:

@@ -84,6 +84,8 @@ std::pair<const char*, std::string> DescribeMountOp(const plan::MountOp& op) {
       return {"private_directory", fmt::format("mkdir({})", path)};
     case plan::MountOpKind::kMaskDirectory:
       return {"mask_directory", fmt::format("mount(tmpfs, {}, MS_RDONLY)", path)};
+    case plan::MountOpKind::kHomeView:
+      return {"home_view", fmt::format("mount(tmpfs, {}) + mount_setattr(RDONLY)", path)};
     case plan::MountOpKind::kMaskFile:
       return {"mask_file",
               fmt::format("mount(/dev/null, {0}, MS_BIND) + mount_setattr({0}, RDONLY)", path)};

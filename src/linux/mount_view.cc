@@ -134,6 +134,7 @@ int ReplayOp(const ChildMount& m) {
     case MountOpKind::kBindReadOnly:
     case MountOpKind::kMaskDirectory:
     case MountOpKind::kMaskFile:
+    case MountOpKind::kHomeView:
       break;
   }
   errno = EINVAL;
@@ -153,6 +154,24 @@ int MountEmptyTmpfs(int target) {
       sys::Fsmount(fs, sys::kFsmountCloexec,
                    static_cast<unsigned>(sys::kMountAttrRdonly | sys::kMountAttrNosuid |
                                          sys::kMountAttrNodev | sys::kMountAttrNoexec));
+  CloseKeepErrno(fs);
+  return AttachTree(tree, target);
+}
+
+// A hidden home's view (plan/home_view.h): an empty tmpfs, writable until the grants and the
+// roots inside it are bound (their mount points are made in it), then read-only
+// (ReadOnlyHomeViews).
+int MountHomeView(int target) {
+  const int fs = sys::Fsopen("tmpfs", sys::kFsopenCloexec);
+  if (fs < 0) return -1;
+  if (sys::Fsconfig(fs, sys::kFsconfigSetString, "mode", "0755", 0) != 0 ||
+      sys::Fsconfig(fs, sys::kFsconfigCmdCreate, nullptr, nullptr, 0) != 0) {
+    CloseKeepErrno(fs);
+    return -1;
+  }
+  const int tree = sys::Fsmount(
+      fs, sys::kFsmountCloexec,
+      static_cast<unsigned>(sys::kMountAttrNosuid | sys::kMountAttrNodev | sys::kMountAttrNoexec));
   CloseKeepErrno(fs);
   return AttachTree(tree, target);
 }
@@ -250,6 +269,12 @@ int ReplayResolved(const ChildMount& m, bool unreachable_is_masked) {
         break;
       case MountOpKind::kBindReadOnly:
         rc = BindReadOnly(m.source, m.id, target, directory);
+        break;
+      case MountOpKind::kHomeView:
+        if (directory)
+          rc = MountHomeView(target);
+        else
+          errno = ENOTDIR;
         break;
       case MountOpKind::kTmpfs:
       case MountOpKind::kDirectory:
@@ -376,6 +401,10 @@ StepResult BuildMountView(const ChildContext& c) {
   for (std::size_t i = 0; i < c.mounts.size(); ++i) {
     const ChildMount& m = c.mounts[i];
     const bool mask = m.kind == MountOpKind::kMaskDirectory || m.kind == MountOpKind::kMaskFile;
+    if (m.kind == MountOpKind::kHomeView) {
+      if (ReplayResolved(m, false) != 0) return StepFailed(Step::kMountOp, static_cast<int>(i));
+      continue;
+    }
     // A read-only bind's mount point may be missing (the read_only workspace below the private
     // /tmp): created first in the tmpfs, then resolved like a mask.
     if (m.kind == MountOpKind::kBindReadOnly && EnsureMountPoint(m.target, m.source) != 0) {
@@ -393,6 +422,13 @@ StepResult BuildMountView(const ChildContext& c) {
       return StepFailed(Step::kMountPoint, static_cast<int>(i));
     }
     if (ReplayOp(m) != 0) return StepFailed(Step::kMountOp, static_cast<int>(i));
+  }
+  // The hidden homes' views stay empty from here (their mounts keep their own flags).
+  for (std::size_t i = 0; i < c.mounts.size(); ++i) {
+    if (c.mounts[i].kind != MountOpKind::kHomeView) continue;
+    if (SetMountAttr(c.mounts[i].target, sys::kMountAttrRdonly, false) != 0) {
+      return StepFailed(Step::kMountOp, static_cast<int>(i));
+    }
   }
   if (auto r = CoverPlaceholders(c.covers, c.ignore_path, c.ignore_text); r.failed()) return r;
   if (auto r = MountProc(); r.failed()) return r;

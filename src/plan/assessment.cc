@@ -55,6 +55,11 @@ void AssessSeatbelt(const Config& config, const KernelFeatures& f, Assessment& a
   a.path_rules = true;
   a.sockets = network_deny ? SocketPolicy::kUnixAndNetlink : SocketPolicy::kAny;
   AssessLimits(config.limits, f, /*user_namespace=*/false, a);
+  if (config.sandbox.home == HomeView::kHidden) {
+    a.missing.push_back(
+        "sandbox.home \"hidden\" is not implemented for the seatbelt backend yet (fix: set "
+        "sandbox.home to \"read_only\")");
+  }
   a.filesystem_enforced = a.missing.empty();
   a.network_enforced = network_deny && a.missing.empty();
   a.enforcement.filesystem = a.filesystem_enforced;
@@ -155,6 +160,13 @@ Assessment Assess(const Config& config, const KernelFeatures& f, const BackendPr
           "accept that the command may rewrite what host tools run)",
           WhyNoNamespaces(f)));
     }
+    if (sandbox.home == HomeView::kHidden) {
+      a.missing.push_back(fmt::format(
+          "sandbox.home \"hidden\" needs a mount namespace (Landlock alone would leave every "
+          "name in the homes listable), and {} (fix: enable user namespaces, or set "
+          "sandbox.home to \"read_only\")",
+          WhyNoNamespaces(f)));
+    }
   }
   if (!f.seccomp) {
     a.missing.push_back(
@@ -196,10 +208,16 @@ Assessment Assess(const Config& config, const KernelFeatures& f, const BackendPr
   e.filesystem = a.filesystem_enforced;
   e.network = a.network_enforced;
 
-  a.unsupported = {
-      "secret path hiding beyond the built-in list and sandbox.hidden_paths (other files "
-      "under the real home stay readable)",
-  };
+  if (sandbox.home == HomeView::kReadOnly) {
+    a.unsupported.push_back(
+        "secret path hiding beyond the built-in list and sandbox.hidden_paths (other files "
+        "under the real home stay readable; sandbox.home \"hidden\" shows only what is "
+        "granted)");
+  } else {
+    a.unsupported.push_back(
+        "the hidden home is known by its path: the same file system tree mounted elsewhere too "
+        "(a bind of /home into /srv) is not hidden there");
+  }
   if (sandbox.mode == SandboxMode::kWorkspaceWrite &&
       (sandbox.protect_git_metadata || sandbox.protect_host_run_files)) {
     a.unsupported.push_back(fmt::format(

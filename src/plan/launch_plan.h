@@ -81,6 +81,8 @@ enum class MountOpKind {
   kDirectory,      // create directory `path` (0700) inside an earlier tmpfs (the private HOME)
   kMaskDirectory,  // an empty read-only tmpfs over directory `path` (hidden path)
   kMaskFile,       // /dev/null bound read-only over file `path` (hidden path)
+  kHomeView,       // an empty tmpfs over directory `path` (a hidden home, plan/home_view.h), made
+                   // before the binds into it and read-only once they are made
 };
 
 struct MountOp {

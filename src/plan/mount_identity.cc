@@ -17,6 +17,7 @@ bool HasIdentity(MountOpKind kind) {
       return true;
     case MountOpKind::kTmpfs:
     case MountOpKind::kDirectory:
+    case MountOpKind::kHomeView:
       return false;
   }
   return false;

@@ -239,15 +239,27 @@ std::vector<MountOp> BuildMountOps(const SandboxConfig& config,
 }
 
 void OrderPinsBeforeReadOnlyBinds(std::vector<MountOp>& ops) {
-  auto rank = [](const MountOp& op) {
+  std::vector<std::filesystem::path> areas;
+  std::vector<std::filesystem::path> writable;
+  for (const MountOp& op : ops) {
+    if (op.kind == MountOpKind::kHomeView) areas.push_back(op.path);
+    if (op.kind == MountOpKind::kBindWritable && !op.optional) writable.push_back(op.path);
+  }
+  auto within = [](const std::filesystem::path& path,
+                   const std::vector<std::filesystem::path>& in) {
+    return std::any_of(in.begin(), in.end(),
+                       [&](const std::filesystem::path& p) { return core::IsWithin(path, p); });
+  };
+  auto rank = [&](const MountOp& op) {
     switch (op.kind) {
       case MountOpKind::kTmpfs:
       case MountOpKind::kDirectory:
+      case MountOpKind::kHomeView:
         return 0;
       case MountOpKind::kBindWritable:
         return op.optional ? 2 : 1;
       case MountOpKind::kBindReadOnly:
-        return 3;
+        return within(op.path, areas) && !within(op.path, writable) ? 0 : 3;
       case MountOpKind::kMaskDirectory:
       case MountOpKind::kMaskFile:
         return 4;

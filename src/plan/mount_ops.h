@@ -74,6 +74,8 @@ std::vector<std::filesystem::path> ProtectionPins(
 // after the writable roots and before the first read-only bind, keeping the order within each
 // kind. bubblewrap binds a pin from the host, where a read-only bind made inside the sandbox
 // is not: a pin after a read-only bind of .git below it would make .git writable again.
+// A hidden home's view and its grants (a read-only bind inside a kHomeView area and outside
+// every writable bind) come first of all: the roots and pins inside them land on top.
 void OrderPinsBeforeReadOnlyBinds(std::vector<MountOp>& ops);
 
 }  // namespace cordon::plan

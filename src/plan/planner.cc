@@ -16,6 +16,7 @@
 #include "plan/environment.h"
 #include "plan/hidden_paths.h"
 #include "plan/hidden_watch.h"
+#include "plan/home_view.h"
 #include "plan/host_ipc.h"
 #include "plan/host_run_paths.h"
 #include "plan/launch_plan.h"
@@ -231,6 +232,32 @@ Result<void> CheckRootsReachTheHost(const std::vector<std::filesystem::path>& ro
   return {};
 }
 
+// The private /tmp and /var/tmp: a home below either is replaced anyway.
+std::vector<std::filesystem::path> PrivateAreas() {
+  std::vector<std::filesystem::path> areas = {kPrivateTmp};
+  if (auto var_tmp = core::Canonical("/var/tmp")) areas.push_back(*var_tmp);
+  return areas;
+}
+
+// Landlock's read allow-list with the hidden home: the areas left out like hidden directories
+// (a secret inside one needs no hole of its own), the grants let in.
+std::vector<std::filesystem::path> ReadableAroundHomeView(
+    const HiddenView& view, AllowList list, const HomeViewPlan& home_view,
+    const std::vector<std::filesystem::path>& holes) {
+  std::vector<HiddenTarget> targets = view.scan.present;
+  if (list == AllowList::kPresentAndAbsent) {
+    targets.insert(targets.end(), view.scan.absent.begin(), view.scan.absent.end());
+  }
+  std::erase_if(targets,
+                [&](const HiddenTarget& t) { return HiddenByHomeView(home_view, holes, t.path); });
+  for (const std::filesystem::path& area : home_view.areas) {
+    targets.push_back({area, /*directory=*/true, {}});
+  }
+  std::vector<std::filesystem::path> readable = ReadAllowList(targets);
+  readable.insert(readable.end(), home_view.grants.begin(), home_view.grants.end());
+  return readable;
+}
+
 }  // namespace
 
 Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures& features,
@@ -294,6 +321,22 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
              WritableRoots(config.sandbox, request.workspace, roots_pinned));
   const std::vector<std::filesystem::path> homes = CallerHomes(request.caller_home);
   CORDON_TRY_VOID(CheckWritableRoots(config, request, homes));
+  // The hidden home needs a view to hide it in (decision 0038): Landlock's read rules alone
+  // would leave every name in it listable, Seatbelt's profile does not have it yet.
+  std::vector<std::filesystem::path> visible = roots;
+  visible.push_back(request.workspace);
+  const HomeViewPlan home_view =
+      PlanHomeView(config.sandbox, homes, visible, request.caller_env, PrivateAreas());
+  if (!home_view.areas.empty() && !a.namespaces.mount) {
+    return Fail(ErrorCode::kUnavailable,
+                fmt::format("cannot sandbox as configured (fail closed): sandbox.home \"hidden\" "
+                            "needs a mount namespace, which the {} backend here does not have "
+                            "(fix: enable unprivileged user namespaces, or set sandbox.home to "
+                            "\"read_only\")",
+                            a.enforcement.backend));
+  }
+  std::vector<std::filesystem::path> home_holes = home_view.grants;
+  home_holes.insert(home_holes.end(), visible.begin(), visible.end());
   // Masks where a mount namespace (or Seatbelt's profile) can place them, with Landlock's read
   // allow-list around present and absent secrets as a second layer; the fallback has only the
   // allow-list, around the present ones.
@@ -365,6 +408,9 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
     if (::geteuid() == 0) {
       append(request.caches != nullptr ? request.caches->root_only.Masks() : BuildRootOnlyMasks());
     }
+    // The hidden home (decision 0038): an empty view over each home with the grants and the
+    // roots bound into it.
+    AddHomeView(home_view, home_holes, plan.mounts);
     // What each bind and mask is made from or over, as the sandbox's shape (plan/shape.h):
     // the workspace is the directory the session pinned, whatever is at its path now.
     for (MountOp& op : plan.mounts) {
@@ -393,7 +439,9 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
     // the host creates during the run (an absent path has no mount point to mask).
     if (plan.landlock.abi >= 1) {
       plan.landlock.handled_fs |= lsys::kAccessFsReadFile | lsys::kAccessFsReadDir;
-      plan.landlock.readable = std::move(view.readable);
+      plan.landlock.readable = home_view.areas.empty()
+                                   ? std::move(view.readable)
+                                   : ReadableAroundHomeView(view, list, home_view, home_holes);
       plan.landlock.list_root = true;
     }
   } else {
@@ -472,6 +520,10 @@ Capabilities DescribeCapabilities(const Config& config,
   caps.missing = a.missing;
   caps.unsupported = a.unsupported;
   caps.host_run_files = config::HostRunFiles(config.sandbox);
+  caps.home = config.sandbox.home;
+  for (const std::filesystem::path& path : config.sandbox.readable_paths) {
+    caps.readable_paths.push_back(path.string());
+  }
   if (!ProjectMarkers(config.sandbox).empty()) {
     caps.nested_project_depth = config.sandbox.nested_project_depth;
   }

@@ -78,6 +78,8 @@ json CapabilitiesToJson(const Capabilities& c) {
           {"unsupported", c.unsupported},
           {"host_run_files", c.host_run_files},
           {"nested_project_depth", c.nested_project_depth},
+          {"home", HomeViewName(c.home)},
+          {"readable_paths", c.readable_paths},
           {"enforcement", EnforcementToJson(c.enforcement)},
           {"limits", LimitsToJson(c.limits)}};
 }

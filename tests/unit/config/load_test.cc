@@ -56,14 +56,18 @@ TEST(LoadConfig, ReadsEveryKey) {
     "sandbox": {"mode": "read_only", "network": "allow", "writable_roots": [")" +
                      cache.native() + R"("],
                 "protect_git_metadata": false, "allow_outside_sandbox": false,
-                "hidden_paths": ["/srv/secrets"], "backend": "bwrap"},
+                "hidden_paths": ["/srv/secrets"], "home": "hidden",
+                "readable_paths": ["/srv/docs", "~/notes"], "backend": "bwrap"},
     "command_policy": {"deny": ["^terraform destroy"], "allow": ["^git ", "^make"],
                        "default_deny": false, "nested_agents": ["aider"]},
     "limits": {"timeout_seconds": 1.5, "output_bytes": 4096},
     "environment": {"pass": ["TERM", "LANG"], "set": {"CI": "1", "PAGER": "cat"}}
   })";
-  Result<Config> config = ParseConfigText(text, "config.json", Env{});
+  Result<Config> config = ParseConfigText(text, "config.json", Env{.home = "/home/u"});
   ASSERT_TRUE(config.has_value()) << config.error().message;
+  EXPECT_EQ(config->sandbox.home, HomeView::kHidden);
+  EXPECT_EQ(config->sandbox.readable_paths,
+            (std::vector<std::filesystem::path>{"/srv/docs", "/home/u/notes"}));
   EXPECT_EQ(config->sandbox.mode, SandboxMode::kReadOnly);
   EXPECT_EQ(config->sandbox.network, NetworkPolicy::kAllow);
   EXPECT_EQ(config->sandbox.writable_roots, std::vector<std::filesystem::path>{cache});
@@ -88,7 +92,7 @@ TEST(LoadConfig, UnknownKeyIsAnErrorThatSuggestsTheClosestKey) {
             "\"writable_roots\"?); the keys allowed here are \"mode\", \"network\", "
             "\"writable_roots\", \"protect_git_metadata\", \"protect_host_run_files\", "
             "\"host_run_files\", \"nested_project_depth\", \"allow_outside_sandbox\", "
-            "\"hidden_paths\", \"backend\"");
+            "\"hidden_paths\", \"home\", \"readable_paths\", \"backend\"");
   EXPECT_THAT(ErrorFor(R"({"sandbox": {"mode": "off"}, "zzz": 1})"),
               StartsWith("config.json: /zzz: unknown key \"zzz\"; the keys allowed here are"));
   EXPECT_THAT(ErrorFor(R"({"limits": {"timeout": 5}})"),

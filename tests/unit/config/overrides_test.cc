@@ -124,5 +124,26 @@ TEST(ApplyOverrides, HiddenPathsAreAddedAbsolute) {
   EXPECT_FALSE(ApplyOverrides(config, flags, Env{}).has_value());
 }
 
+// --home and --readable: the view is set, grants are added absolute; "/" and the home itself
+// are refused (either would undo the hidden home), as are relative paths without a directory.
+TEST(ApplyOverrides, HomeViewAndReadablePathsFromFlags) {
+  Config config;
+  ConfigOverrides flags;
+  flags.home = HomeView::kHidden;
+  flags.readable_paths = {"~/notes", "/srv/docs/"};
+  ASSERT_TRUE(ApplyOverrides(config, flags, Env{.home = "/home/u"}).has_value());
+  EXPECT_EQ(config.sandbox.home, HomeView::kHidden);
+  EXPECT_EQ(config.sandbox.readable_paths,
+            (std::vector<std::filesystem::path>{"/home/u/notes", "/srv/docs"}));
+  for (const char* refused : {"/", "~", "~/", "notes"}) {
+    Config untouched;
+    ConfigOverrides bad;
+    bad.readable_paths = {refused};
+    Result<void> result = ApplyOverrides(untouched, bad, Env{.home = "/home/u"});
+    EXPECT_FALSE(result.has_value()) << refused;
+    EXPECT_TRUE(untouched.sandbox.readable_paths.empty()) << refused;
+  }
+}
+
 }  // namespace
 }  // namespace cordon::config

@@ -273,6 +273,7 @@ TEST(NativeLauncher, AGitFileAndTheGitDirItPointsToStayReadOnly) {
   TempDir workspace;
   // A submodule-style layout: .git is a file naming the real git dir inside the workspace.
   std::filesystem::create_directories(workspace.path() / "modules/sub");
+  std::ofstream(workspace.path() / "modules/sub/HEAD") << "ref: refs/heads/main\n";
   std::ofstream(workspace.path() / ".git") << "gitdir: modules/sub\n";
   auto write = [&](const std::filesystem::path& path) {
     auto run = RunInSandbox(WorkspaceWrite(), workspace.path(), {"probe", "write", path});

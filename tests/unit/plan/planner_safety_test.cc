@@ -225,5 +225,30 @@ TEST(Planner, AGitFileNamingItsOwnProjectRefusesAndOneNamingNoGitDirectoryIsNotF
   std::filesystem::remove_all(base);
 }
 
+// sandbox.home "hidden" needs a view to hide the homes in: without a mount namespace (the
+// Landlock-only fallback) the run is refused saying so, never run with the home visible. The
+// twin: with one, the plan has the view first.
+TEST(Planner, AHiddenHomeWithoutAMountNamespaceRefusesTheRun) {
+  char dir[] = "/var/tmp/cordon-plan-home-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::filesystem::path home = std::filesystem::canonical(dir);
+  std::filesystem::create_directories(home / "proj");
+  Config config = Default();
+  config.sandbox.home = HomeView::kHidden;
+  config.sandbox.protect_git_metadata = config.sandbox.protect_host_run_files = false;
+  PlanRequest request = Request();
+  request.workspace = home / "proj";
+  request.caller_home = home;
+  auto refused = Plan(config, NoNamespaces(7), request);
+  ASSERT_FALSE(refused);
+  EXPECT_TRUE(Contains(refused.error().message, "sandbox.home \"hidden\" needs a mount namespace"))
+      << refused.error().message;
+  auto planned = Plan(config, Everything(), request);
+  ASSERT_TRUE(planned) << planned.error().message;
+  ASSERT_FALSE(planned->mounts.empty());
+  EXPECT_EQ(planned->mounts.front().kind, MountOpKind::kHomeView);
+  std::filesystem::remove_all(home);
+}
+
 }  // namespace
 }  // namespace cordon::plan

@@ -1,0 +1,128 @@
+#include "plan/home_view.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "core/paths.h"
+
+namespace cordon::plan {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool InAny(const fs::path& path, const std::vector<fs::path>& roots) {
+  return std::any_of(roots.begin(), roots.end(),
+                     [&](const fs::path& root) { return core::IsWithin(path, root); });
+}
+
+// The caller's PATH, split; entries that are not absolute are left out.
+std::vector<fs::path> PathDirectories(const std::vector<std::string>& caller_env) {
+  std::vector<fs::path> dirs;
+  for (const std::string& entry : caller_env) {
+    if (!entry.starts_with("PATH=")) continue;
+    std::string_view rest = std::string_view(entry).substr(5);
+    while (!rest.empty()) {
+      const std::size_t colon = rest.find(':');
+      const std::string_view dir = rest.substr(0, colon);
+      if (dir.starts_with('/')) dirs.emplace_back(dir);
+      if (colon == std::string_view::npos) break;
+      rest.remove_prefix(colon + 1);
+    }
+    break;  // the first PATH, as getenv finds it
+  }
+  return dirs;
+}
+
+}  // namespace
+
+HomeViewPlan PlanHomeView(const SandboxConfig& config, const std::vector<fs::path>& homes,
+                          const std::vector<fs::path>& visible,
+                          const std::vector<std::string>& caller_env,
+                          const std::vector<fs::path>& private_areas) {
+  HomeViewPlan view;
+  if (config.home != HomeView::kHidden) return view;
+  std::vector<fs::path> candidates = homes;
+  candidates.emplace_back("/home");
+  if (::geteuid() != 0) candidates.emplace_back("/root");
+  for (const fs::path& candidate : candidates) {
+    const auto canonical = core::Canonical(candidate);
+    struct stat st {};
+    if (!canonical || canonical->native() == "/" || ::lstat(canonical->c_str(), &st) != 0 ||
+        !S_ISDIR(st.st_mode)) {
+      continue;
+    }
+    // Inside a writable root or the workspace it is the command's anyway; under /tmp or
+    // /var/tmp the sandbox has private ones.
+    if (InAny(*canonical, visible) || InAny(*canonical, private_areas)) continue;
+    view.areas.push_back(*canonical);
+  }
+  // The outermost of nested areas (a home below /home) covers the others.
+  std::sort(view.areas.begin(), view.areas.end());
+  view.areas.erase(std::unique(view.areas.begin(), view.areas.end()), view.areas.end());
+  std::vector<fs::path> outer;
+  for (const fs::path& area : view.areas) {
+    if (!InAny(area, outer)) outer.push_back(area);
+  }
+  view.areas = std::move(outer);
+  if (view.areas.empty()) return view;
+
+  std::vector<fs::path> wanted;
+  for (const fs::path& home : homes) {
+    for (std::string_view tool : kHomeToolPaths) wanted.push_back(home / tool);
+  }
+  for (const fs::path& dir : PathDirectories(caller_env)) {
+    wanted.push_back(dir);
+    // A toolchain's bin directory loads from its prefix (~/miniconda3/bin from
+    // ~/miniconda3/lib, ~/.nvm/versions/node/v22/bin from .../lib): the prefix too, unless it
+    // is a home itself or ~/.local (which holds ~/.local/share: keyrings, browser data).
+    const fs::path prefix = dir.parent_path();
+    const bool home_or_local = std::any_of(homes.begin(), homes.end(), [&](const fs::path& h) {
+      return prefix == h || prefix == h / ".local";
+    });
+    if (dir.filename() == "bin" && !home_or_local) wanted.push_back(prefix);
+  }
+  wanted.insert(wanted.end(), config.readable_paths.begin(), config.readable_paths.end());
+  for (const fs::path& path : wanted) {
+    const auto canonical = core::Canonical(path);
+    if (!canonical) continue;  // absent: nothing to grant
+    // Only what lies strictly inside an area needs granting; an area itself is never granted
+    // whole (a PATH entry that is the home, say), nor is what a root already shows.
+    const bool inside = std::any_of(view.areas.begin(), view.areas.end(), [&](const fs::path& a) {
+      return *canonical != a && core::IsWithin(*canonical, a);
+    });
+    if (!inside || InAny(*canonical, visible)) continue;
+    view.grants.push_back(*canonical);
+  }
+  // Outermost first, each once: a grant inside another rides along in its bind.
+  std::sort(view.grants.begin(), view.grants.end());
+  view.grants.erase(std::unique(view.grants.begin(), view.grants.end()), view.grants.end());
+  std::vector<fs::path> kept;
+  for (const fs::path& grant : view.grants) {
+    if (!InAny(grant, kept)) kept.push_back(grant);
+  }
+  view.grants = std::move(kept);
+  return view;
+}
+
+bool HiddenByHomeView(const HomeViewPlan& view, const std::vector<fs::path>& holes,
+                      const fs::path& path) {
+  return InAny(path, view.areas) && !InAny(path, holes);
+}
+
+void AddHomeView(const HomeViewPlan& view, const std::vector<fs::path>& holes,
+                 std::vector<MountOp>& mounts) {
+  if (view.areas.empty()) return;
+  std::erase_if(mounts, [&](const MountOp& op) {
+    const bool mask = op.kind == MountOpKind::kMaskDirectory || op.kind == MountOpKind::kMaskFile;
+    const bool pin = op.kind == MountOpKind::kBindWritable && op.optional;
+    return (mask || pin) && HiddenByHomeView(view, holes, op.path);
+  });
+  std::vector<MountOp> areas;
+  for (const fs::path& area : view.areas) areas.push_back({MountOpKind::kHomeView, area});
+  mounts.insert(mounts.begin(), areas.begin(), areas.end());
+  for (const fs::path& grant : view.grants) mounts.push_back({MountOpKind::kBindReadOnly, grant});
+}
+
+}  // namespace cordon::plan

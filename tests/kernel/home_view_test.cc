@@ -1,0 +1,146 @@
+// sandbox.home = "hidden" (decision 0038), judged from outside: a home laid out as people's
+// are — the workspace in it, another project beside it, dot-files, an XDG config token, a
+// credential the host creates while the command runs — shows the command nothing but what is
+// granted: the workspace, a toolchain's bin directory on the PATH, a readable_paths entry.
+// Through every path (CORDON_KERNEL_PATH) and backend (CORDON_TEST_BACKEND) the suite runs on.
+//
+// The test home lies outside /tmp and /var/tmp (the sandbox replaces both: a secret planted
+// there would be invisible, not hidden): in $CORDON_ESCAPE_BASE (scripts/run_unprivileged.sh
+// gives the test user one), else in /var/lib.
+#include <fmt/format.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "kernel_support.h"
+
+namespace cordon::kernel_test {
+namespace {
+
+using namespace std::chrono_literals;
+
+class HomeViewTest : public KernelTest {
+ protected:
+  void SetUp() override {
+    KernelTest::SetUp();
+    const char* base = ::getenv("CORDON_ESCAPE_BASE");
+    std::string pattern =
+        fmt::format("{}/cordon-home-XXXXXX", base != nullptr && base[0] == '/' ? base : "/var/lib");
+    if (::mkdtemp(pattern.data()) == nullptr) GTEST_SKIP() << "cannot make " << pattern;
+    test_home_ = pattern;
+    for (const auto& [path, text] : std::initializer_list<std::pair<const char*, const char*>>{
+             {"other/.env", "SECRET-other-project\n"},
+             {".bash_history", "SECRET-history\n"},
+             {".vault-token", "SECRET-vault\n"},
+             {".config/sometool/token.json", "SECRET-xdg-token\n"},
+             {".ssh/id_ed25519", "SECRET-key\n"},
+             {"granted/notes.txt", "granted notes\n"},
+             {".local/bin/mytool", "#!/bin/sh\necho mytool ran\n"},
+             {"proj/README", "the workspace\n"}}) {
+      std::filesystem::create_directories((test_home_ / path).parent_path());
+      std::ofstream(test_home_ / path) << text;
+    }
+    std::filesystem::permissions(test_home_ / ".local/bin/mytool",
+                                 std::filesystem::perms::owner_all);
+    saved_path_ = ::getenv("PATH") != nullptr ? ::getenv("PATH") : "/usr/bin:/bin";
+    ::setenv("HOME", test_home_.c_str(), 1);
+    ::setenv("PATH", ((test_home_ / ".local/bin").string() + ":" + saved_path_).c_str(), 1);
+  }
+  void TearDown() override {
+    ::setenv("PATH", saved_path_.c_str(), 1);
+    std::error_code ignored;
+    if (!test_home_.empty()) std::filesystem::remove_all(test_home_, ignored);
+    KernelTest::TearDown();  // restores HOME
+  }
+
+  Config HiddenConfig() const {
+    Config config = MakeConfig();
+    config.sandbox.home = HomeView::kHidden;
+    config.sandbox.readable_paths = {test_home_ / "granted"};
+    return config;
+  }
+
+  // Every small file under the home the command can find and read, and what `ls -a` of the
+  // home shows; then what only the granted paths give.
+  std::string Walk() const {
+    return fmt::format(
+        "H={0}; ls -A $H | tr '\\n' ' '; echo; "
+        "for f in $H/other/.env $H/.bash_history $H/.vault-token $H/.config/sometool/token.json "
+        "$H/.ssh/id_ed25519; do cat $f 2>/dev/null; done; "
+        "find $H -type f 2>/dev/null | while read f; do cat \"$f\" 2>/dev/null; done | "
+        "grep -c SECRET; "
+        "mytool; cat $H/granted/notes.txt; echo w > written && cat written; "
+        "touch $H/new 2>/dev/null && echo 'created in the home'; true",
+        test_home_.string());
+  }
+
+  std::filesystem::path test_home_;
+  std::string saved_path_;
+};
+
+TEST_F(HomeViewTest, TheHiddenHomeShowsOnlyTheWorkspaceAndWhatIsGranted) {
+  auto session = SessionOrSkip(HiddenConfig(), test_home_ / "proj");
+  if (!session) return;
+  const RunResult result = Shell(*session, Walk());
+  EXPECT_EQ(result.status, RunStatus::kExited) << Describe(result);
+  EXPECT_EQ(result.stdout_data.data, ".local granted proj \n0\nmytool ran\ngranted notes\nw\n")
+      << Describe(result);
+  EXPECT_EQ(ReadFile(test_home_ / "proj/written"), "w\n");
+  EXPECT_FALSE(std::filesystem::exists(test_home_ / "new"));
+}
+
+// The twin that shows the walk finds what is there: today's read-only home gives all of it.
+TEST_F(HomeViewTest, AReadOnlyHomeShowsEverySecretToTheSameWalk) {
+  Config config = HiddenConfig();
+  config.sandbox.home = HomeView::kReadOnly;
+  auto session = SessionOrSkip(config, test_home_ / "proj");
+  if (!session) return;
+  const RunResult result = Shell(*session, Walk());
+  EXPECT_NE(result.stdout_data.data.find("SECRET-other-project"), std::string::npos)
+      << Describe(result);
+  EXPECT_NE(result.stdout_data.data.find("SECRET-xdg-token"), std::string::npos)
+      << Describe(result);
+  EXPECT_NE(result.stdout_data.data.find("mytool ran"), std::string::npos) << Describe(result);
+}
+
+// A credential the host writes into the home while the command runs (`aws configure`, a login)
+// is not there for the command either, nor is one written between two commands of a session.
+TEST_F(HomeViewTest, ASecretTheHostCreatesDuringOrBetweenCommandsStaysHidden) {
+  auto session = SessionOrSkip(HiddenConfig(), test_home_ / "proj");
+  if (!session) return;
+  RunResult during;
+  std::thread run([&] {
+    during = Shell(*session, fmt::format("touch started; while [ ! -e go ]; do sleep 0.01; done; "
+                                         "cat {0}/.late-token {0}/.config/late 2>/dev/null; "
+                                         "ls -A {0} | grep -c late",
+                                         test_home_.string()));
+  });
+  for (int i = 0; i < 1000 && !std::filesystem::exists(test_home_ / "proj/started"); ++i) {
+    std::this_thread::sleep_for(10ms);
+  }
+  std::ofstream(test_home_ / ".late-token") << "SECRET-late\n";
+  std::ofstream(test_home_ / ".config/late") << "SECRET-late-config\n";
+  std::ofstream(test_home_ / "proj/go") << "";
+  run.join();
+  EXPECT_EQ(during.stdout_data.data, "0\n") << Describe(during);
+  const RunResult after =
+      Shell(*session, fmt::format("cat {0}/.late-token 2>/dev/null; true", test_home_.string()));
+  EXPECT_EQ(after.stdout_data.data, "") << Describe(after);
+  EXPECT_EQ(after.status, RunStatus::kExited) << Describe(after);
+}
+
+// Other users' homes (/home) and, for a caller that is not root, /root: empty too.
+TEST_F(HomeViewTest, OtherHomesAreEmptyToo) {
+  auto session = SessionOrSkip(HiddenConfig(), test_home_ / "proj");
+  if (!session) return;
+  const RunResult result =
+      Shell(*session,
+            "{ [ -d /home ] && ls -A /home; } | wc -l; touch /home/x 2>/dev/null && echo made; "
+            "true");
+  EXPECT_EQ(result.stdout_data.data, "0\n") << Describe(result);
+}
+
+}  // namespace
+}  // namespace cordon::kernel_test

@@ -1,0 +1,122 @@
+#include "plan/home_view.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "plan/mount_ops.h"
+
+namespace cordon::plan {
+namespace {
+
+namespace fs = std::filesystem;
+
+class HomeViewPlanTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/var/tmp/cordon-home-view-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    base_ = fs::canonical(tmpl);
+    home_ = base_ / "home";
+    for (const char* dir :
+         {"proj", ".cargo/bin", ".rustup", "bin", "granted", ".config/gh", "other",
+          "miniconda3/bin", "miniconda3/lib", ".local/bin", ".local/share/keyrings"}) {
+      fs::create_directories(home_ / dir);
+    }
+    std::ofstream(home_ / ".gitconfig") << "[user]\n";
+    std::ofstream(home_ / ".git-credentials") << "secret\n";
+    config_.home = HomeView::kHidden;
+    config_.readable_paths = {home_ / "granted", home_ / "absent"};
+  }
+  void TearDown() override { fs::remove_all(base_); }
+
+  HomeViewPlan Plan(const std::vector<std::string>& env = {}) const {
+    // /var/tmp is replaced in the sandbox; the test's home lies there, so it is not private here.
+    return PlanHomeView(config_, {home_}, {home_ / "proj"}, env, {"/tmp"});
+  }
+  static bool Has(const std::vector<fs::path>& list, const fs::path& path) {
+    return std::find(list.begin(), list.end(), path) != list.end();
+  }
+
+  fs::path base_, home_;
+  SandboxConfig config_;
+};
+
+TEST_F(HomeViewPlanTest, TheHomeIsAnAreaAndOnlyToolPathsPathEntriesAndGrantsAreLetIn) {
+  const HomeViewPlan view = Plan({"PATH=" + (home_ / "bin").string() + ":/usr/bin:relative",
+                                  "PATH=" + (home_ / "other").string()});
+  EXPECT_TRUE(Has(view.areas, home_));
+  for (const char* granted : {".cargo/bin", ".rustup", ".gitconfig", "bin", "granted"}) {
+    EXPECT_TRUE(Has(view.grants, home_ / granted)) << granted;
+  }
+  // The twins: a credential file, an absent grant, a directory of a second PATH (getenv reads
+  // the first), the workspace (a root: bound as ever) and anything else stay out.
+  for (const char* hidden : {".git-credentials", "absent", "other", "proj", ".config/gh"}) {
+    EXPECT_FALSE(Has(view.grants, home_ / hidden)) << hidden;
+  }
+  EXPECT_FALSE(Has(view.grants, "/usr/bin"));  // outside every area: visible anyway
+}
+
+// A PATH directory named bin brings its toolchain's prefix (where its lib/ lies), except where
+// the prefix is the home itself or ~/.local (keyrings, browser data).
+TEST_F(HomeViewPlanTest, APathBinDirectoryBringsItsPrefixButNeverTheHomeOrDotLocal) {
+  const HomeViewPlan view =
+      Plan({"PATH=" + (home_ / "miniconda3/bin").string() + ":" + (home_ / ".local/bin").string() +
+            ":" + (home_ / "bin").string()});
+  EXPECT_TRUE(Has(view.grants, home_ / "miniconda3"));
+  EXPECT_FALSE(Has(view.grants, home_ / "miniconda3/bin")) << "inside the prefix's grant";
+  EXPECT_TRUE(Has(view.grants, home_ / ".local/bin"));
+  EXPECT_FALSE(Has(view.grants, home_ / ".local"));
+  EXPECT_TRUE(Has(view.grants, home_ / "bin"));
+  EXPECT_FALSE(Has(view.grants, home_));
+}
+
+TEST_F(HomeViewPlanTest, AGrantOfTheWholeHomeOrAHomeInsideARootIsNoHole) {
+  HomeViewPlan view = Plan({"PATH=" + home_.string() + ":" + (home_ / "bin").string()});
+  EXPECT_FALSE(Has(view.grants, home_));
+  EXPECT_TRUE(Has(view.grants, home_ / "bin"));
+  // A home inside a writable root is the command's anyway; a home below /tmp is private.
+  EXPECT_FALSE(Has(PlanHomeView(config_, {home_}, {base_}, {}, {"/tmp"}).areas, home_));
+  EXPECT_FALSE(Has(PlanHomeView(config_, {home_}, {}, {}, {base_}).areas, home_));
+  // read_only: no view at all.
+  config_.home = HomeView::kReadOnly;
+  EXPECT_TRUE(Plan().areas.empty());
+}
+
+TEST_F(HomeViewPlanTest, AViewGoesFirstItsGrantsBeforeTheRootsInThemAndHiddenMasksGo) {
+  config_.readable_paths = {home_};  // the loader refuses it; here: a grant holding a root
+  HomeViewPlan view;
+  view.areas = {home_};
+  view.grants = {home_ / "granted"};
+  std::vector<MountOp> mounts = {
+      {MountOpKind::kTmpfs, "/tmp"},
+      {MountOpKind::kBindWritable, home_ / "proj"},
+      {MountOpKind::kMaskDirectory, home_ / ".config/gh"},  // hidden by the view: dropped
+      {MountOpKind::kMaskFile, home_ / "granted/token"},    // inside a grant: kept
+      {MountOpKind::kMaskFile, home_ / "proj/.env"},        // inside the root: kept
+  };
+  AddHomeView(view, {home_ / "granted", home_ / "proj"}, mounts);
+  // A grant that holds the workspace is bound before it, or it would cover it read-only.
+  mounts.push_back({MountOpKind::kBindReadOnly, home_ / "other"});
+  mounts.push_back({MountOpKind::kBindReadOnly, home_ / "proj/.git"});
+  OrderPinsBeforeReadOnlyBinds(mounts);
+  std::vector<std::pair<MountOpKind, fs::path>> order;
+  for (const MountOp& op : mounts) order.emplace_back(op.kind, op.path);
+  const std::vector<std::pair<MountOpKind, fs::path>> expected = {
+      {MountOpKind::kHomeView, home_},
+      {MountOpKind::kTmpfs, "/tmp"},
+      {MountOpKind::kBindReadOnly, home_ / "granted"},
+      {MountOpKind::kBindReadOnly, home_ / "other"},
+      {MountOpKind::kBindWritable, home_ / "proj"},
+      {MountOpKind::kBindReadOnly, home_ / "proj/.git"},
+      {MountOpKind::kMaskFile, home_ / "granted/token"},
+      {MountOpKind::kMaskFile, home_ / "proj/.env"},
+  };
+  EXPECT_EQ(order, expected);
+}
+
+}  // namespace
+}  // namespace cordon::plan
