@@ -239,21 +239,25 @@ std::vector<MountOp> BuildHiddenPathOps(const std::vector<HiddenTarget>& targets
   return pins;
 }
 
-std::vector<fs::path> ReadAllowList(const std::vector<HiddenTarget>& targets, ScannedDirs* seen) {
+std::vector<fs::path> ReadAllowList(const std::vector<HiddenTarget>& targets, ScannedDirs* seen,
+                                    const fs::path& base) {
   // Plain strings, not fs::path: its comparisons split both paths into components, and this
   // runs for every command (the paths are absolute and canonical or lexically normal).
+  const std::string& top = base.native();
   std::set<std::string, std::less<>> hidden;
   std::set<std::string, std::less<>> split;  // ancestors of a hidden path: their other entries
   for (const HiddenTarget& target : targets) {
+    if (!core::IsWithinText(target.path.native(), top)) continue;
+    if (target.path.native() == top) return {};  // the base itself is hidden
     hidden.insert(target.path.native());
     for (std::string_view a = ParentOf(target.path.native());; a = ParentOf(a)) {
       split.emplace(a);
-      if (a == "/") break;
+      if (a == top || a == "/") break;
     }
   }
   std::vector<fs::path> readable;
   if (split.empty()) {
-    readable.emplace_back("/");
+    readable.push_back(base);
     return readable;
   }
   std::vector<std::string> granted;

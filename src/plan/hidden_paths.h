@@ -92,8 +92,11 @@ std::vector<MountOp> BuildHiddenPathOps(const std::vector<HiddenTarget>& targets
 // everything is readable except `targets`. For each ancestor directory of a target, every
 // entry that is neither a target nor another such ancestor (symlinks are left out: a read
 // through one is checked at its target). An entry that vanishes before the rules are added is
-// skipped there (linux/landlock_ruleset.cc).
+// skipped there (linux/landlock_ruleset.cc). `base`: the same beneath a directory other than
+// "/" (a grant of the hidden home): only the targets inside it count, and without any it is
+// readable whole.
 std::vector<std::filesystem::path> ReadAllowList(const std::vector<HiddenTarget>& targets,
-                                                 ScannedDirs* seen = nullptr);
+                                                 ScannedDirs* seen = nullptr,
+                                                 const std::filesystem::path& base = "/");
 
 }  // namespace cordon::plan

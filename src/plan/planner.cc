@@ -250,11 +250,18 @@ std::vector<std::filesystem::path> ReadableAroundHomeView(
   }
   std::erase_if(targets,
                 [&](const HiddenTarget& t) { return HiddenByHomeView(home_view, holes, t.path); });
+  // Each grant whole, unless a secret lies in it (present or absent: one the host creates
+  // during the run must stay unreadable too): then around it.
+  std::vector<std::filesystem::path> granted;
+  for (const std::filesystem::path& grant : home_view.grants) {
+    std::vector<std::filesystem::path> inside = ReadAllowList(targets, nullptr, grant);
+    granted.insert(granted.end(), inside.begin(), inside.end());
+  }
   for (const std::filesystem::path& area : home_view.areas) {
     targets.push_back({area, /*directory=*/true, {}});
   }
   std::vector<std::filesystem::path> readable = ReadAllowList(targets);
-  readable.insert(readable.end(), home_view.grants.begin(), home_view.grants.end());
+  readable.insert(readable.end(), granted.begin(), granted.end());
   return readable;
 }
 

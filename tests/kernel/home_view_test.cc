@@ -131,6 +131,36 @@ TEST_F(HomeViewTest, ASecretTheHostCreatesDuringOrBetweenCommandsStaysHidden) {
   EXPECT_EQ(after.status, RunStatus::kExited) << Describe(after);
 }
 
+// A granted directory shows what the host adds to it during the run (the grant is a bind),
+// except where a secret belongs: `gh auth login` on the host while a command runs, with
+// ~/.config granted, writes ~/.config/gh/hosts.yml, which Landlock's read allow-list keeps
+// unreadable. The twin: another file in the grant reads.
+TEST_F(HomeViewTest, ASecretTheHostCreatesInsideAGrantStaysUnreadable) {
+  Config config = HiddenConfig();
+  config.sandbox.readable_paths = {test_home_ / ".config"};
+  auto session = SessionOrSkip(config, test_home_ / "proj");
+  if (!session) return;
+  if (session->GetCapabilities().enforcement.landlock_abi < 1) {
+    GTEST_SKIP() << "the carve-out inside a grant is Landlock's";
+  }
+  RunResult during;
+  std::thread run([&] {
+    during = Shell(*session, fmt::format("touch started; while [ ! -e go ]; do sleep 0.01; done; "
+                                         "cat {0}/.config/gh/hosts.yml 2>/dev/null; "
+                                         "cat {0}/.config/sometool/later.txt",
+                                         test_home_.string()));
+  });
+  for (int i = 0; i < 1000 && !std::filesystem::exists(test_home_ / "proj/started"); ++i) {
+    std::this_thread::sleep_for(10ms);
+  }
+  std::filesystem::create_directories(test_home_ / ".config/gh");
+  std::ofstream(test_home_ / ".config/gh/hosts.yml") << "SECRET-gh-token\n";
+  std::ofstream(test_home_ / ".config/sometool/later.txt") << "plain\n";
+  std::ofstream(test_home_ / "proj/go") << "";
+  run.join();
+  EXPECT_EQ(during.stdout_data.data, "plain\n") << Describe(during);
+}
+
 // Other users' homes (/home) and, for a caller that is not root, /root: empty too.
 TEST_F(HomeViewTest, OtherHomesAreEmptyToo) {
   auto session = SessionOrSkip(HiddenConfig(), test_home_ / "proj");

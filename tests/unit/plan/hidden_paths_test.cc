@@ -146,6 +146,22 @@ TEST_F(HiddenPaths, TheReadAllowListLeavesOutExactlyTheHiddenPaths) {
   EXPECT_FALSE(has("/tmp"));
 }
 
+// Below a base (a grant of the hidden home): the base whole when no secret lies in it, around
+// the secrets (present or absent) when one does, nothing when it is one itself.
+TEST_F(HiddenPaths, TheReadAllowListBelowABaseLeavesOutOnlyTheSecretsInIt) {
+  const std::filesystem::path config = home_ / ".config";
+  std::filesystem::create_directories(config / "tool");
+  std::ofstream(config / "tool/settings.toml") << "x";
+  std::filesystem::create_directories(home_ / "other");
+  const std::vector<HiddenTarget> targets = {{config / "gh", true, {}},  // absent: made later
+                                             {home_ / ".ssh", true, {}}};
+  EXPECT_EQ(ReadAllowList(targets, nullptr, home_ / "other"),
+            std::vector<std::filesystem::path>{home_ / "other"});
+  const std::vector<std::filesystem::path> around = ReadAllowList(targets, nullptr, config);
+  EXPECT_EQ(around, std::vector<std::filesystem::path>{config / "tool"});
+  EXPECT_TRUE(ReadAllowList(targets, nullptr, home_ / ".ssh").empty());
+}
+
 TEST_F(HiddenPaths, CallerHomesAreDeduplicatedAndCanonical) {
   auto homes = CallerHomes(home_ / ".");
   ASSERT_FALSE(homes.empty());
