@@ -141,37 +141,21 @@ int ReplayOp(const ChildMount& m) {
   return -1;
 }
 
-// An empty read-only tmpfs (a directory mask), created detached and attached by descriptor.
-int MountEmptyTmpfs(int target) {
+// An empty tmpfs, created detached and attached by descriptor: read-only with mode 0555 (a
+// directory mask), or writable with mode 0755 (a hidden home's view, plan/home_view.h: its
+// grants' and roots' mount points are made in it, and it is made read-only once they are
+// bound, in BuildMountView).
+int MountEmptyTmpfs(int target, bool read_only) {
   const int fs = sys::Fsopen("tmpfs", sys::kFsopenCloexec);
   if (fs < 0) return -1;
-  if (sys::Fsconfig(fs, sys::kFsconfigSetString, "mode", "0555", 0) != 0 ||
+  if (sys::Fsconfig(fs, sys::kFsconfigSetString, "mode", read_only ? "0555" : "0755", 0) != 0 ||
       sys::Fsconfig(fs, sys::kFsconfigCmdCreate, nullptr, nullptr, 0) != 0) {
     CloseKeepErrno(fs);
     return -1;
   }
-  const int tree =
-      sys::Fsmount(fs, sys::kFsmountCloexec,
-                   static_cast<unsigned>(sys::kMountAttrRdonly | sys::kMountAttrNosuid |
-                                         sys::kMountAttrNodev | sys::kMountAttrNoexec));
-  CloseKeepErrno(fs);
-  return AttachTree(tree, target);
-}
-
-// A hidden home's view (plan/home_view.h): an empty tmpfs, writable until the grants and the
-// roots inside it are bound (their mount points are made in it), then read-only
-// (ReadOnlyHomeViews).
-int MountHomeView(int target) {
-  const int fs = sys::Fsopen("tmpfs", sys::kFsopenCloexec);
-  if (fs < 0) return -1;
-  if (sys::Fsconfig(fs, sys::kFsconfigSetString, "mode", "0755", 0) != 0 ||
-      sys::Fsconfig(fs, sys::kFsconfigCmdCreate, nullptr, nullptr, 0) != 0) {
-    CloseKeepErrno(fs);
-    return -1;
-  }
-  const int tree = sys::Fsmount(
-      fs, sys::kFsmountCloexec,
-      static_cast<unsigned>(sys::kMountAttrNosuid | sys::kMountAttrNodev | sys::kMountAttrNoexec));
+  const std::uint64_t attrs = (read_only ? sys::kMountAttrRdonly : 0) | sys::kMountAttrNosuid |
+                              sys::kMountAttrNodev | sys::kMountAttrNoexec;
+  const int tree = sys::Fsmount(fs, sys::kFsmountCloexec, static_cast<unsigned>(attrs));
   CloseKeepErrno(fs);
   return AttachTree(tree, target);
 }
@@ -251,7 +235,7 @@ int ReplayResolved(const ChildMount& m, bool unreachable_is_masked) {
     switch (m.kind) {
       case MountOpKind::kMaskDirectory:
         if (directory)
-          rc = MountEmptyTmpfs(target);
+          rc = MountEmptyTmpfs(target, /*read_only=*/true);
         else
           errno = ENOTDIR;
         break;
@@ -272,7 +256,7 @@ int ReplayResolved(const ChildMount& m, bool unreachable_is_masked) {
         break;
       case MountOpKind::kHomeView:
         if (directory)
-          rc = MountHomeView(target);
+          rc = MountEmptyTmpfs(target, /*read_only=*/false);
         else
           errno = ENOTDIR;
         break;

@@ -17,6 +17,16 @@ bool InAny(const fs::path& path, const std::vector<fs::path>& roots) {
                      [&](const fs::path& root) { return core::IsWithin(path, root); });
 }
 
+// Sorted, each once, and only those inside no other.
+void KeepOutermost(std::vector<fs::path>& paths) {
+  std::sort(paths.begin(), paths.end());
+  std::vector<fs::path> outer;
+  for (fs::path& path : paths) {
+    if (!InAny(path, outer)) outer.push_back(std::move(path));
+  }
+  paths = std::move(outer);
+}
+
 // The caller's PATH, split; entries that are not absolute are left out.
 std::vector<fs::path> PathDirectories(const std::vector<std::string>& caller_env) {
   std::vector<fs::path> dirs;
@@ -59,13 +69,7 @@ HomeViewPlan PlanHomeView(const SandboxConfig& config, const std::vector<fs::pat
     view.areas.push_back(*canonical);
   }
   // The outermost of nested areas (a home below /home) covers the others.
-  std::sort(view.areas.begin(), view.areas.end());
-  view.areas.erase(std::unique(view.areas.begin(), view.areas.end()), view.areas.end());
-  std::vector<fs::path> outer;
-  for (const fs::path& area : view.areas) {
-    if (!InAny(area, outer)) outer.push_back(area);
-  }
-  view.areas = std::move(outer);
+  KeepOutermost(view.areas);
   if (view.areas.empty()) return view;
 
   std::vector<fs::path> wanted;
@@ -95,14 +99,8 @@ HomeViewPlan PlanHomeView(const SandboxConfig& config, const std::vector<fs::pat
     if (!inside || InAny(*canonical, visible)) continue;
     view.grants.push_back(*canonical);
   }
-  // Outermost first, each once: a grant inside another rides along in its bind.
-  std::sort(view.grants.begin(), view.grants.end());
-  view.grants.erase(std::unique(view.grants.begin(), view.grants.end()), view.grants.end());
-  std::vector<fs::path> kept;
-  for (const fs::path& grant : view.grants) {
-    if (!InAny(grant, kept)) kept.push_back(grant);
-  }
-  view.grants = std::move(kept);
+  // A grant inside another rides along in its bind.
+  KeepOutermost(view.grants);
   return view;
 }
 
