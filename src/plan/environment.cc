@@ -3,19 +3,22 @@
 #include <algorithm>
 #include <map>
 
+#include "plan/toolchain_env.h"
+
 namespace cordon::plan {
 
 bool IsDefaultPassedName(std::string_view name) {
   static constexpr std::string_view kNames[] = {"PATH", "TERM",      "LANG",    "LANGUAGE",
                                                 "TZ",   "COLORTERM", "NO_COLOR"};
   if (std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames)) return true;
-  return name.starts_with("LC_") && name.size() > 3;
+  return (name.starts_with("LC_") && name.size() > 3) || IsToolchainName(name);
 }
 
 std::vector<std::string> BuildEnvironment(const std::vector<std::string>& caller_env,
                                           const EnvironmentConfig& config,
                                           const std::filesystem::path& home,
-                                          const std::filesystem::path& tmpdir) {
+                                          const std::filesystem::path& tmpdir,
+                                          const std::vector<std::string>& defaults) {
   auto passed = [&](std::string_view name) {
     return IsDefaultPassedName(name) ||
            std::find(config.pass.begin(), config.pass.end(), name) != config.pass.end();
@@ -29,6 +32,11 @@ std::vector<std::string> BuildEnvironment(const std::vector<std::string>& caller
     vars.emplace(std::string(name), entry.substr(eq + 1));
   }
   if (!vars.contains("PATH")) vars.emplace("PATH", std::string(kDefaultPath));
+  for (const std::string& entry : defaults) {
+    const std::size_t eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0) continue;
+    vars.emplace(entry.substr(0, eq), entry.substr(eq + 1));  // a caller's value stays
+  }
   for (const auto& [name, value] : config.set) vars[name] = value;
   vars["HOME"] = home.string();
   vars["TMPDIR"] = tmpdir.string();

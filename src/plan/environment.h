@@ -17,12 +17,13 @@ inline constexpr std::string_view kDefaultPath =
     "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 // True for the names copied from the caller without configuration: PATH, TERM, LANG, LANGUAGE,
-// LC_*, TZ, COLORTERM, NO_COLOR.
+// LC_*, TZ, COLORTERM, NO_COLOR, and the toolchain names (IsToolchainName).
 bool IsDefaultPassedName(std::string_view name);
 
 // Builds "NAME=value" entries, sorted by name, each name once:
 //   1. allowed names (IsDefaultPassedName or config.pass) copied from `caller_env`
 //      (the first occurrence of a name wins, as getenv does); PATH defaults to kDefaultPath;
+//      then each of `defaults` ("NAME=value": the toolchain pointers) whose name is still unset;
 //   2. config.set values (override 1);
 //   3. HOME=`home`, TMPDIR=`tmpdir` and CORDON_SANDBOX=1 (override everything: the private
 //      directories are part of the sandbox, and nested cordon reads CORDON_SANDBOX).
@@ -30,6 +31,7 @@ bool IsDefaultPassedName(std::string_view name);
 std::vector<std::string> BuildEnvironment(const std::vector<std::string>& caller_env,
                                           const EnvironmentConfig& config,
                                           const std::filesystem::path& home,
-                                          const std::filesystem::path& tmpdir);
+                                          const std::filesystem::path& tmpdir,
+                                          const std::vector<std::string>& defaults = {});
 
 }  // namespace cordon::plan

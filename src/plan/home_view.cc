@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/paths.h"
+#include "plan/toolchain_env.h"
 
 namespace cordon::plan {
 namespace {
@@ -45,6 +46,16 @@ std::vector<fs::path> PathDirectories(const std::vector<std::string>& caller_env
   return dirs;
 }
 
+// A home, or one of the directories in it that every tool shares (~/.config with its tokens,
+// ~/.local/share with keyrings and browser data, ~/.cache): never granted for a toolchain's
+// sake, only when the user names it.
+bool TooBroadForAToolchain(const fs::path& path, const std::vector<fs::path>& homes) {
+  return std::any_of(homes.begin(), homes.end(), [&](const fs::path& home) {
+    return path == home || path == home / ".local" || path == home / ".local/share" ||
+           path == home / ".config" || path == home / ".cache";
+  });
+}
+
 }  // namespace
 
 HomeViewPlan PlanHomeView(const SandboxConfig& config, const std::vector<fs::path>& homes,
@@ -76,16 +87,19 @@ HomeViewPlan PlanHomeView(const SandboxConfig& config, const std::vector<fs::pat
   for (const fs::path& home : homes) {
     for (std::string_view tool : kHomeToolPaths) wanted.push_back(home / tool);
   }
+  std::vector<fs::path> toolchain;
   for (const fs::path& dir : PathDirectories(caller_env)) {
-    wanted.push_back(dir);
+    toolchain.push_back(dir);
     // A toolchain's bin directory loads from its prefix (~/miniconda3/bin from
-    // ~/miniconda3/lib, ~/.nvm/versions/node/v22/bin from .../lib): the prefix too, unless it
-    // is a home itself or ~/.local (which holds ~/.local/share: keyrings, browser data).
-    const fs::path prefix = dir.parent_path();
-    const bool home_or_local = std::any_of(homes.begin(), homes.end(), [&](const fs::path& h) {
-      return prefix == h || prefix == h / ".local";
-    });
-    if (dir.filename() == "bin" && !home_or_local) wanted.push_back(prefix);
+    // ~/miniconda3/lib, ~/.nvm/versions/node/v22/bin from .../lib): the prefix too.
+    if (dir.filename() == "bin") toolchain.push_back(dir.parent_path());
+  }
+  // Where the caller's toolchain variables say a toolchain is (RUSTUP_HOME, JAVA_HOME, ...).
+  const std::vector<fs::path> named = ToolchainDirectories(caller_env);
+  toolchain.insert(toolchain.end(), named.begin(), named.end());
+  for (const fs::path& path : toolchain) {
+    const auto canonical = core::Canonical(path);
+    if (canonical && !TooBroadForAToolchain(*canonical, homes)) wanted.push_back(*canonical);
   }
   wanted.insert(wanted.end(), config.readable_paths.begin(), config.readable_paths.end());
   for (const fs::path& path : wanted) {

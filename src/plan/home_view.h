@@ -3,9 +3,10 @@
 // for a caller that is not root — except what is granted: the workspace and the writable roots
 // inside them (bound as ever), the tool paths that exist (toolchains and their bin directories,
 // git's own config: kHomeToolPaths), the directories of the caller's PATH that lie inside them,
-// and sandbox.readable_paths; for a PATH directory named bin, its prefix too (the toolchain's
-// lib/ and share/ beside it), unless that is a home or ~/.local. Anything else, and anything
-// created there later, is not there.
+// the directories the caller's toolchain variables name (ToolchainDirectories), and
+// sandbox.readable_paths; for a PATH directory named bin, its prefix too (the toolchain's lib/
+// and share/ beside it). A home, ~/.local, ~/.local/share, ~/.config or ~/.cache is never
+// granted for a toolchain's sake. Anything else, and anything created there later, is not there.
 //
 // The view is a tmpfs over each area, made before every bind so that the grants and the roots
 // inside it are bound into it, and made read-only once they are (MountOpKind::kHomeView). A

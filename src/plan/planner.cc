@@ -25,6 +25,7 @@
 #include "plan/nested_projects.h"
 #include "plan/plan_caches.h"
 #include "plan/root_only_watch.h"
+#include "plan/toolchain_env.h"
 
 namespace cordon::plan {
 namespace {
@@ -487,7 +488,8 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
   plan.unix_connect_beneath = UnixConnectBeneath(config, a, roots);
   plan.home = kPrivateHome;
   plan.tmpdir = kPrivateTmp;
-  plan.env = BuildEnvironment(request.caller_env, config.environment, plan.home, plan.tmpdir);
+  plan.env = BuildEnvironment(request.caller_env, config.environment, plan.home, plan.tmpdir,
+                              ToolchainPointers(homes));
   return plan;
 }
 

@@ -50,6 +50,8 @@ class HomeViewTest : public KernelTest {
   }
   void TearDown() override {
     ::setenv("PATH", saved_path_.c_str(), 1);
+    ::unsetenv("JAVA_HOME");
+    ::unsetenv("CARGO_HOME");
     std::error_code ignored;
     if (!test_home_.empty()) std::filesystem::remove_all(test_home_, ignored);
     KernelTest::TearDown();  // restores HOME
@@ -159,6 +161,47 @@ TEST_F(HomeViewTest, ASecretTheHostCreatesInsideAGrantStaysUnreadable) {
   std::ofstream(test_home_ / "proj/go") << "";
   run.join();
   EXPECT_EQ(during.stdout_data.data, "plain\n") << Describe(during);
+}
+
+// A toolchain installed in the home as rustup lays one out — proxies in ~/.cargo/bin that find
+// the toolchain through RUSTUP_HOME, else $HOME/.rustup — runs unmodified although the
+// command's HOME is private, with the home read-only and with it hidden; so does a JDK that
+// JAVA_HOME names in the home. The twins: CARGO_HOME (a cache location, decision 0002) does not
+// pass, and the cargo credentials beside the proxies stay unreadable.
+TEST_F(HomeViewTest, AToolchainInTheHomeRunsUnmodifiedWithTheHomeReadOnlyOrHidden) {
+  for (const auto& [path, text] : std::initializer_list<std::pair<const char*, const char*>>{
+           {".rustup/settings.toml", "default_toolchain = \"test-chain\"\n"},
+           {".rustup/toolchains/test-chain/bin/rustc", "#!/bin/sh\necho rustc from test-chain\n"},
+           {".cargo/bin/rustc",
+            "#!/bin/sh\nR=${RUSTUP_HOME:-$HOME/.rustup}\n"
+            "t=$(sed -n 's/^default_toolchain = \"\\(.*\\)\"/\\1/p' \"$R/settings.toml\")\n"
+            "[ -n \"$t\" ] || { echo 'rustup could not choose a version' >&2; exit 1; }\n"
+            "exec \"$R/toolchains/$t/bin/${0##*/}\" \"$@\"\n"},
+           {".cargo/credentials.toml", "SECRET-cargo-token\n"},
+           {"jdk/bin/java", "#!/bin/sh\necho java from the home\n"}}) {
+    std::filesystem::create_directories((test_home_ / path).parent_path());
+    std::ofstream(test_home_ / path) << text;
+  }
+  for (const char* tool :
+       {".rustup/toolchains/test-chain/bin/rustc", ".cargo/bin/rustc", "jdk/bin/java"}) {
+    std::filesystem::permissions(test_home_ / tool, std::filesystem::perms::owner_all);
+  }
+  ::setenv("PATH", ((test_home_ / ".cargo/bin").string() + ":" + saved_path_).c_str(), 1);
+  ::setenv("JAVA_HOME", (test_home_ / "jdk").c_str(), 1);
+  ::setenv("CARGO_HOME", (test_home_ / ".cargo").c_str(), 1);
+  for (const HomeView mode : {HomeView::kReadOnly, HomeView::kHidden}) {
+    SCOPED_TRACE(mode == HomeView::kHidden ? "hidden" : "read_only");
+    Config config = HiddenConfig();
+    config.sandbox.home = mode;
+    auto session = SessionOrSkip(config, test_home_ / "proj");
+    if (!session) return;
+    const RunResult result =
+        Shell(*session, fmt::format("rustc; \"$JAVA_HOME/bin/java\"; echo ${{CARGO_HOME-unset}}; "
+                                    "cat {}/.cargo/credentials.toml 2>/dev/null; true",
+                                    test_home_.string()));
+    EXPECT_EQ(result.stdout_data.data, "rustc from test-chain\njava from the home\nunset\n")
+        << Describe(result);
+  }
 }
 
 // Other users' homes (/home) and, for a caller that is not root, /root: empty too.

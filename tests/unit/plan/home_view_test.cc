@@ -74,6 +74,24 @@ TEST_F(HomeViewPlanTest, APathBinDirectoryBringsItsPrefixButNeverTheHomeOrDotLoc
   EXPECT_FALSE(Has(view.grants, home_));
 }
 
+// Where the caller's toolchain variables say a toolchain is, it is granted; a variable that
+// names the home or a directory every tool shares is not, nor is a PATH prefix that is one.
+TEST_F(HomeViewPlanTest, ToolchainVariablesBringTheirDirectoriesButNeverASharedOne) {
+  fs::create_directories(home_ / "jdk/bin");
+  fs::create_directories(home_ / "venvs/app/bin");
+  fs::create_directories(home_ / ".config/bin");
+  const HomeViewPlan view = Plan(
+      {"JAVA_HOME=" + (home_ / "jdk").string(), "VIRTUAL_ENV=" + (home_ / "venvs/app").string(),
+       "CONDA_PREFIX=" + home_.string(), "GOROOT=" + (home_ / ".config").string(),
+       "DATABASE_URL=" + (home_ / "other").string(), "PATH=" + (home_ / ".config/bin").string()});
+  EXPECT_TRUE(Has(view.grants, home_ / "jdk"));
+  EXPECT_TRUE(Has(view.grants, home_ / "venvs/app"));
+  EXPECT_FALSE(Has(view.grants, home_));
+  EXPECT_FALSE(Has(view.grants, home_ / ".config")) << "holds every tool's tokens";
+  EXPECT_TRUE(Has(view.grants, home_ / ".config/bin")) << "the PATH entry itself is granted";
+  EXPECT_FALSE(Has(view.grants, home_ / "other")) << "not a toolchain variable";
+}
+
 TEST_F(HomeViewPlanTest, AGrantOfTheWholeHomeOrAHomeInsideARootIsNoHole) {
   HomeViewPlan view = Plan({"PATH=" + home_.string() + ":" + (home_ / "bin").string()});
   EXPECT_FALSE(Has(view.grants, home_));
