@@ -11,7 +11,9 @@ cordon=$(pwd)/build/release/src/front/cordon
 
 ws=$(mktemp -d /tmp/cordon-demo.XXXXXX)
 outside="$HOME/.cordon-demo-escape"
-trap 'rm -rf "$ws" "$outside"' EXIT
+token="$HOME/.cordon-demo-token"  # a secret no built-in list names
+echo "demo-token-1234" >"$token"
+trap 'rm -rf "$ws" "$outside" "$token"' EXIT
 cat >"$ws/hello.c" <<'C'
 #include <stdio.h>
 int main(void) { puts("hello from inside the sandbox"); return 0; }
@@ -37,6 +39,9 @@ show cordon run -- make test
 
 show cordon run -c "echo pwned > $outside"   "# outside the workspace: read-only"
 "$cordon" run -c "echo pwned > $outside" || echo "(exit $?; on the host: $(ls "$outside" 2>&1 | head -1))"
+
+show cordon run -c "cat $token"   "# the real home is hidden (unless a mount namespace is missing)"
+"$cordon" run -c "cat $token" || echo "(exit $?)"
 
 show cordon run -c 'echo "secret=$DEMO_SECRET"'   "# the caller's environment does not leak"
 DEMO_SECRET=hunter2 "$cordon" run -c 'echo "secret=${DEMO_SECRET:-<not set>}"'

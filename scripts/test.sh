@@ -11,6 +11,8 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 
 bash scripts/setup.sh
+# The toolchains the end-to-end toolchain test builds with (Go, cargo, pytest).
+bash scripts/setup_toolchains.sh
 
 step() { printf '\n== %s\n' "$*"; }
 

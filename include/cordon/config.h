@@ -17,10 +17,12 @@ namespace cordon {
 enum class SandboxMode { kOff, kReadOnly, kWorkspaceWrite };
 enum class NetworkPolicy { kDeny, kAllow };
 enum class BackendChoice { kAuto, kNative, kBwrap, kSeatbelt };
-// What the sandboxed command sees of the real homes (docs/decisions/0038): today's read-only
+// What the sandboxed command sees of the real homes (docs/decisions/0038, 0040): a read-only
 // view of them, or nothing but what is granted (the writable roots inside them, the tool paths,
-// sandbox.readable_paths).
-enum class HomeView { kReadOnly, kHidden };
+// sandbox.readable_paths); kAuto (the default) is kHidden where the sandbox has a mount
+// namespace and kReadOnly elsewhere, said in the capabilities; kHidden asked for explicitly
+// refuses a run that cannot hide them.
+enum class HomeView { kReadOnly, kHidden, kAuto };
 
 // Changes to the built-in list of workspace files a host program later runs or loads tool
 // definitions from (config/host_run_files.h, docs/host-run-files.md). Each entry is a path
@@ -52,7 +54,7 @@ struct SandboxConfig {
   // The homes' view (HomeView) and, with kHidden, the paths inside them the command may read
   // besides the built-in tool paths. Absolute (after ~ expansion); need not exist. Only ever read
   // from the user's own config or the command line.
-  HomeView home = HomeView::kReadOnly;
+  HomeView home = HomeView::kAuto;
   std::vector<std::filesystem::path> readable_paths;
   BackendChoice backend = BackendChoice::kAuto;
   // cordon's own configuration as this process reads it, set by the loader (never from a
@@ -103,6 +105,6 @@ struct Config {
 const char* SandboxModeName(SandboxMode mode);     // "off", "read_only", "workspace_write"
 const char* NetworkPolicyName(NetworkPolicy net);  // "deny", "allow"
 const char* BackendChoiceName(BackendChoice b);    // "auto", "native", "bwrap", "seatbelt"
-const char* HomeViewName(HomeView home);           // "read_only", "hidden"
+const char* HomeViewName(HomeView home);           // "read_only", "hidden", "auto"
 
 }  // namespace cordon

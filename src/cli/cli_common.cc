@@ -192,8 +192,10 @@ void PrintCapabilities(const Capabilities& c) {
                c.nested_project_depth);
   }
   if (c.home == HomeView::kHidden) {
-    fmt::print("the real homes: hidden (visible: the roots in them, tool paths{}{})\n",
-               c.readable_paths.empty() ? "" : ", ", fmt::join(c.readable_paths, ", "));
+    fmt::print(
+        "the real homes: hidden (visible: the roots in them, tool paths, PATH and toolchain "
+        "directories{}{})\n",
+        c.readable_paths.empty() ? "" : ", ", fmt::join(c.readable_paths, ", "));
   } else {
     fmt::print(
         "the real homes: read-only (secrets outside the built-in list and hidden_paths "

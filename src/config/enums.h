@@ -16,7 +16,7 @@ inline constexpr std::array<std::string_view, 3> kSandboxModeNames = {"off", "re
 inline constexpr std::array<std::string_view, 2> kNetworkPolicyNames = {"deny", "allow"};
 inline constexpr std::array<std::string_view, 4> kBackendChoiceNames = {"auto", "native", "bwrap",
                                                                         "seatbelt"};
-inline constexpr std::array<std::string_view, 2> kHomeViewNames = {"read_only", "hidden"};
+inline constexpr std::array<std::string_view, 3> kHomeViewNames = {"read_only", "hidden", "auto"};
 
 // kInvalidArgument naming the valid values when `text` is not one of them:
 //   invalid sandbox mode "readonly": expected one of "off", "read_only", "workspace_write"

@@ -43,6 +43,8 @@ const char* HomeViewName(HomeView home) {
       return "read_only";
     case HomeView::kHidden:
       return "hidden";
+    case HomeView::kAuto:
+      return "auto";
   }
   return "unknown";
 }

@@ -59,6 +59,10 @@ void AssessSeatbelt(const Config& config, const KernelFeatures& f, Assessment& a
     a.missing.push_back(
         "sandbox.home \"hidden\" is not implemented for the seatbelt backend yet (fix: set "
         "sandbox.home to \"read_only\")");
+  } else if (config.sandbox.home == HomeView::kAuto) {
+    a.unsupported.push_back(
+        "the real home is read-only, not hidden: the seatbelt backend has no hidden home yet "
+        "(sandbox.home \"auto\")");
   }
   a.filesystem_enforced = a.missing.empty();
   a.network_enforced = network_deny && a.missing.empty();
@@ -160,7 +164,12 @@ Assessment Assess(const Config& config, const KernelFeatures& f, const BackendPr
           "accept that the command may rewrite what host tools run)",
           WhyNoNamespaces(f)));
     }
-    if (sandbox.home == HomeView::kHidden) {
+    if (sandbox.home == HomeView::kAuto) {
+      a.unsupported.push_back(fmt::format(
+          "the real homes are read-only, not hidden: sandbox.home \"auto\" hides them only in "
+          "a mount namespace, and {} (fix: enable user namespaces)",
+          WhyNoNamespaces(f)));
+    } else if (sandbox.home == HomeView::kHidden) {
       a.missing.push_back(fmt::format(
           "sandbox.home \"hidden\" needs a mount namespace (Landlock alone would leave every "
           "name in the homes listable), and {} (fix: enable user namespaces, or set "
@@ -208,15 +217,18 @@ Assessment Assess(const Config& config, const KernelFeatures& f, const BackendPr
   e.filesystem = a.filesystem_enforced;
   e.network = a.network_enforced;
 
-  if (sandbox.home == HomeView::kReadOnly) {
+  a.home = sandbox.home != HomeView::kAuto ? sandbox.home
+           : a.namespaces.mount            ? HomeView::kHidden
+                                           : HomeView::kReadOnly;
+  if (a.home == HomeView::kHidden) {
+    a.unsupported.push_back(
+        "the hidden home is known by its path: the same file system tree mounted elsewhere too "
+        "(a bind of /home into /srv) is not hidden there");
+  } else if (sandbox.home == HomeView::kReadOnly) {
     a.unsupported.push_back(
         "secret path hiding beyond the built-in list and sandbox.hidden_paths (other files "
         "under the real home stay readable; sandbox.home \"hidden\" shows only what is "
         "granted)");
-  } else {
-    a.unsupported.push_back(
-        "the hidden home is known by its path: the same file system tree mounted elsewhere too "
-        "(a bind of /home into /srv) is not hidden there");
   }
   if (sandbox.mode == SandboxMode::kWorkspaceWrite &&
       (sandbox.protect_git_metadata || sandbox.protect_host_run_files)) {

@@ -24,6 +24,9 @@ struct Assessment {
   // The Seatbelt backend: no namespaces, but the planner still computes the mount view's
   // operations, which the SBPL profile turns into path rules (src/seatbelt/profile.h).
   bool path_rules = false;
+  // What the command sees of the real homes: sandbox.home, with kAuto decided (kHidden with a
+  // mount namespace, kReadOnly elsewhere); never kAuto.
+  HomeView home = HomeView::kReadOnly;
   bool filesystem_enforced = false;
   bool network_enforced = false;
   std::vector<std::string> missing;      // each: what is missing and how to fix it

@@ -58,12 +58,12 @@ bool TooBroadForAToolchain(const fs::path& path, const std::vector<fs::path>& ho
 
 }  // namespace
 
-HomeViewPlan PlanHomeView(const SandboxConfig& config, const std::vector<fs::path>& homes,
-                          const std::vector<fs::path>& visible,
+HomeViewPlan PlanHomeView(const SandboxConfig& config, HomeView home,
+                          const std::vector<fs::path>& homes, const std::vector<fs::path>& visible,
                           const std::vector<std::string>& caller_env,
                           const std::vector<fs::path>& private_areas) {
   HomeViewPlan view;
-  if (config.home != HomeView::kHidden) return view;
+  if (home != HomeView::kHidden) return view;
   std::vector<fs::path> candidates = homes;
   candidates.emplace_back("/home");
   if (::geteuid() != 0) candidates.emplace_back("/root");
@@ -84,8 +84,8 @@ HomeViewPlan PlanHomeView(const SandboxConfig& config, const std::vector<fs::pat
   if (view.areas.empty()) return view;
 
   std::vector<fs::path> wanted;
-  for (const fs::path& home : homes) {
-    for (std::string_view tool : kHomeToolPaths) wanted.push_back(home / tool);
+  for (const fs::path& caller_home : homes) {
+    for (std::string_view tool : kHomeToolPaths) wanted.push_back(caller_home / tool);
   }
   std::vector<fs::path> toolchain;
   for (const fs::path& dir : PathDirectories(caller_env)) {

@@ -49,11 +49,12 @@ struct HomeViewPlan {
   std::vector<std::filesystem::path> grants;  // inside an area, bound read-only; canonical
 };
 
-// `homes`: CallerHomes; `visible`: the writable roots and the workspace (an area inside one is
-// not hidden, it is the command's anyway); `caller_env`: the caller's environment (its PATH);
-// `private_areas`: /tmp and /var/tmp, replaced anyway. Reads the file system (lstat, realpath,
-// /home's entries are not listed: /home is one area). Empty with sandbox.home = "read_only".
-HomeViewPlan PlanHomeView(const SandboxConfig& config,
+// `home`: the view decided (Assessment::home, never kAuto); `homes`: CallerHomes; `visible`: the
+// writable roots and the workspace (an area inside one is not hidden, it is the command's anyway);
+// `caller_env`: the caller's environment (its PATH); `private_areas`: /tmp and /var/tmp, replaced
+// anyway. Reads the file system (lstat, realpath, /home's entries are not listed: /home is one
+// area). Empty unless `home` is kHidden.
+HomeViewPlan PlanHomeView(const SandboxConfig& config, HomeView home,
                           const std::vector<std::filesystem::path>& homes,
                           const std::vector<std::filesystem::path>& visible,
                           const std::vector<std::string>& caller_env,

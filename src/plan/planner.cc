@@ -334,7 +334,7 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
   std::vector<std::filesystem::path> visible = roots;
   visible.push_back(request.workspace);
   const HomeViewPlan home_view =
-      PlanHomeView(config.sandbox, homes, visible, request.caller_env, PrivateAreas());
+      PlanHomeView(config.sandbox, a.home, homes, visible, request.caller_env, PrivateAreas());
   if (!home_view.areas.empty() && !a.namespaces.mount) {
     return Fail(ErrorCode::kUnavailable,
                 fmt::format("cannot sandbox as configured (fail closed): sandbox.home \"hidden\" "
@@ -529,7 +529,7 @@ Capabilities DescribeCapabilities(const Config& config,
   caps.missing = a.missing;
   caps.unsupported = a.unsupported;
   caps.host_run_files = config::HostRunFiles(config.sandbox);
-  caps.home = config.sandbox.home;
+  caps.home = a.home;
   for (const std::filesystem::path& path : config.sandbox.readable_paths) {
     caps.readable_paths.push_back(path.string());
   }

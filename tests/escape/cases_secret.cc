@@ -134,6 +134,35 @@ std::vector<Case> SecretCases() {
                             "sleep 0.5; mkdir -p '" + file.parent_path().string() + "' && echo '" +
                                 SecretOf(f, ".aws/credentials") + "' > '" + file.string() + "'"});
       });
+  // Secrets no list names (decision 0040: the home is hidden by default): a tool's token under
+  // ~/.config, another project's .env, shell history, and one the host writes during the run.
+  auto plant_unlisted = [](const char* relative) {
+    return [relative](Fixture& f) {
+      PlantSecrets(f);
+      WriteFile(f.home / relative, SecretOf(f, relative) + "\n");
+    };
+  };
+  for (const char* relative :
+       {".config/sometool/token.json", "other-project/.env", ".bash_history"}) {
+    std::string name = relative;
+    for (char& ch : name) {
+      if (ch == '/' || ch == '.') ch = '-';
+    }
+    if (name[0] == '-') name.erase(0, 1);
+    add("unlisted-" + name, std::string("cat @HOME@/") + relative, relative,
+        plant_unlisted(relative));
+  }
+  add("unlisted-found-by-a-walk",
+      "find @HOME@ -type f 2>/dev/null | while read f; do cat \"$f\" 2>/dev/null; done",
+      "other-project/.env", plant_unlisted("other-project/.env"));
+  add("unlisted-created-during-run", "sleep 1.5; cat @HOME@/.late-token", ".late-token",
+      [](Fixture& f) {
+        PlantSecrets(f);
+        const auto file = f.home / ".late-token";
+        StartHostHelper(
+            f, {"/bin/sh", "-c",
+                "sleep 0.5; echo '" + SecretOf(f, ".late-token") + "' > '" + file.string() + "'"});
+      });
   add("read-only-mode", "cat @HOME@/.aws/credentials", ".aws/credentials")->mode =
       SandboxMode::kReadOnly;
   add("network-allow", "cat @HOME@/.aws/credentials", ".aws/credentials")->network =

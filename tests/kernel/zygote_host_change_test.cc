@@ -142,7 +142,10 @@ TEST_P(ZygoteTest, BuiltInCredentialsReplacedOnTheHostStayHidden) {
   save(home / ".codex" / "auth.json", "codex-0\n");
   save(home / "notes.txt", "notes-0\n");
   ::setenv("HOME", home.c_str(), 1);  // the caller's home (TearDown puts the test's back)
-  auto session = SessionOrSkip(MakeConfig());
+  // The masks of a read-only home are what this judges (a hidden one shows no notes.txt).
+  Config config = MakeConfig();
+  config.sandbox.home = HomeView::kReadOnly;
+  auto session = SessionOrSkip(config);
   if (!session) return;
   const std::string read = fmt::format(
       "cd '{}' && cat .netrc .aws/credentials .codex/auth.json 2>/dev/null; cat notes.txt",

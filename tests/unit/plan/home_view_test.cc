@@ -35,7 +35,7 @@ class HomeViewPlanTest : public ::testing::Test {
 
   HomeViewPlan Plan(const std::vector<std::string>& env = {}) const {
     // /var/tmp is replaced in the sandbox; the test's home lies there, so it is not private here.
-    return PlanHomeView(config_, {home_}, {home_ / "proj"}, env, {"/tmp"});
+    return PlanHomeView(config_, config_.home, {home_}, {home_ / "proj"}, env, {"/tmp"});
   }
   static bool Has(const std::vector<fs::path>& list, const fs::path& path) {
     return std::find(list.begin(), list.end(), path) != list.end();
@@ -97,8 +97,9 @@ TEST_F(HomeViewPlanTest, AGrantOfTheWholeHomeOrAHomeInsideARootIsNoHole) {
   EXPECT_FALSE(Has(view.grants, home_));
   EXPECT_TRUE(Has(view.grants, home_ / "bin"));
   // A home inside a writable root is the command's anyway; a home below /tmp is private.
-  EXPECT_FALSE(Has(PlanHomeView(config_, {home_}, {base_}, {}, {"/tmp"}).areas, home_));
-  EXPECT_FALSE(Has(PlanHomeView(config_, {home_}, {}, {}, {base_}).areas, home_));
+  EXPECT_FALSE(
+      Has(PlanHomeView(config_, config_.home, {home_}, {base_}, {}, {"/tmp"}).areas, home_));
+  EXPECT_FALSE(Has(PlanHomeView(config_, config_.home, {home_}, {}, {}, {base_}).areas, home_));
   // read_only: no view at all.
   config_.home = HomeView::kReadOnly;
   EXPECT_TRUE(Plan().areas.empty());

@@ -145,6 +145,8 @@ TEST_F(HostRunPathsTest, NestedProjectsArePinnedAndProtectedLikeTheWorkspace) {
   request.workspace = root_;
   Config config = Default();
   config.sandbox.hidden_paths = {root_ / "libs/repo/.git/hooks/x"};  // pins inside .git
+  // The grants of a hidden home are read-only binds outside every root, bound first.
+  config.sandbox.home = HomeView::kReadOnly;
   auto plan = Plan(config, Everything(), request);
   ASSERT_TRUE(plan) << plan.error().message;
   EXPECT_TRUE(ReadOnlyBind(*plan, root_ / "libs/repo/.git"));

@@ -250,5 +250,36 @@ TEST(Planner, AHiddenHomeWithoutAMountNamespaceRefusesTheRun) {
   std::filesystem::remove_all(home);
 }
 
+// The default, "auto": the homes hidden where the sandbox has a mount namespace; where it has
+// none, read-only and said so in the capabilities, not refused (it was not asked for by name).
+TEST(Planner, TheDefaultHidesTheHomeWhereItCanAndSaysSoWhereItCannot) {
+  char dir[] = "/var/tmp/cordon-plan-home-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::filesystem::path home = std::filesystem::canonical(dir);
+  std::filesystem::create_directories(home / "proj");
+  Config config = Default();
+  ASSERT_EQ(config.sandbox.home, HomeView::kAuto);
+  config.sandbox.protect_git_metadata = config.sandbox.protect_host_run_files = false;
+  PlanRequest request = Request();
+  request.workspace = home / "proj";
+  request.caller_home = home;
+  auto hidden = Plan(config, Everything(), request);
+  ASSERT_TRUE(hidden) << hidden.error().message;
+  ASSERT_FALSE(hidden->mounts.empty());
+  EXPECT_EQ(hidden->mounts.front().kind, MountOpKind::kHomeView);
+  EXPECT_EQ(DescribeCapabilities(config, Everything()).home, HomeView::kHidden);
+
+  auto read_only = Plan(config, NoNamespaces(7), request);
+  ASSERT_TRUE(read_only) << read_only.error().message;
+  EXPECT_TRUE(std::none_of(read_only->mounts.begin(), read_only->mounts.end(),
+                           [](const MountOp& op) { return op.kind == MountOpKind::kHomeView; }));
+  const Capabilities caps = DescribeCapabilities(config, NoNamespaces(7));
+  EXPECT_EQ(caps.home, HomeView::kReadOnly);
+  EXPECT_TRUE(std::any_of(caps.unsupported.begin(), caps.unsupported.end(), [](const auto& u) {
+    return Contains(u, "the real homes are read-only, not hidden");
+  }));
+  std::filesystem::remove_all(home);
+}
+
 }  // namespace
 }  // namespace cordon::plan

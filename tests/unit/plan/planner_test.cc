@@ -272,6 +272,7 @@ TEST(Planner, AWorkspaceInsideAConfiguredRootKeepsItsGitReadOnly) {
   request.workspace = parent / "proj";
   Config config = Default();
   config.sandbox.writable_roots = {parent};
+  config.sandbox.home = HomeView::kReadOnly;  // no grants of the caller's toolchains
   auto plan = Plan(config, Everything(), request);
   ASSERT_TRUE(plan) << plan.error().message;
   auto ro = [&](const std::filesystem::path& path) {
