@@ -222,8 +222,9 @@ Assessment Assess(const Config& config, const KernelFeatures& f, const BackendPr
                                            : HomeView::kReadOnly;
   if (a.home == HomeView::kHidden) {
     a.unsupported.push_back(
-        "the hidden home is known by its path: the same file system tree mounted elsewhere too "
-        "(a bind of /home into /srv) is not hidden there");
+        "the hidden home is known by its path and by the mount table (its second mounts are "
+        "hidden too): a file of it reached another way (a hard link outside the home, an "
+        "overlay or a network share with the home below) is not hidden there");
   } else if (sandbox.home == HomeView::kReadOnly) {
     a.unsupported.push_back(
         "secret path hiding beyond the built-in list and sandbox.hidden_paths (other files "

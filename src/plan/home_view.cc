@@ -61,7 +61,8 @@ bool TooBroadForAToolchain(const fs::path& path, const std::vector<fs::path>& ho
 HomeViewPlan PlanHomeView(const SandboxConfig& config, HomeView home,
                           const std::vector<fs::path>& homes, const std::vector<fs::path>& visible,
                           const std::vector<std::string>& caller_env,
-                          const std::vector<fs::path>& private_areas) {
+                          const std::vector<fs::path>& private_areas,
+                          const std::vector<MountEntry>& mounts) {
   HomeViewPlan view;
   if (home != HomeView::kHidden) return view;
   std::vector<fs::path> candidates = homes;
@@ -78,6 +79,18 @@ HomeViewPlan PlanHomeView(const SandboxConfig& config, HomeView home,
     // /var/tmp the sandbox has private ones.
     if (InAny(*canonical, visible) || InAny(*canonical, private_areas)) continue;
     view.areas.push_back(*canonical);
+  }
+  // The same trees mounted a second time elsewhere (a bind of /home into /srv): hidden there
+  // too. A directory only: a single file bound elsewhere is not a home's tree. One inside a
+  // root the planner refuses (FindAliasInRoots).
+  const std::size_t own = view.areas.size();
+  for (std::size_t i = 0; i < own; ++i) {
+    for (const Alias& alias : AliasesOf(view.areas[i], mounts)) {
+      struct stat st {};
+      if (::lstat(alias.path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+      if (InAny(alias.path, visible) || InAny(alias.path, private_areas)) continue;
+      view.areas.push_back(alias.path);
+    }
   }
   // The outermost of nested areas (a home below /home) covers the others.
   KeepOutermost(view.areas);

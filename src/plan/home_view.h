@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cordon/config.h"
+#include "plan/home_aliases.h"
 #include "plan/launch_plan.h"
 
 namespace cordon::plan {
@@ -53,12 +54,14 @@ struct HomeViewPlan {
 // writable roots and the workspace (an area inside one is not hidden, it is the command's anyway);
 // `caller_env`: the caller's environment (its PATH); `private_areas`: /tmp and /var/tmp, replaced
 // anyway. Reads the file system (lstat, realpath, /home's entries are not listed: /home is one
-// area). Empty unless `home` is kHidden.
+// area). `mounts`: the mount table (ReadMountTable), where each area's second mounts are found:
+// each such directory is an area too. Empty unless `home` is kHidden.
 HomeViewPlan PlanHomeView(const SandboxConfig& config, HomeView home,
                           const std::vector<std::filesystem::path>& homes,
                           const std::vector<std::filesystem::path>& visible,
                           const std::vector<std::string>& caller_env,
-                          const std::vector<std::filesystem::path>& private_areas);
+                          const std::vector<std::filesystem::path>& private_areas,
+                          const std::vector<MountEntry>& mounts = {});
 
 // Whether `path` lies in an area and in none of `holes` (grants, roots): nothing is there to
 // mask or pin.

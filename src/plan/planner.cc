@@ -16,6 +16,7 @@
 #include "plan/environment.h"
 #include "plan/hidden_paths.h"
 #include "plan/hidden_watch.h"
+#include "plan/home_aliases.h"
 #include "plan/home_view.h"
 #include "plan/host_ipc.h"
 #include "plan/host_run_paths.h"
@@ -333,8 +334,29 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
   // would leave every name in it listable, Seatbelt's profile does not have it yet.
   std::vector<std::filesystem::path> visible = roots;
   visible.push_back(request.workspace);
-  const HomeViewPlan home_view =
-      PlanHomeView(config.sandbox, a.home, homes, visible, request.caller_env, PrivateAreas());
+  const bool workspace_write = config.sandbox.mode == SandboxMode::kWorkspaceWrite;
+  const std::vector<MountEntry> mount_table =
+      workspace_write || a.home == HomeView::kHidden ? ReadMountTable() : std::vector<MountEntry>{};
+  // A root holding a home's tree mounted a second time would make that home writable (decision
+  // 0040): refused, as a root holding the home is.
+  if (const auto found =
+          workspace_write ? FindAliasInRoots(homes, visible, mount_table) : std::nullopt) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("the writable root {} holds {}, where the home directory {} is "
+                            "mounted a second time: the whole home would be writable through it "
+                            "(fix: run cordon from a directory that does not hold that mount)",
+                            found->root.string(), found->alias.string(), found->dir.string()));
+  }
+  const HomeViewPlan home_view = PlanHomeView(config.sandbox, a.home, homes, visible,
+                                              request.caller_env, PrivateAreas(), mount_table);
+  if (const auto found = FindAliasInRoots(home_view.areas, visible, mount_table)) {
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("the {} {} holds {}, where {} is mounted a second time: the hidden "
+                            "home would show through it (fix: run cordon from a directory that "
+                            "does not hold that mount)",
+                            found->root == request.workspace ? "workspace" : "writable root",
+                            found->root.string(), found->alias.string(), found->dir.string()));
+  }
   if (!home_view.areas.empty() && !a.namespaces.mount) {
     return Fail(ErrorCode::kUnavailable,
                 fmt::format("cannot sandbox as configured (fail closed): sandbox.home \"hidden\" "

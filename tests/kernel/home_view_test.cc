@@ -9,8 +9,12 @@
 // gives the test user one), else in /var/lib.
 #include <fmt/format.h>
 #include <stdlib.h>
+#include <sys/mount.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <thread>
 
@@ -201,6 +205,54 @@ TEST_F(HomeViewTest, AToolchainInTheHomeRunsUnmodifiedWithTheHomeReadOnlyOrHidde
                                     test_home_.string()));
     EXPECT_EQ(result.stdout_data.data, "rustc from test-chain\njava from the home\nunset\n")
         << Describe(result);
+  }
+}
+
+// The test home mounted a second time elsewhere (a bind, as of /home into /srv, decision 0040):
+// hidden there too, and a writable root that holds that mount, through which the whole home
+// would be writable, is refused. The twin: with the home read-only the second mount shows the
+// secret, so the probe reads what is there. Root only: it mounts on the host.
+TEST_F(HomeViewTest, TheHomeMountedASecondTimeIsHiddenThereTooAndARootHoldingItIsRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "binds the test home on the host, which needs root";
+  const std::filesystem::path outer = test_home_.string() + "-alias";
+  const std::filesystem::path view = outer / "view";
+  std::filesystem::create_directories(view);
+  struct Unmount {
+    std::filesystem::path outer, view;
+    ~Unmount() {
+      ::umount2(view.c_str(), MNT_DETACH);
+      std::error_code ignored;
+      std::filesystem::remove_all(outer, ignored);
+    }
+  } unmount{outer, view};
+  ASSERT_EQ(::mount(test_home_.c_str(), view.c_str(), nullptr, MS_BIND, nullptr), 0)
+      << std::strerror(errno);
+  const std::string read =
+      fmt::format("cat {0}/.vault-token {0}/other/.env 2>/dev/null; ls -A {0} 2>/dev/null | wc -l",
+                  view.string());
+  {
+    auto session = SessionOrSkip(HiddenConfig(), test_home_ / "proj");
+    if (!session) return;
+    const RunResult hidden = Shell(*session, read);
+    EXPECT_EQ(hidden.stdout_data.data, "0\n") << Describe(hidden);
+  }
+  {
+    Config config = HiddenConfig();
+    config.sandbox.home = HomeView::kReadOnly;
+    auto session = SessionOrSkip(config, test_home_ / "proj");
+    if (!session) return;
+    const RunResult shown = Shell(*session, read);
+    EXPECT_NE(shown.stdout_data.data.find("SECRET-vault"), std::string::npos) << Describe(shown);
+  }
+  {
+    Config config = HiddenConfig();
+    config.sandbox.writable_roots = {outer};
+    auto session = SessionOrSkip(config, test_home_ / "proj");
+    if (!session) return;
+    const RunResult refused = Shell(*session, "echo ran");
+    EXPECT_EQ(refused.status, RunStatus::kSetupFailed) << Describe(refused);
+    EXPECT_NE(refused.error.find("mounted a second time"), std::string::npos) << refused.error;
+    EXPECT_EQ(refused.stdout_data.data, "");
   }
 }
 
