@@ -18,7 +18,8 @@ std::vector<std::string> BuildEnvironment(const std::vector<std::string>& caller
                                           const EnvironmentConfig& config,
                                           const std::filesystem::path& home,
                                           const std::filesystem::path& tmpdir,
-                                          const std::vector<std::string>& defaults) {
+                                          const std::vector<std::string>& defaults,
+                                          const std::vector<std::string>& sandbox_facts) {
   auto passed = [&](std::string_view name) {
     return IsDefaultPassedName(name) ||
            std::find(config.pass.begin(), config.pass.end(), name) != config.pass.end();
@@ -41,11 +42,21 @@ std::vector<std::string> BuildEnvironment(const std::vector<std::string>& caller
   vars["HOME"] = home.string();
   vars["TMPDIR"] = tmpdir.string();
   vars["CORDON_SANDBOX"] = "1";
+  for (const std::string& entry : sandbox_facts) {
+    const std::size_t eq = entry.find('=');
+    if (eq != std::string::npos && eq > 0) vars[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
 
   std::vector<std::string> env;
   env.reserve(vars.size());
   for (const auto& [name, value] : vars) env.push_back(name + "=" + value);
   return env;
+}
+
+std::vector<std::string> SandboxFacts(SandboxMode mode, NetworkPolicy network, HomeView home) {
+  return {std::string("CORDON_SANDBOX_MODE=") + SandboxModeName(mode),
+          std::string("CORDON_SANDBOX_NETWORK=") + NetworkPolicyName(network),
+          std::string("CORDON_SANDBOX_HOME=") + HomeViewName(home)};
 }
 
 }  // namespace cordon::plan

@@ -25,13 +25,20 @@ bool IsDefaultPassedName(std::string_view name);
 //      (the first occurrence of a name wins, as getenv does); PATH defaults to kDefaultPath;
 //      then each of `defaults` ("NAME=value": the toolchain pointers) whose name is still unset;
 //   2. config.set values (override 1);
-//   3. HOME=`home`, TMPDIR=`tmpdir` and CORDON_SANDBOX=1 (override everything: the private
-//      directories are part of the sandbox, and nested cordon reads CORDON_SANDBOX).
+//   3. HOME=`home`, TMPDIR=`tmpdir`, CORDON_SANDBOX=1 and each of `sandbox_facts`
+//      ("NAME=value": SandboxFacts) (override everything: the private directories are part of
+//      the sandbox, nested cordon reads CORDON_SANDBOX, and scripts adapt to the facts).
 // Entries of `caller_env` without '=' are ignored.
 std::vector<std::string> BuildEnvironment(const std::vector<std::string>& caller_env,
                                           const EnvironmentConfig& config,
                                           const std::filesystem::path& home,
                                           const std::filesystem::path& tmpdir,
-                                          const std::vector<std::string>& defaults = {});
+                                          const std::vector<std::string>& defaults = {},
+                                          const std::vector<std::string>& sandbox_facts = {});
+
+// What a command may want to know of its sandbox to adapt (issue 25): CORDON_SANDBOX_MODE
+// (read_only, workspace_write), CORDON_SANDBOX_NETWORK (deny, allow), CORDON_SANDBOX_HOME
+// (hidden, read_only: what the real homes show).
+std::vector<std::string> SandboxFacts(SandboxMode mode, NetworkPolicy network, HomeView home);
 
 }  // namespace cordon::plan

@@ -511,7 +511,8 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
   plan.home = kPrivateHome;
   plan.tmpdir = kPrivateTmp;
   plan.env = BuildEnvironment(request.caller_env, config.environment, plan.home, plan.tmpdir,
-                              ToolchainPointers(homes));
+                              ToolchainPointers(homes),
+                              SandboxFacts(config.sandbox.mode, config.sandbox.network, a.home));
   return plan;
 }
 

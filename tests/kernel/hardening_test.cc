@@ -33,6 +33,24 @@ TEST_F(HardeningTest, CanaryEnvironmentVariableDoesNotReachTheCommand) {
   EXPECT_EQ(result.stdout_data.data.find(kCanaryValue), std::string::npos) << Describe(result);
 }
 
+// The command can read what its sandbox enforces (so a script skips a download under network
+// deny instead of retrying), and the values are the configuration's, not the caller's.
+TEST_F(HardeningTest, TheCommandIsToldTheModeNetworkAndHomeItRunsUnder) {
+  ::setenv("CORDON_SANDBOX_NETWORK", "allow", 1);
+  Config config = MakeConfig();
+  config.sandbox.mode = SandboxMode::kReadOnly;
+  auto session = SessionOrSkip(config);
+  const RunResult result =
+      session ? Shell(*session,
+                      "echo $CORDON_SANDBOX $CORDON_SANDBOX_MODE $CORDON_SANDBOX_NETWORK "
+                      "$CORDON_SANDBOX_HOME")
+              : RunResult{};
+  ::unsetenv("CORDON_SANDBOX_NETWORK");
+  if (!session) return;
+  const std::string home = HomeViewName(session->GetCapabilities().home);
+  EXPECT_EQ(result.stdout_data.data, "1 read_only deny " + home + "\n") << Describe(result);
+}
+
 TEST_F(HardeningTest, SandboxInitDoesNotShowTheCallersEnvironmentToTheCommand) {
   // init starts with the caller's whole environment; it is non-dumpable, so its
   // /proc/1/environ is closed to the command. The twin: the command's own environ is readable.

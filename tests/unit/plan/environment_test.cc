@@ -49,6 +49,28 @@ TEST(Environment, HomeAndTmpdirArePrivateAndTheSandboxIsMarked) {
   EXPECT_TRUE(Has(env, "CORDON_SANDBOX=1"));
 }
 
+// What the sandbox enforces is in the environment, for scripts to adapt, and no config or
+// caller value can claim otherwise.
+TEST(Environment, TheSandboxsFactsAreSaidAndCannotBeOverridden) {
+  EnvironmentConfig config;
+  config.set = {{"CORDON_SANDBOX_NETWORK", "allow"}};
+  std::vector<std::string> caller = kCaller;
+  caller.push_back("CORDON_SANDBOX_MODE=off");
+  auto env = BuildEnvironment(
+      caller, config, "/h", "/tmp", {},
+      SandboxFacts(SandboxMode::kWorkspaceWrite, NetworkPolicy::kDeny, HomeView::kHidden));
+  EXPECT_TRUE(Has(env, "CORDON_SANDBOX_MODE=workspace_write"));
+  EXPECT_TRUE(Has(env, "CORDON_SANDBOX_NETWORK=deny"));
+  EXPECT_TRUE(Has(env, "CORDON_SANDBOX_HOME=hidden"));
+  EXPECT_FALSE(Has(env, "CORDON_SANDBOX_NETWORK=allow"));
+  EXPECT_FALSE(Has(env, "CORDON_SANDBOX_MODE=off"));
+  const auto facts =
+      SandboxFacts(SandboxMode::kReadOnly, NetworkPolicy::kAllow, HomeView::kReadOnly);
+  EXPECT_EQ(facts, (std::vector<std::string>{"CORDON_SANDBOX_MODE=read_only",
+                                             "CORDON_SANDBOX_NETWORK=allow",
+                                             "CORDON_SANDBOX_HOME=read_only"}));
+}
+
 TEST(Environment, ConfiguredPassAndSetAreHonoured) {
   EnvironmentConfig config;
   config.pass = {"DATABASE_URL", "LD_PRELOAD"};
