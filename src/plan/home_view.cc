@@ -64,7 +64,6 @@ HomeViewPlan PlanHomeView(const SandboxConfig& config, HomeView home,
                           const std::vector<fs::path>& private_areas,
                           const std::vector<MountEntry>& mounts) {
   HomeViewPlan view;
-  if (home != HomeView::kHidden) return view;
   std::vector<fs::path> candidates = homes;
   candidates.emplace_back("/home");
   if (::geteuid() != 0) candidates.emplace_back("/root");
@@ -80,18 +79,25 @@ HomeViewPlan PlanHomeView(const SandboxConfig& config, HomeView home,
     if (InAny(*canonical, visible) || InAny(*canonical, private_areas)) continue;
     view.areas.push_back(*canonical);
   }
-  // The same trees mounted a second time elsewhere (a bind of /home into /srv): hidden there
-  // too. A directory only: a single file bound elsewhere is not a home's tree. One inside a
-  // root the planner refuses (FindAliasInRoots).
-  const std::size_t own = view.areas.size();
-  for (std::size_t i = 0; i < own; ++i) {
-    for (const Alias& alias : AliasesOf(view.areas[i], mounts)) {
+  // The same trees mounted a second time elsewhere (a bind of /home into /srv): hidden there,
+  // also when the homes themselves are shown read-only (the built-in masks are by path, and a
+  // second mount would show every secret again). A directory only: a single file bound
+  // elsewhere is not a home's tree. One inside a root the planner refuses (FindAliasInRoots).
+  std::vector<fs::path> aliases;
+  for (const fs::path& area : view.areas) {
+    for (const Alias& alias : AliasesOf(area, mounts)) {
       struct stat st {};
       if (::lstat(alias.path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
       if (InAny(alias.path, visible) || InAny(alias.path, private_areas)) continue;
-      view.areas.push_back(alias.path);
+      aliases.push_back(alias.path);
     }
   }
+  if (home != HomeView::kHidden) {
+    view.areas = std::move(aliases);
+    KeepOutermost(view.areas);
+    return view;
+  }
+  view.areas.insert(view.areas.end(), aliases.begin(), aliases.end());
   // The outermost of nested areas (a home below /home) covers the others.
   KeepOutermost(view.areas);
   if (view.areas.empty()) return view;

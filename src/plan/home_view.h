@@ -55,7 +55,8 @@ struct HomeViewPlan {
 // `caller_env`: the caller's environment (its PATH); `private_areas`: /tmp and /var/tmp, replaced
 // anyway. Reads the file system (lstat, realpath, /home's entries are not listed: /home is one
 // area). `mounts`: the mount table (ReadMountTable), where each area's second mounts are found:
-// each such directory is an area too. Empty unless `home` is kHidden.
+// each such directory is an area too. With `home` kReadOnly only those second mounts are areas
+// (the homes show at their own paths) and nothing is granted.
 HomeViewPlan PlanHomeView(const SandboxConfig& config, HomeView home,
                           const std::vector<std::filesystem::path>& homes,
                           const std::vector<std::filesystem::path>& visible,

@@ -335,8 +335,7 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
   std::vector<std::filesystem::path> visible = roots;
   visible.push_back(request.workspace);
   const bool workspace_write = config.sandbox.mode == SandboxMode::kWorkspaceWrite;
-  const std::vector<MountEntry> mount_table =
-      workspace_write || a.home == HomeView::kHidden ? ReadMountTable() : std::vector<MountEntry>{};
+  const std::vector<MountEntry> mount_table = ReadMountTable();
   // A root holding a home's tree mounted a second time would make that home writable (decision
   // 0040): refused, as a root holding the home is.
   if (const auto found =
@@ -349,7 +348,10 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
   }
   const HomeViewPlan home_view = PlanHomeView(config.sandbox, a.home, homes, visible,
                                               request.caller_env, PrivateAreas(), mount_table);
-  if (const auto found = FindAliasInRoots(home_view.areas, visible, mount_table)) {
+  const auto found = a.home == HomeView::kHidden
+                         ? FindAliasInRoots(home_view.areas, visible, mount_table)
+                         : std::nullopt;
+  if (found) {
     return Fail(ErrorCode::kInvalidArgument,
                 fmt::format("the {} {} holds {}, where {} is mounted a second time: the hidden "
                             "home would show through it (fix: run cordon from a directory that "
@@ -357,13 +359,21 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
                             found->root == request.workspace ? "workspace" : "writable root",
                             found->root.string(), found->alias.string(), found->dir.string()));
   }
-  if (!home_view.areas.empty() && !a.namespaces.mount) {
+  if (!home_view.areas.empty() && !a.namespaces.mount && a.home == HomeView::kHidden) {
     return Fail(ErrorCode::kUnavailable,
                 fmt::format("cannot sandbox as configured (fail closed): sandbox.home \"hidden\" "
                             "needs a mount namespace, which the {} backend here does not have "
                             "(fix: enable unprivileged user namespaces, or set sandbox.home to "
                             "\"read_only\")",
                             a.enforcement.backend));
+  }
+  if (!home_view.areas.empty() && !a.namespaces.mount) {
+    return Fail(ErrorCode::kUnavailable,
+                fmt::format("cannot sandbox as configured (fail closed): {} shows a home a second "
+                            "time (a bind mount), and the {} backend here has no mount namespace "
+                            "to hide it there (fix: enable unprivileged user namespaces, or "
+                            "unmount it)",
+                            home_view.areas.front().string(), a.enforcement.backend));
   }
   std::vector<std::filesystem::path> home_holes = home_view.grants;
   home_holes.insert(home_holes.end(), visible.begin(), visible.end());

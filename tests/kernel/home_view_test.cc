@@ -209,9 +209,10 @@ TEST_F(HomeViewTest, AToolchainInTheHomeRunsUnmodifiedWithTheHomeReadOnlyOrHidde
 }
 
 // The test home mounted a second time elsewhere (a bind, as of /home into /srv, decision 0040):
-// hidden there too, and a writable root that holds that mount, through which the whole home
-// would be writable, is refused. The twin: with the home read-only the second mount shows the
-// secret, so the probe reads what is there. Root only: it mounts on the host.
+// hidden there, with the home hidden and with it read-only (whose masks are by path), and a
+// writable root that holds that mount, through which the whole home would be writable, is
+// refused. The twin: the read-only home shows the same secret at its own path, so the probe
+// reads what is there. Root only: it mounts on the host.
 TEST_F(HomeViewTest, TheHomeMountedASecondTimeIsHiddenThereTooAndARootHoldingItIsRefused) {
   if (::geteuid() != 0) GTEST_SKIP() << "binds the test home on the host, which needs root";
   const std::filesystem::path outer = test_home_.string() + "-alias";
@@ -241,8 +242,10 @@ TEST_F(HomeViewTest, TheHomeMountedASecondTimeIsHiddenThereTooAndARootHoldingItI
     config.sandbox.home = HomeView::kReadOnly;
     auto session = SessionOrSkip(config, test_home_ / "proj");
     if (!session) return;
-    const RunResult shown = Shell(*session, read);
-    EXPECT_NE(shown.stdout_data.data.find("SECRET-vault"), std::string::npos) << Describe(shown);
+    const RunResult alias = Shell(*session, read);
+    EXPECT_EQ(alias.stdout_data.data, "0\n") << Describe(alias);
+    const RunResult shown = Shell(*session, "cat " + (test_home_ / ".vault-token").string());
+    EXPECT_EQ(shown.stdout_data.data, "SECRET-vault\n") << Describe(shown);
   }
   {
     Config config = HiddenConfig();

@@ -92,6 +92,37 @@ TEST_F(HomeViewPlanTest, ToolchainVariablesBringTheirDirectoriesButNeverASharedO
   EXPECT_FALSE(Has(view.grants, home_ / "other")) << "not a toolchain variable";
 }
 
+// The home mounted a second time (decision 0040): that place is an area whether the home is
+// hidden or read-only (whose masks are by path); read-only grants nothing. A second mount inside
+// the workspace is not (the planner refuses it), nor one that is not a directory.
+TEST_F(HomeViewPlanTest, ASecondMountOfTheHomeIsAnAreaInEitherView) {
+  fs::create_directories(base_ / "alias");
+  fs::create_directories(home_ / "proj/inner");
+  std::ofstream(base_ / "file") << "";
+  const std::vector<MountEntry> table = ParseMountInfo(
+      "1 0 9:9 / / rw - ext4 x rw\n"
+      "2 1 9:9 " +
+      home_.string() + " " + (base_ / "alias").string() +
+      " rw - ext4 x rw\n"
+      "3 1 9:9 " +
+      home_.string() + " " + (home_ / "proj/inner").string() +
+      " rw - ext4 x rw\n"
+      "4 1 9:9 " +
+      (home_ / ".gitconfig").string() + " " + (base_ / "file").string() + " rw - ext4 x rw\n");
+  const HomeViewPlan hidden =
+      PlanHomeView(config_, HomeView::kHidden, {home_}, {home_ / "proj"}, {}, {"/tmp"}, table);
+  EXPECT_TRUE(Has(hidden.areas, home_));
+  EXPECT_TRUE(Has(hidden.areas, base_ / "alias"));
+  EXPECT_FALSE(hidden.grants.empty());
+  const HomeViewPlan read_only =
+      PlanHomeView(config_, HomeView::kReadOnly, {home_}, {home_ / "proj"}, {}, {"/tmp"}, table);
+  EXPECT_EQ(read_only.areas, (std::vector<fs::path>{base_ / "alias"}));
+  EXPECT_TRUE(read_only.grants.empty());
+  // The twin: without a second mount, read-only has no view at all.
+  EXPECT_TRUE(
+      PlanHomeView(config_, HomeView::kReadOnly, {home_}, {}, {}, {"/tmp"}, {}).areas.empty());
+}
+
 TEST_F(HomeViewPlanTest, AGrantOfTheWholeHomeOrAHomeInsideARootIsNoHole) {
   HomeViewPlan view = Plan({"PATH=" + home_.string() + ":" + (home_ / "bin").string()});
   EXPECT_FALSE(Has(view.grants, home_));
