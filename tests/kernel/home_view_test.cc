@@ -1,5 +1,6 @@
 // sandbox.home = "hidden" (decision 0038), judged from outside: a home laid out as people's
-// are — the workspace in it, another project beside it, dot-files, an XDG config token, a
+// are — the workspace in it, other projects beside it, twenty secret-like files where people
+// keep them (dot-files, histories, XDG config, data and cache, documents, a browser profile), a
 // credential the host creates while the command runs — shows the command nothing but what is
 // granted: the workspace, a toolchain's bin directory on the PATH, a readable_paths entry.
 // Through every path (CORDON_KERNEL_PATH) and backend (CORDON_TEST_BACKEND) the suite runs on.
@@ -40,6 +41,22 @@ class HomeViewTest : public KernelTest {
              {".vault-token", "SECRET-vault\n"},
              {".config/sometool/token.json", "SECRET-xdg-token\n"},
              {".ssh/id_ed25519", "SECRET-key\n"},
+             // Where else people keep secrets that no built-in list names (twenty in all).
+             {".pgpass", "SECRET-pgpass\n"},
+             {".terraform.d/credentials.tfrc.json", "SECRET-terraform\n"},
+             {".zsh_history", "SECRET-zsh-history\n"},
+             {".psql_history", "SECRET-psql-history\n"},
+             {".python_history", "SECRET-python-history\n"},
+             {".local/share/keyrings/login.keyring", "SECRET-keyring\n"},
+             {".local/share/sometool/session.db", "SECRET-xdg-data\n"},
+             {".config/hub", "SECRET-hub\n"},
+             {".config/Code/User/globalStorage/state.vscdb", "SECRET-editor-state\n"},
+             {".mozilla/firefox/p.default/logins.json", "SECRET-browser\n"},
+             {"Documents/passwords.txt", "SECRET-documents\n"},
+             {"other2/.env.local", "SECRET-other2\n"},
+             {"other/config/master.key", "SECRET-master-key\n"},
+             {".cache/sometool/auth", "SECRET-cache-token\n"},
+             {".s3cfg", "SECRET-s3cfg\n"},
              {"granted/notes.txt", "granted notes\n"},
              {".local/bin/mytool", "#!/bin/sh\necho mytool ran\n"},
              {"proj/README", "the workspace\n"}}) {
@@ -104,6 +121,8 @@ TEST_F(HomeViewTest, AReadOnlyHomeShowsEverySecretToTheSameWalk) {
   auto session = SessionOrSkip(config, test_home_ / "proj");
   if (!session) return;
   const RunResult result = Shell(*session, Walk());
+  // The walk reads nineteen of the twenty (the ssh key is on the built-in list).
+  EXPECT_NE(result.stdout_data.data.find("\n19\n"), std::string::npos) << Describe(result);
   EXPECT_NE(result.stdout_data.data.find("SECRET-other-project"), std::string::npos)
       << Describe(result);
   EXPECT_NE(result.stdout_data.data.find("SECRET-xdg-token"), std::string::npos)
