@@ -12,7 +12,9 @@
 #include <filesystem>
 #include <memory>
 
+#include "cli/option_values.h"
 #include "cli/subcommands.h"
+#include "config/validate.h"
 #include "cordon/session.h"
 #include "mcp/session_runner.h"
 #include "mcp/stdio_server.h"
@@ -97,7 +99,8 @@ Subcommand AddMcpCommand(CLI::App& root, const GlobalOptions& global) {
   app->add_option("--approval-timeout", options->approval_timeout_seconds,
                   "Seconds to wait for a person to approve an outside_sandbox request "
                   "(default 300)")
-      ->type_name("SECONDS");
+      ->type_name("SECONDS")
+      ->check(SecondsValue(config::kMaxTimeoutSeconds));
   app->add_flag("--worktree", options->worktree,
                 "Worktree mode: the workspace must be a linked git worktree, the only writable "
                 "root (docs/mcp.md)");

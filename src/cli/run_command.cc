@@ -11,10 +11,12 @@
 #include <string>
 
 #include "cli/command_line.h"
+#include "cli/option_values.h"
 #include "cli/subcommands.h"
 #include "cli/terminal_state.h"
 #include "cli/tty_approval.h"
 #include "config/enums.h"
+#include "config/validate.h"
 #include "cordon/session.h"
 #include "core/paths.h"
 #include "policy/shell_quote.h"
@@ -257,21 +259,25 @@ void AddSandboxFlags(CLI::App& app, SandboxFlags& flags) {
       ->type_name("PATH")
       ->allow_extra_args(false);
   app.add_option("--timeout", flags.timeout_seconds, "Wall-clock limit in seconds")
-      ->type_name("SECONDS");
+      ->type_name("SECONDS")
+      ->check(SecondsValue(config::kMaxTimeoutSeconds));
   // The resource limits (docs/limits.md); 0 removes the config file's limit. A limit this
   // machine cannot enforce refuses the run.
   app.add_option("--memory", flags.memory_bytes,
                  "Memory limit of the whole process tree, e.g. 512M or 2G (cgroup)")
       ->type_name("BYTES")
-      ->transform(CLI::AsSizeValue(false));
+      ->transform(SizeValue());
   app.add_option("--processes", flags.processes,
                  "Most processes and threads the command may have at once")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(CountValue());
   app.add_option("--open-files", flags.open_files,
                  "Open-file limit of each process (RLIMIT_NOFILE)")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(CountValue());
   app.add_option("--cpu-seconds", flags.cpu_seconds, "CPU time limit of each process (RLIMIT_CPU)")
-      ->type_name("SECONDS");
+      ->type_name("SECONDS")
+      ->check(CountValue());
   app.add_flag("--unsafe", flags.unsafe, "Run without a sandbox (mode off); prints a warning");
 }
 
