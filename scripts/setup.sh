@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs every build and test dependency of cordon from Debian packages. Idempotent: packages
-# already present are left alone. Needs root (or sudo) for apt-get.
+# Installs every build and test dependency of cordon from Debian packages, and any further
+# packages named as arguments (scripts/setup_toolchains.sh). Idempotent: packages already
+# present are left alone. Needs root (or sudo) for apt-get.
 set -euo pipefail
 
 packages=(
@@ -15,6 +16,8 @@ packages=(
   zsh man-db groff-base         # the generated zsh completion and man page are checked
   python3                       # the C API example in Python (ctypes)
 )
+
+packages+=("$@")
 
 # The MCP end-to-end tests drive `cordon mcp` with the official TypeScript SDK (Node.js).
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
