@@ -1,4 +1,5 @@
-// `cordon sandbox status | off | read_only | workspace_write | network deny|allow`: inspect or
+// `cordon sandbox status | off | read_only | workspace_write | network deny|allow |
+// home auto|read_only|hidden`: inspect or
 // change the sandbox section of the user config. Writes are atomic; a change applies to new
 // sessions only — a session that is running keeps the configuration it pinned at start.
 #include <fmt/format.h>
@@ -24,6 +25,10 @@ void PrintSandbox(const std::filesystem::path& path, const Config& config, bool 
              exists ? "" : " (not present: defaults)");
   fmt::print("mode:                  {}\n", SandboxModeName(config.sandbox.mode));
   fmt::print("network:               {}\n", NetworkPolicyName(config.sandbox.network));
+  fmt::print("home:                  {}\n", HomeViewName(config.sandbox.home));
+  for (const auto& readable : config.sandbox.readable_paths) {
+    fmt::print("readable_path:         {}\n", readable.string());
+  }
   fmt::print("protect_git_metadata:  {}\n", config.sandbox.protect_git_metadata);
   fmt::print("protect_host_run_files: {}\n", config.sandbox.protect_host_run_files);
   fmt::print("nested_project_depth:   {}\n", config.sandbox.nested_project_depth);
@@ -64,12 +69,16 @@ int RunSandbox(const GlobalOptions& global, const SandboxOptions& options) {
     auto network = config::ParseNetworkPolicy(w[1]);
     if (!network) return ReportSetupError(network.error());
     change = {"/sandbox/network", NetworkPolicyName(*network)};
+  } else if (w.size() == 2 && w[0] == "home") {
+    auto home = config::ParseHomeView(w[1]);
+    if (!home) return ReportSetupError(home.error());
+    change = {"/sandbox/home", HomeViewName(*home)};
   } else {
     std::string joined;
     for (const auto& word : w) joined += (joined.empty() ? "" : " ") + word;
     fmt::print(stderr,
                "cordon: sandbox: unknown request \"{}\"; expected status, off, read_only, "
-               "workspace_write, network deny, or network allow\n",
+               "workspace_write, network deny|allow, or home auto|read_only|hidden\n",
                joined);
     return kExitSetupFailed;
   }
@@ -86,7 +95,7 @@ Subcommand AddSandboxCommand(CLI::App& root, const GlobalOptions& global) {
   CLI::App* app = root.add_subcommand(
       "sandbox",
       "Inspect or change the sandbox settings in the user config: status | off | read_only | "
-      "workspace_write | network deny|allow");
+      "workspace_write | network deny|allow | home auto|read_only|hidden");
   app->require_subcommand(0, 1);  // none: status
   // One CLI11 subcommand per request, so --help, the man page and the completions list them.
   app->add_subcommand("status", "Show the sandbox settings of the user config (the default)");
@@ -99,11 +108,20 @@ Subcommand AddSandboxCommand(CLI::App& root, const GlobalOptions& global) {
   network_app->add_option("policy", *network, "deny or allow")
       ->required()
       ->type_name(ChoiceTypeName(config::kNetworkPolicyNames));
-  return {app, [&global, app, network] {
+  auto home = std::make_shared<std::string>();
+  CLI::App* home_app =
+      app->add_subcommand("home",
+                          "Set sandbox.home: what commands see of the real homes (new "
+                          "sessions only)");
+  home_app->add_option("view", *home, "auto, read_only or hidden")
+      ->required()
+      ->type_name(ChoiceTypeName(config::kHomeViewNames));
+  return {app, [&global, app, network, home] {
             SandboxOptions options;
             for (const CLI::App* chosen : app->get_subcommands()) {
               options.words.push_back(chosen->get_name());
               if (chosen->get_name() == "network") options.words.push_back(*network);
+              if (chosen->get_name() == "home") options.words.push_back(*home);
             }
             return RunSandbox(global, options);
           }};

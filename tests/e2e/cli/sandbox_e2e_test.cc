@@ -37,6 +37,10 @@ TEST_F(SandboxCommand, UnknownRequestIsRefusedAndTheFileIsUntouched) {
   EXPECT_NE(o.err.find("maybe"), std::string::npos) << o.err;
   EXPECT_EQ(ReadFile(ConfigPath()), R"({"sandbox": {"mode": "read_only"}})");
   EXPECT_EQ(Cordon({"sandbox", "sideways"}).exit_code, 125);
+  Outcome home = Cordon({"sandbox", "home", "visible"});
+  EXPECT_EQ(home.exit_code, 125);
+  EXPECT_NE(home.err.find("visible"), std::string::npos) << home.err;
+  EXPECT_EQ(ReadFile(ConfigPath()), R"({"sandbox": {"mode": "read_only"}})");
 }
 
 TEST_F(SandboxCommand, ABrokenConfigIsReportedAndNotOverwritten) {
@@ -60,6 +64,9 @@ TEST_F(SandboxCommand, EachSubcommandKeepsTheRestOfTheFileAsWritten) {
       {{"sandbox", "network", "allow"}, R"("network": "allow")"},
       {{"sandbox", "network", "deny"}, R"("network": "deny")"},
       {{"sandbox", "workspace_write"}, R"("mode": "workspace_write")"},
+      {{"sandbox", "home", "read_only"}, R"("home": "read_only")"},
+      {{"sandbox", "home", "hidden"}, R"("home": "hidden")"},
+      {{"sandbox", "home", "auto"}, R"("home": "auto")"},
   };
   for (const auto& [args, set] : steps) {
     Invocation inv = CordonInvocation({});
