@@ -96,13 +96,13 @@ std::vector<Alias> AliasesOf(const fs::path& dir, const std::vector<MountEntry>&
     if (&m == home_mount || m.device != home_mount->device) continue;
     Alias alias;
     if (core::IsWithin(in_fs, m.root)) {
-      alias = {Moved(in_fs, m.root, m.mount_point), true};
+      alias = {Moved(in_fs, m.root, m.mount_point), true, dir};
     } else if (core::IsWithin(m.root, in_fs)) {
-      alias = {m.mount_point, false};
+      alias = {m.mount_point, false, Moved(m.root, in_fs, dir)};
     } else {
       continue;
     }
-    if (core::IsWithin(alias.path, dir)) continue;
+    if (alias.path == dir) continue;
     const bool seen = std::any_of(aliases.begin(), aliases.end(),
                                   [&](const Alias& a) { return a.path == alias.path; });
     if (!seen) aliases.push_back(std::move(alias));
@@ -115,9 +115,15 @@ std::optional<AliasInRoot> FindAliasInRoots(const std::vector<fs::path>& dirs,
                                             const std::vector<MountEntry>& mounts) {
   for (const fs::path& dir : dirs) {
     for (const Alias& alias : AliasesOf(dir, mounts)) {
+      const bool shown_anyway = std::any_of(roots.begin(), roots.end(), [&](const fs::path& r) {
+        return core::IsWithin(alias.shows, r);
+      });
+      if (shown_anyway) continue;
       for (const fs::path& root : roots) {
-        if (alias.whole && core::IsWithin(alias.path, root)) {
-          return AliasInRoot{alias.path, dir, root};
+        // A root that is a part's second mount is that part, as if cordon ran there.
+        const bool is_the_part = !alias.whole && alias.path == root;
+        if (core::IsWithin(alias.path, root) && !is_the_part) {
+          return AliasInRoot{alias.path, alias.shows, root};
         }
       }
     }

@@ -31,19 +31,22 @@ std::vector<MountEntry> ReadMountTable();
 struct Alias {
   std::filesystem::path path;
   bool whole = false;  // all of the directory is there; else a part of it (a bind of ~/proj)
+  std::filesystem::path shows;  // the directory shown there, by its own path
 };
 
 // The other places where the contents of `dir` (canonical) can be reached: for each mount of
 // the file system `dir` lies on, other than the one that shows `dir` at its own path, where it
 // shows `dir` (its root holds dir: the alias is that directory under its mount point), or the
-// mount point itself when it shows part of `dir`. Places inside `dir` are left out (they are
-// under it anyway).
+// mount point itself when it shows part of `dir`. `dir` itself is left out; places inside it
+// are not (a bind of / or /home inside a workspace in the home shows the home again).
 std::vector<Alias> AliasesOf(const std::filesystem::path& dir,
                              const std::vector<MountEntry>& mounts);
 
-// The first place where one of `dirs` is mounted a second time, whole, inside one of `roots`
-// (through it the root would show, or let the command write, all of that directory). A part of
-// it there (a project of the home bound as the workspace) is not one.
+// The first place where one of `dirs`, or a part of it that lies in no root, is mounted a
+// second time inside one of `roots` (through it the root would show, or let the command write,
+// what the view keeps out: a bind of /home, of ~/.config). A part that lies in a root anyway,
+// or whose second mount is the root itself (a project of the home bound as the workspace), is
+// not one.
 struct AliasInRoot {
   std::filesystem::path alias, dir, root;
 };

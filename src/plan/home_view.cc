@@ -46,14 +46,36 @@ std::vector<fs::path> PathDirectories(const std::vector<std::string>& caller_env
   return dirs;
 }
 
-// A home, or one of the directories in it that every tool shares (~/.config with its tokens,
-// ~/.local/share with keyrings and browser data, ~/.cache): never granted for a toolchain's
-// sake, only when the user names it.
+// A home (the caller's, /root, any under /home), or one of the directories in a home that
+// every tool shares (~/.config with its tokens, ~/.local/share with keyrings and browser data,
+// ~/.cache): never granted for a toolchain's sake, only when the user names it.
 bool TooBroadForAToolchain(const fs::path& path, const std::vector<fs::path>& homes) {
-  return std::any_of(homes.begin(), homes.end(), [&](const fs::path& home) {
-    return path == home || path == home / ".local" || path == home / ".local/share" ||
-           path == home / ".config" || path == home / ".cache";
-  });
+  auto is_home = [&](const fs::path& p) {
+    return p == "/root" || p.parent_path() == "/home" ||
+           std::find(homes.begin(), homes.end(), p) != homes.end();
+  };
+  if (is_home(path)) return true;
+  const std::string& text = path.native();
+  for (std::string_view shared : {"/.local", "/.local/share", "/.config", "/.cache"}) {
+    if (text.ends_with(shared) && is_home(text.substr(0, text.size() - shared.size()))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Whether some directory on the way to `path` resolves into one of `roots`, which the command
+// can write: then where `path` leads was the command's to choose. Only looked at when `path`
+// is not already what it resolves to (no link, no choice).
+bool ResolvesThroughRoot(const fs::path& path, const std::vector<fs::path>& roots) {
+  const fs::path lexical = path.lexically_normal();
+  const auto canonical = core::Canonical(lexical);
+  if (canonical && *canonical == lexical) return false;
+  for (fs::path at = lexical; at.has_relative_path(); at = at.parent_path()) {
+    const auto resolved = core::Canonical(at);
+    if (resolved && InAny(*resolved, roots)) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -83,22 +105,30 @@ HomeViewPlan PlanHomeView(const SandboxConfig& config, HomeView home,
   // also when the homes themselves are shown read-only (the built-in masks are by path, and a
   // second mount would show every secret again). A directory only: a single file bound
   // elsewhere is not a home's tree. One inside a root the planner refuses (FindAliasInRoots).
+  view.own_areas = view.areas;
   std::vector<fs::path> aliases;
-  for (const fs::path& area : view.areas) {
+  for (const fs::path& area : view.own_areas) {
     for (const Alias& alias : AliasesOf(area, mounts)) {
       struct stat st {};
       if (::lstat(alias.path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
-      if (InAny(alias.path, visible) || InAny(alias.path, private_areas)) continue;
+      // Under an area (hidden), a root or a private tmp anyway; in a root the planner refuses
+      // what the root does not show anyway (FindAliasInRoots).
+      if (InAny(alias.path, view.own_areas) || InAny(alias.path, visible) ||
+          InAny(alias.path, private_areas)) {
+        continue;
+      }
       aliases.push_back(alias.path);
     }
   }
   if (home != HomeView::kHidden) {
+    KeepOutermost(view.own_areas);
     view.areas = std::move(aliases);
     KeepOutermost(view.areas);
     return view;
   }
   view.areas.insert(view.areas.end(), aliases.begin(), aliases.end());
   // The outermost of nested areas (a home below /home) covers the others.
+  KeepOutermost(view.own_areas);
   KeepOutermost(view.areas);
   if (view.areas.empty()) return view;
 
@@ -118,7 +148,16 @@ HomeViewPlan PlanHomeView(const SandboxConfig& config, HomeView home,
   toolchain.insert(toolchain.end(), named.begin(), named.end());
   for (const fs::path& path : toolchain) {
     const auto canonical = core::Canonical(path);
-    if (canonical && !TooBroadForAToolchain(*canonical, homes)) wanted.push_back(*canonical);
+    // For a toolchain's sake never a home or a directory every tool shares, nor anything in a
+    // home's second mount (its real path is the one to grant).
+    if (!canonical || !InAny(*canonical, view.own_areas) ||
+        TooBroadForAToolchain(*canonical, homes)) {
+      continue;
+    }
+    // Nor through a link the command could have made: a PATH entry or VIRTUAL_ENV in the
+    // workspace that resolves out of it (`.venv -> ~/.mozilla`, made by an earlier command).
+    if (!InAny(*canonical, visible) && ResolvesThroughRoot(path, visible)) continue;
+    wanted.push_back(*canonical);
   }
   wanted.insert(wanted.end(), config.readable_paths.begin(), config.readable_paths.end());
   for (const fs::path& path : wanted) {

@@ -46,7 +46,10 @@ inline constexpr std::string_view kHomeToolPaths[] = {".rustup",
                                                       ".config/git/attributes"};
 
 struct HomeViewPlan {
-  std::vector<std::filesystem::path> areas;   // an empty read-only view over each
+  std::vector<std::filesystem::path> areas;  // an empty read-only view over each
+  // The homes, /home and /root as the view knows them (their second mounts not included),
+  // whichever the view: where the planner looks for second mounts inside the roots.
+  std::vector<std::filesystem::path> own_areas;
   std::vector<std::filesystem::path> grants;  // inside an area, bound read-only; canonical
 };
 

@@ -334,30 +334,23 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
   // would leave every name in it listable, Seatbelt's profile does not have it yet.
   std::vector<std::filesystem::path> visible = roots;
   visible.push_back(request.workspace);
-  const bool workspace_write = config.sandbox.mode == SandboxMode::kWorkspaceWrite;
   const std::vector<MountEntry> mount_table = ReadMountTable();
-  // A root holding a home's tree mounted a second time would make that home writable (decision
-  // 0040): refused, as a root holding the home is.
-  if (const auto found =
-          workspace_write ? FindAliasInRoots(homes, visible, mount_table) : std::nullopt) {
-    return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("the writable root {} holds {}, where the home directory {} is "
-                            "mounted a second time: the whole home would be writable through it "
-                            "(fix: run cordon from a directory that does not hold that mount)",
-                            found->root.string(), found->alias.string(), found->dir.string()));
-  }
   const HomeViewPlan home_view = PlanHomeView(config.sandbox, a.home, homes, visible,
                                               request.caller_env, PrivateAreas(), mount_table);
-  const auto found = a.home == HomeView::kHidden
-                         ? FindAliasInRoots(home_view.areas, visible, mount_table)
-                         : std::nullopt;
-  if (found) {
-    return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("the {} {} holds {}, where {} is mounted a second time: the hidden "
-                            "home would show through it (fix: run cordon from a directory that "
-                            "does not hold that mount)",
-                            found->root == request.workspace ? "workspace" : "writable root",
-                            found->root.string(), found->alias.string(), found->dir.string()));
+  // A root holding a second mount of a home, or of a part of one it does not hold anyway (a
+  // bind of /home, of ~/.config), would show - or let the command write - what the view and the
+  // masks keep out (decision 0040): refused, as a root holding the home is.
+  std::vector<std::filesystem::path> home_dirs = homes;
+  home_dirs.insert(home_dirs.end(), home_view.own_areas.begin(), home_view.own_areas.end());
+  if (const auto found = FindAliasInRoots(home_dirs, visible, mount_table)) {
+    return Fail(
+        ErrorCode::kInvalidArgument,
+        fmt::format("the {} {} holds {}, where {} is mounted a second time: the command "
+                    "could read{} it there, which the sandbox keeps out of reach (fix: "
+                    "run cordon from a directory that does not hold that mount)",
+                    found->root == request.workspace ? "workspace" : "writable root",
+                    found->root.string(), found->alias.string(), found->dir.string(),
+                    config.sandbox.mode == SandboxMode::kWorkspaceWrite ? " and write" : ""));
   }
   if (!home_view.areas.empty() && !a.namespaces.mount && a.home == HomeView::kHidden) {
     return Fail(ErrorCode::kUnavailable,

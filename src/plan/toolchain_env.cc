@@ -16,11 +16,11 @@ constexpr std::string_view kLocations[] = {
     "M2_HOME",       "GRADLE_HOME",   "CMAKE_PREFIX_PATH", "PKG_CONFIG_PATH",
 };
 
-// Of kLocations, those that name one directory (not a list, not a name).
+// Of kLocations, those that name one directory (not a list, not a name). Not M2_HOME: often
+// set to ~/.m2 by mistake, whose settings.xml holds repository passwords.
 constexpr std::string_view kDirectories[] = {
-    "JAVA_HOME",   "GOROOT",       "VIRTUAL_ENV",      "CONDA_PREFIX",
-    "DOTNET_ROOT", "ANDROID_HOME", "ANDROID_SDK_ROOT", "ANDROID_NDK_HOME",
-    "MAVEN_HOME",  "M2_HOME",      "GRADLE_HOME",
+    "JAVA_HOME",    "GOROOT",           "VIRTUAL_ENV",      "CONDA_PREFIX", "DOTNET_ROOT",
+    "ANDROID_HOME", "ANDROID_SDK_ROOT", "ANDROID_NDK_HOME", "MAVEN_HOME",   "GRADLE_HOME",
 };
 
 constexpr std::string_view kBuildSettings[] = {

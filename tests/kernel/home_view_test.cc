@@ -276,6 +276,22 @@ TEST_F(HomeViewTest, TheHomeMountedASecondTimeIsHiddenThereTooAndARootHoldingItI
     EXPECT_NE(refused.error.find("mounted a second time"), std::string::npos) << refused.error;
     EXPECT_EQ(refused.stdout_data.data, "");
   }
+  // A part of the home bound into the workspace (~/.config at proj/cfg) would be writable
+  // there, tokens and all: refused too.
+  const std::filesystem::path cfg = test_home_ / "proj/cfg";
+  std::filesystem::create_directories(cfg);
+  ASSERT_EQ(::mount((test_home_ / ".config").c_str(), cfg.c_str(), nullptr, MS_BIND, nullptr), 0)
+      << std::strerror(errno);
+  struct UnmountCfg {
+    std::filesystem::path path;
+    ~UnmountCfg() { ::umount2(path.c_str(), MNT_DETACH); }
+  } unmount_cfg{cfg};
+  auto session = SessionOrSkip(HiddenConfig(), test_home_ / "proj");
+  if (!session) return;
+  const RunResult part = Shell(*session, "cat cfg/sometool/token.json; echo ran");
+  EXPECT_EQ(part.status, RunStatus::kSetupFailed) << Describe(part);
+  EXPECT_NE(part.error.find(".config"), std::string::npos) << part.error;
+  EXPECT_EQ(part.stdout_data.data, "");
 }
 
 // Other users' homes (/home) and, for a caller that is not root, /root: empty too.

@@ -45,8 +45,10 @@ TEST(HomeAliases, EveryOtherMountOfTheHomesTreeIsFoundAndNothingElse) {
   EXPECT_TRUE(Has(aliases, "/srv/all homes/me", true));
   EXPECT_TRUE(Has(aliases, "/mnt/rootfs/home/me", true));
   EXPECT_TRUE(Has(aliases, "/work", false));
-  // The twins: another disk's /home, a file elsewhere, a bind inside the home.
-  EXPECT_EQ(aliases.size(), 3u);
+  // Inside the home too: in a workspace there it would show the home again.
+  EXPECT_TRUE(Has(aliases, "/home/me/inside", true));
+  // The twins: another disk's /home, a file elsewhere.
+  EXPECT_EQ(aliases.size(), 4u);
   EXPECT_TRUE(AliasesOf("/home/me", {}).empty());
   // A directory on the other disk: aliased only by that disk's mounts.
   const std::vector<Alias> data = AliasesOf("/data/home", table);
@@ -61,10 +63,35 @@ TEST(HomeAliases, ARootHoldingAWholeSecondMountIsFoundButAProjectBoundAsTheWorks
   EXPECT_EQ(found->alias, "/srv/all homes/me");
   EXPECT_EQ(found->dir, "/home/me");
   EXPECT_EQ(found->root, "/srv");
-  EXPECT_FALSE(FindAliasInRoots({"/home/me"}, {"/work"}, table)) << "a part, not the home";
+  EXPECT_FALSE(FindAliasInRoots({"/home/me"}, {"/work"}, table))
+      << "a project of the home bound as the workspace is that project";
   EXPECT_FALSE(FindAliasInRoots({"/home/me"}, {"/srv/all homes/me/proj"}, table))
       << "a project below the home's second mount, as below the home";
   EXPECT_TRUE(FindAliasInRoots({"/home/me"}, {"/mnt"}, table));
+  // A bind of / or /home inside a workspace in the home shows the home again.
+  const auto inside = FindAliasInRoots({"/home/me"}, {"/home/me"}, table);
+  EXPECT_FALSE(inside) << "a workspace that is the home is refused elsewhere; here it shows "
+                          "nothing it does not show anyway";
+  const auto in_project =
+      FindAliasInRoots({"/home/me"}, {"/home/me/proj"},
+                       ParseMountInfo("26 1 254:0 / / rw - ext4 x rw\n"
+                                      "50 26 254:0 / /home/me/proj/sysroot rw - ext4 x rw\n"));
+  ASSERT_TRUE(in_project);
+  EXPECT_EQ(in_project->alias, "/home/me/proj/sysroot/home/me");
+  // A part of the home that the root does not hold (a bind of ~/.config into the project):
+  // refused; a part it holds anyway (a bind of ~/proj/data at ~/proj/mirror): not.
+  const std::vector<MountEntry> parts = ParseMountInfo(
+      "26 1 254:0 / / rw - ext4 x rw\n"
+      "51 26 254:0 /home/me/.config /home/me/proj/cfg rw - ext4 x rw\n"
+      "52 26 254:0 /home/me/proj/data /home/me/proj/mirror rw - ext4 x rw\n");
+  const auto config_part = FindAliasInRoots({"/home/me"}, {"/home/me/proj"}, parts);
+  ASSERT_TRUE(config_part);
+  EXPECT_EQ(config_part->alias, "/home/me/proj/cfg");
+  EXPECT_EQ(config_part->dir, "/home/me/.config");
+  EXPECT_FALSE(FindAliasInRoots({"/home/me"}, {"/home/me/proj"},
+                                ParseMountInfo("26 1 254:0 / / rw - ext4 x rw\n"
+                                               "52 26 254:0 /home/me/proj/data "
+                                               "/home/me/proj/mirror rw - ext4 x rw\n")));
 }
 
 }  // namespace

@@ -123,6 +123,22 @@ TEST_F(HomeViewPlanTest, ASecondMountOfTheHomeIsAnAreaInEitherView) {
       PlanHomeView(config_, HomeView::kReadOnly, {home_}, {}, {}, {"/tmp"}, {}).areas.empty());
 }
 
+// A PATH entry or VIRTUAL_ENV in the workspace that an earlier command turned into a link out
+// of it (`.venv -> ~/.mozilla`) grants nothing: where it leads was the command's choice. The
+// twin: the same entry as a real directory in the workspace is the workspace's own.
+TEST_F(HomeViewPlanTest, ALinkInTheWorkspaceCannotChooseAGrant) {
+  fs::create_directories(home_ / ".mozilla/bin");
+  fs::create_directory_symlink(home_ / ".mozilla", home_ / "proj/.venv");
+  const HomeViewPlan view = Plan({"VIRTUAL_ENV=" + (home_ / "proj/.venv").string(),
+                                  "PATH=" + (home_ / "proj/.venv/bin").string()});
+  EXPECT_FALSE(Has(view.grants, home_ / ".mozilla"));
+  EXPECT_FALSE(Has(view.grants, home_ / ".mozilla/bin"));
+  // A link the user made outside every root is theirs: followed.
+  fs::create_directory_symlink(home_ / "miniconda3", home_ / "conda-link");
+  EXPECT_TRUE(
+      Has(Plan({"CONDA_PREFIX=" + (home_ / "conda-link").string()}).grants, home_ / "miniconda3"));
+}
+
 TEST_F(HomeViewPlanTest, AGrantOfTheWholeHomeOrAHomeInsideARootIsNoHole) {
   HomeViewPlan view = Plan({"PATH=" + home_.string() + ":" + (home_ / "bin").string()});
   EXPECT_FALSE(Has(view.grants, home_));
