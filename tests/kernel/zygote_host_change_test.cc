@@ -109,10 +109,13 @@ TEST_P(ZygoteTest, ARootOnlyFileReplacedOnTheHostIsStillHidden) {
   std::filesystem::rename(next, secret);
   const RunResult after = Joined(*session, read);
   EXPECT_EQ(after.stdout_data.data, "end\n") << Describe(after);
-  // Twin: a world-readable file in /etc replaced the same way is read as it is now.
+  // Twin: a world-readable file in /etc replaced the same way is read as it is now. The
+  // sandbox prepared before the rename was not used (its mask is of the old file); this command
+  // waits for the one prepared over the new file, or a slow build (ASan) races past it.
   const std::filesystem::path open = fmt::format("/etc/cordon-zygote-open-{}", unique_);
   cleanup_.push_back(open);
   { std::ofstream(open) << "open\n"; }
+  WaitForPrepared();
   EXPECT_EQ(Joined(*session, "cat " + open.string()).stdout_data.data, "open\n");
 }
 
