@@ -25,27 +25,28 @@ std::vector<std::string> BuildEnvironment(const std::vector<std::string>& caller
            std::find(config.pass.begin(), config.pass.end(), name) != config.pass.end();
   };
   std::map<std::string, std::string, std::less<>> vars;
-  for (const std::string& entry : caller_env) {
-    std::size_t eq = entry.find('=');
-    if (eq == std::string::npos || eq == 0) continue;
-    std::string_view name(entry.data(), eq);
-    if (!passed(name) || vars.contains(name)) continue;
-    vars.emplace(std::string(name), entry.substr(eq + 1));
-  }
+  // Each "NAME=value" entry with a name, to `add` (entries without one are ignored).
+  auto each = [](const std::vector<std::string>& entries, auto add) {
+    for (const std::string& entry : entries) {
+      const std::size_t eq = entry.find('=');
+      if (eq != std::string::npos && eq > 0) {
+        add(std::string_view(entry).substr(0, eq), std::string_view(entry).substr(eq + 1));
+      }
+    }
+  };
+  each(caller_env, [&](std::string_view name, std::string_view value) {
+    if (passed(name) && !vars.contains(name)) vars.emplace(name, value);
+  });
   if (!vars.contains("PATH")) vars.emplace("PATH", std::string(kDefaultPath));
-  for (const std::string& entry : defaults) {
-    const std::size_t eq = entry.find('=');
-    if (eq == std::string::npos || eq == 0) continue;
-    vars.emplace(entry.substr(0, eq), entry.substr(eq + 1));  // a caller's value stays
-  }
+  // A caller's value stays.
+  each(defaults, [&](std::string_view name, std::string_view value) { vars.emplace(name, value); });
   for (const auto& [name, value] : config.set) vars[name] = value;
   vars["HOME"] = home.string();
   vars["TMPDIR"] = tmpdir.string();
   vars["CORDON_SANDBOX"] = "1";
-  for (const std::string& entry : sandbox_facts) {
-    const std::size_t eq = entry.find('=');
-    if (eq != std::string::npos && eq > 0) vars[entry.substr(0, eq)] = entry.substr(eq + 1);
-  }
+  each(sandbox_facts, [&](std::string_view name, std::string_view value) {
+    vars.insert_or_assign(std::string(name), std::string(value));
+  });
 
   std::vector<std::string> env;
   env.reserve(vars.size());

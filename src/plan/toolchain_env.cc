@@ -46,6 +46,11 @@ constexpr std::string_view kBuildSettings[] = {
     "NODE_ENV",
 };
 
+bool IsPointer(std::string_view name) {
+  return std::any_of(std::begin(kToolchainPointers), std::end(kToolchainPointers),
+                     [&](const ToolchainPointer& p) { return p.variable == name; });
+}
+
 template <std::size_t N>
 bool Contains(const std::string_view (&names)[N], std::string_view name) {
   return std::find(std::begin(names), std::end(names), name) != std::end(names);
@@ -54,9 +59,7 @@ bool Contains(const std::string_view (&names)[N], std::string_view name) {
 }  // namespace
 
 bool IsToolchainName(std::string_view name) {
-  const bool pointer = std::any_of(std::begin(kToolchainPointers), std::end(kToolchainPointers),
-                                   [&](const ToolchainPointer& p) { return p.variable == name; });
-  return pointer || Contains(kLocations, name) || Contains(kBuildSettings, name);
+  return IsPointer(name) || Contains(kLocations, name) || Contains(kBuildSettings, name);
 }
 
 std::vector<std::filesystem::path> ToolchainDirectories(const std::vector<std::string>& env) {
@@ -68,10 +71,8 @@ std::vector<std::filesystem::path> ToolchainDirectories(const std::vector<std::s
     const std::string_view name(entry.data(), eq);
     if (std::find(seen.begin(), seen.end(), name) != seen.end()) continue;
     seen.push_back(name);
-    const bool pointer = std::any_of(std::begin(kToolchainPointers), std::end(kToolchainPointers),
-                                     [&](const ToolchainPointer& p) { return p.variable == name; });
     const std::string_view value = std::string_view(entry).substr(eq + 1);
-    if ((pointer || Contains(kDirectories, name)) && value.starts_with('/')) {
+    if ((IsPointer(name) || Contains(kDirectories, name)) && value.starts_with('/')) {
       dirs.emplace_back(value);
     }
   }
