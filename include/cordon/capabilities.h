@@ -49,6 +49,9 @@ struct Capabilities {
   // paths in them it may read besides the built-in tool paths (sandbox.readable_paths).
   HomeView home = HomeView::kReadOnly;
   std::vector<std::string> readable_paths;
+  // Where the tools' caches live across commands (sandbox.tool_caches; decision 0041): kOff
+  // outside workspace_write mode.
+  ToolCaches tool_caches = ToolCaches::kOff;
 
   bool can_run() const { return missing.empty(); }
 };

@@ -23,6 +23,11 @@ enum class BackendChoice { kAuto, kNative, kBwrap, kSeatbelt };
 // namespace and kReadOnly elsewhere, said in the capabilities; kHidden asked for explicitly
 // refuses a run that cannot hide them.
 enum class HomeView { kReadOnly, kHidden, kAuto };
+// Where the package managers' and build tools' caches live across commands (decision 0041): one
+// cordon-owned cache per user shared by every workspace (kShared, the default), one per workspace
+// (kWorkspace), or none (kOff: each command starts cold, as its private HOME does). Never the
+// host's own caches; workspace_write mode only.
+enum class ToolCaches { kShared, kWorkspace, kOff };
 
 // Changes to the built-in list of workspace files a host program later runs or loads tool
 // definitions from (config/host_run_files.h, docs/host-run-files.md). Each entry is a path
@@ -56,6 +61,9 @@ struct SandboxConfig {
   // from the user's own config or the command line.
   HomeView home = HomeView::kAuto;
   std::vector<std::filesystem::path> readable_paths;
+  // The tools' caches (ToolCaches): persistent, cordon-owned, wired through each tool's own
+  // variable (plan/tool_caches.h).
+  ToolCaches tool_caches = ToolCaches::kShared;
   BackendChoice backend = BackendChoice::kAuto;
   // cordon's own configuration as this process reads it, set by the loader (never from a
   // config file): the file named with --config, or the directory the default file lies in
@@ -106,5 +114,6 @@ const char* SandboxModeName(SandboxMode mode);     // "off", "read_only", "works
 const char* NetworkPolicyName(NetworkPolicy net);  // "deny", "allow"
 const char* BackendChoiceName(BackendChoice b);    // "auto", "native", "bwrap", "seatbelt"
 const char* HomeViewName(HomeView home);           // "read_only", "hidden", "auto"
+const char* ToolCachesName(ToolCaches caches);     // "shared", "workspace", "off"
 
 }  // namespace cordon

@@ -29,6 +29,7 @@ constexpr Builder kBuilders[] = {
     {"check", AddCheckCommand},
     {"status", AddStatusCommand},
     {"sandbox", AddSandboxCommand},
+    {"cache", AddCacheCommand},
     {"mcp", AddMcpCommand},
     {"doctor", AddDoctorCommand},
     {"__generate", [](CLI::App& app, const GlobalOptions&) { return AddGenerateCommand(app); }},

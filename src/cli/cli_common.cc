@@ -62,6 +62,9 @@ Result<Config> LoadConfig(const GlobalOptions& global, const SandboxFlags& flags
   if (!flags.home.empty()) {
     CORDON_TRY(overrides.home, config::ParseHomeView(flags.home));
   }
+  if (!flags.tool_caches.empty()) {
+    CORDON_TRY(overrides.tool_caches, config::ParseToolCaches(flags.tool_caches));
+  }
   overrides.writable_roots = flags.writable_roots;
   overrides.readable_paths = flags.readable_paths;
   // A relative --writable-root is relative to where the user typed it.
@@ -200,6 +203,17 @@ void PrintCapabilities(const Capabilities& c) {
     fmt::print(
         "the real homes: read-only (secrets outside the built-in list and hidden_paths "
         "are readable; sandbox.home \"hidden\" shows only what is granted)\n");
+  }
+  switch (c.tool_caches) {
+    case ToolCaches::kShared:
+      fmt::print("tool caches: kept across commands, one for all your workspaces (cordon cache)\n");
+      break;
+    case ToolCaches::kWorkspace:
+      fmt::print("tool caches: kept across commands, one per workspace (cordon cache)\n");
+      break;
+    case ToolCaches::kOff:
+      fmt::print("tool caches: none kept (each command starts cold)\n");
+      break;
   }
   for (const std::string& m : c.missing) fmt::print("MISSING: {}\n", m);
   for (const std::string& u : c.unsupported) fmt::print("not supported: {}\n", u);

@@ -60,6 +60,7 @@ struct SandboxFlags {
   std::string backend;                        // --backend
   std::vector<std::string> writable_roots;    // --writable-root (repeatable)
   std::string home;                           // --home
+  std::string tool_caches;                    // --tool-caches
   std::vector<std::string> readable_paths;    // --readable (repeatable)
   std::optional<double> timeout_seconds;      // --timeout
   std::optional<std::uint64_t> memory_bytes;  // --memory (K/M/G suffixes, 1024-based)

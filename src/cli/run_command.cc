@@ -254,6 +254,10 @@ void AddSandboxFlags(CLI::App& app, SandboxFlags& flags) {
   app.add_option("--home", flags.home,
                  "The real homes: read_only (visible), hidden (only granted paths are visible)")
       ->type_name(ChoiceTypeName(config::kHomeViewNames));
+  app.add_option("--tool-caches", flags.tool_caches,
+                 "The tools' caches across commands: shared (one per user), workspace (one per "
+                 "workspace) or off (each command starts cold)")
+      ->type_name(ChoiceTypeName(config::kToolCachesNames));
   app.add_option("--readable", flags.readable_paths,
                  "A path inside a hidden home the command may read (repeatable)")
       ->type_name("PATH")

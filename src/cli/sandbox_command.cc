@@ -1,5 +1,5 @@
 // `cordon sandbox status | off | read_only | workspace_write | network deny|allow |
-// home auto|read_only|hidden`: inspect or
+// home auto|read_only|hidden | tool-caches shared|workspace|off`: inspect or
 // change the sandbox section of the user config. Writes are atomic; a change applies to new
 // sessions only — a session that is running keeps the configuration it pinned at start.
 #include <fmt/format.h>
@@ -26,6 +26,7 @@ void PrintSandbox(const std::filesystem::path& path, const Config& config, bool 
   fmt::print("mode:                  {}\n", SandboxModeName(config.sandbox.mode));
   fmt::print("network:               {}\n", NetworkPolicyName(config.sandbox.network));
   fmt::print("home:                  {}\n", HomeViewName(config.sandbox.home));
+  fmt::print("tool_caches:           {}\n", ToolCachesName(config.sandbox.tool_caches));
   for (const auto& readable : config.sandbox.readable_paths) {
     fmt::print("readable_path:         {}\n", readable.string());
   }
@@ -73,12 +74,17 @@ int RunSandbox(const GlobalOptions& global, const SandboxOptions& options) {
     auto home = config::ParseHomeView(w[1]);
     if (!home) return ReportSetupError(home.error());
     change = {"/sandbox/home", HomeViewName(*home)};
+  } else if (w.size() == 2 && w[0] == "tool-caches") {
+    auto caches = config::ParseToolCaches(w[1]);
+    if (!caches) return ReportSetupError(caches.error());
+    change = {"/sandbox/tool_caches", ToolCachesName(*caches)};
   } else {
     std::string joined;
     for (const auto& word : w) joined += (joined.empty() ? "" : " ") + word;
     fmt::print(stderr,
                "cordon: sandbox: unknown request \"{}\"; expected status, off, read_only, "
-               "workspace_write, network deny|allow, or home auto|read_only|hidden\n",
+               "workspace_write, network deny|allow, home auto|read_only|hidden, or tool-caches "
+               "shared|workspace|off\n",
                joined);
     return kExitSetupFailed;
   }
@@ -95,7 +101,8 @@ Subcommand AddSandboxCommand(CLI::App& root, const GlobalOptions& global) {
   CLI::App* app = root.add_subcommand(
       "sandbox",
       "Inspect or change the sandbox settings in the user config: status | off | read_only | "
-      "workspace_write | network deny|allow | home auto|read_only|hidden");
+      "workspace_write | network deny|allow | home auto|read_only|hidden | tool-caches "
+      "shared|workspace|off");
   app->require_subcommand(0, 1);  // none: status
   // One CLI11 subcommand per request, so --help, the man page and the completions list them.
   app->add_subcommand("status", "Show the sandbox settings of the user config (the default)");
@@ -116,12 +123,21 @@ Subcommand AddSandboxCommand(CLI::App& root, const GlobalOptions& global) {
   home_app->add_option("view", *home, "auto, read_only or hidden")
       ->required()
       ->type_name(ChoiceTypeName(config::kHomeViewNames));
-  return {app, [&global, app, network, home] {
+  auto caches = std::make_shared<std::string>();
+  CLI::App* caches_app = app->add_subcommand(
+      "tool-caches",
+      "Set sandbox.tool_caches: where the tools' caches live across commands (new sessions "
+      "only)");
+  caches_app->add_option("setting", *caches, "shared, workspace or off")
+      ->required()
+      ->type_name(ChoiceTypeName(config::kToolCachesNames));
+  return {app, [&global, app, network, home, caches] {
             SandboxOptions options;
             for (const CLI::App* chosen : app->get_subcommands()) {
               options.words.push_back(chosen->get_name());
               if (chosen->get_name() == "network") options.words.push_back(*network);
               if (chosen->get_name() == "home") options.words.push_back(*home);
+              if (chosen->get_name() == "tool-caches") options.words.push_back(*caches);
             }
             return RunSandbox(global, options);
           }};

@@ -37,4 +37,8 @@ Result<HomeView> ParseHomeView(std::string_view text) {
   return ParseEnum<HomeView>("home view", text, kHomeViewNames, &HomeViewName);
 }
 
+Result<ToolCaches> ParseToolCaches(std::string_view text) {
+  return ParseEnum<ToolCaches>("tool caches setting", text, kToolCachesNames, &ToolCachesName);
+}
+
 }  // namespace cordon::config

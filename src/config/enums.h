@@ -17,6 +17,7 @@ inline constexpr std::array<std::string_view, 2> kNetworkPolicyNames = {"deny", 
 inline constexpr std::array<std::string_view, 4> kBackendChoiceNames = {"auto", "native", "bwrap",
                                                                         "seatbelt"};
 inline constexpr std::array<std::string_view, 3> kHomeViewNames = {"read_only", "hidden", "auto"};
+inline constexpr std::array<std::string_view, 3> kToolCachesNames = {"shared", "workspace", "off"};
 
 // kInvalidArgument naming the valid values when `text` is not one of them:
 //   invalid sandbox mode "readonly": expected one of "off", "read_only", "workspace_write"
@@ -24,5 +25,6 @@ inline constexpr std::array<std::string_view, 3> kHomeViewNames = {"read_only", 
 [[nodiscard]] Result<NetworkPolicy> ParseNetworkPolicy(std::string_view text);
 [[nodiscard]] Result<BackendChoice> ParseBackendChoice(std::string_view text);
 [[nodiscard]] Result<HomeView> ParseHomeView(std::string_view text);
+[[nodiscard]] Result<ToolCaches> ParseToolCaches(std::string_view text);
 
 }  // namespace cordon::config

@@ -29,6 +29,7 @@ constexpr std::string_view kSandboxKeys[] = {"mode",
                                              "hidden_paths",
                                              "home",
                                              "readable_paths",
+                                             "tool_caches",
                                              "backend"};
 constexpr std::string_view kHostRunFilesKeys[] = {"add", "remove"};
 constexpr std::string_view kPolicyKeys[] = {"deny", "allow", "default_deny", "nested_agents"};
@@ -157,6 +158,9 @@ Result<void> ReadSandbox(const Reader& reader, const Json& json, SandboxConfig& 
                  reader.EnumValue(value, pointer, kNetworkPolicyNames, &ParseNetworkPolicy));
     } else if (key == "home") {
       CORDON_TRY(out.home, reader.EnumValue(value, pointer, kHomeViewNames, &ParseHomeView));
+    } else if (key == "tool_caches") {
+      CORDON_TRY(out.tool_caches,
+                 reader.EnumValue(value, pointer, kToolCachesNames, &ParseToolCaches));
     } else if (key == "backend") {
       CORDON_TRY(out.backend,
                  reader.EnumValue(value, pointer, kBackendChoiceNames, &ParseBackendChoice));

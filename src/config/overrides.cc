@@ -48,6 +48,7 @@ Result<void> ApplyOverrides(Config& config, const ConfigOverrides& overrides, co
   if (overrides.network) result.sandbox.network = *overrides.network;
   if (overrides.backend) result.sandbox.backend = *overrides.backend;
   if (overrides.home) result.sandbox.home = *overrides.home;
+  if (overrides.tool_caches) result.sandbox.tool_caches = *overrides.tool_caches;
   if (overrides.protect_git_metadata) {
     result.sandbox.protect_git_metadata = *overrides.protect_git_metadata;
   }

@@ -23,6 +23,7 @@ struct ConfigOverrides {
   std::vector<std::string> hidden_paths;    // --hide, as typed
   std::vector<std::string> readable_paths;  // --readable, as typed
   std::optional<HomeView> home;             // --home
+  std::optional<ToolCaches> tool_caches;    // --tool-caches
   std::optional<bool> protect_git_metadata;
   std::optional<bool> allow_outside_sandbox;
   std::optional<BackendChoice> backend;              // --backend

@@ -46,6 +46,7 @@ OrderedJson ToDocument(const Config& config) {
   sandbox["hidden_paths"] = PathList(config.sandbox.hidden_paths);
   sandbox["home"] = HomeViewName(config.sandbox.home);
   sandbox["readable_paths"] = PathList(config.sandbox.readable_paths);
+  sandbox["tool_caches"] = ToolCachesName(config.sandbox.tool_caches);
   sandbox["backend"] = BackendChoiceName(config.sandbox.backend);
 
   OrderedJson policy = OrderedJson::object();

@@ -49,6 +49,18 @@ const char* HomeViewName(HomeView home) {
   return "unknown";
 }
 
+const char* ToolCachesName(ToolCaches caches) {
+  switch (caches) {
+    case ToolCaches::kShared:
+      return "shared";
+    case ToolCaches::kWorkspace:
+      return "workspace";
+    case ToolCaches::kOff:
+      return "off";
+  }
+  return "unknown";
+}
+
 const char* NetworkPolicyName(NetworkPolicy net) {
   switch (net) {
     case NetworkPolicy::kDeny:

@@ -54,6 +54,9 @@ struct PlanRequest {
   std::filesystem::path cwd;            // canonical, inside the workspace
   std::vector<std::string> caller_env;  // "NAME=value" of the caller (environ)
   std::filesystem::path caller_home;    // the real HOME, for hidden credential paths
+  // The tools' cache directory the session made for this run (session/tool_cache_dir.h;
+  // canonical), or empty: none. Bound writable and named in the tools' variables (decision 0041).
+  std::filesystem::path tool_cache;
   // The session's watched host scans (plan/plan_caches.h), or null: scan now. Not part of the
   // plan: what they answer is what a scan now would find.
   PlanCaches* caches = nullptr;

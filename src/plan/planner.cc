@@ -26,6 +26,7 @@
 #include "plan/nested_projects.h"
 #include "plan/plan_caches.h"
 #include "plan/root_only_watch.h"
+#include "plan/tool_caches.h"
 #include "plan/toolchain_env.h"
 
 namespace cordon::plan {
@@ -234,6 +235,25 @@ Result<void> CheckRootsReachTheHost(const std::vector<std::filesystem::path>& ro
   return {};
 }
 
+// The session's tool cache directory, unless this run cannot have one: not in workspace_write
+// mode or with tool_caches off (a session's config asked for none), or in a place the sandbox
+// makes its own (/dev, /proc, /sys) or masks (a hidden directory): the caches then stay in the
+// private HOME, as with off, rather than refusing work a cache only speeds up.
+std::filesystem::path UsableToolCache(const SandboxConfig& config, const std::filesystem::path& dir,
+                                      const std::vector<HiddenTarget>& hidden) {
+  if (dir.empty() || config.mode != SandboxMode::kWorkspaceWrite ||
+      config.tool_caches == ToolCaches::kOff) {
+    return {};
+  }
+  for (const char* own : {"/dev", "/proc", "/sys"}) {
+    if (core::IsWithin(dir, own)) return {};
+  }
+  for (const HiddenTarget& target : hidden) {
+    if (core::IsWithin(dir, target.path)) return {};
+  }
+  return dir;
+}
+
 // The private /tmp and /var/tmp: a home below either is replaced anyway.
 std::vector<std::filesystem::path> PrivateAreas() {
   std::vector<std::filesystem::path> areas = {kPrivateTmp};
@@ -330,9 +350,29 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
              WritableRoots(config.sandbox, request.workspace, roots_pinned));
   const std::vector<std::filesystem::path> homes = CallerHomes(request.caller_home);
   CORDON_TRY_VOID(CheckWritableRoots(config, request, homes));
+  // Masks where a mount namespace (or Seatbelt's profile) can place them, with Landlock's read
+  // allow-list around present and absent secrets as a second layer; the fallback has only the
+  // allow-list, around the present ones.
+  const bool masks = a.namespaces.mount || a.path_rules;
+  const AllowList list = !masks                       ? AllowList::kPresent
+                         : features.landlock_abi >= 1 ? AllowList::kPresentAndAbsent
+                                                      : AllowList::kNone;
+  HiddenView view = request.caches != nullptr
+                        ? request.caches->hidden.View(config.sandbox, homes, list)
+                        : BuildHiddenView(config.sandbox, homes, list);
+  const std::vector<HiddenTarget>& hidden = view.scan.present;
+  // The tools' caches (decision 0041): bound writable unless a root holds them already.
+  const std::filesystem::path tool_cache =
+      UsableToolCache(config.sandbox, request.tool_cache, hidden);
+  const bool bind_cache =
+      !tool_cache.empty() && std::none_of(roots.begin(), roots.end(), [&](const auto& root) {
+        return core::IsWithin(tool_cache, root);
+      });
+  std::vector<std::filesystem::path> writable = roots;
+  if (bind_cache) writable.push_back(tool_cache);
   // The hidden home needs a view to hide it in (decision 0038): Landlock's read rules alone
   // would leave every name in it listable, Seatbelt's profile does not have it yet.
-  std::vector<std::filesystem::path> visible = roots;
+  std::vector<std::filesystem::path> visible = writable;
   visible.push_back(request.workspace);
   const std::vector<MountEntry> mount_table = ReadMountTable();
   const HomeViewPlan home_view = PlanHomeView(config.sandbox, a.home, homes, visible,
@@ -370,17 +410,6 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
   }
   std::vector<std::filesystem::path> home_holes = home_view.grants;
   home_holes.insert(home_holes.end(), visible.begin(), visible.end());
-  // Masks where a mount namespace (or Seatbelt's profile) can place them, with Landlock's read
-  // allow-list around present and absent secrets as a second layer; the fallback has only the
-  // allow-list, around the present ones.
-  const bool masks = a.namespaces.mount || a.path_rules;
-  const AllowList list = !masks                       ? AllowList::kPresent
-                         : features.landlock_abi >= 1 ? AllowList::kPresentAndAbsent
-                                                      : AllowList::kNone;
-  HiddenView view = request.caches != nullptr
-                        ? request.caches->hidden.View(config.sandbox, homes, list)
-                        : BuildHiddenView(config.sandbox, homes, list);
-  const std::vector<HiddenTarget>& hidden = view.scan.present;
   CORDON_TRY_VOID(CheckRootsReachTheHost(roots, hidden));
   plan.namespaces = a.namespaces;
   // Projects nested below the roots (plan/nested_projects.h) are protected as the roots are.
@@ -427,9 +456,10 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
   } else {
     for (const Placeholder& entry : absent) plan.absent_protected.push_back(entry.path());
   }
-  plan.landlock = BuildLandlock(config, a, features.landlock_abi, roots);
+  plan.landlock = BuildLandlock(config, a, features.landlock_abi, writable);
   if (masks) {
     plan.mounts = BuildMountOps(config.sandbox, request.workspace, roots, host_run.present, nested);
+    if (bind_cache) plan.mounts.push_back({MountOpKind::kBindWritable, tool_cache});
     auto append = [&](std::vector<MountOp> ops) {
       plan.mounts.insert(plan.mounts.end(), ops.begin(), ops.end());
     };
@@ -513,9 +543,15 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
   plan.unix_connect_beneath = UnixConnectBeneath(config, a, roots);
   plan.home = kPrivateHome;
   plan.tmpdir = kPrivateTmp;
-  plan.env = BuildEnvironment(request.caller_env, config.environment, plan.home, plan.tmpdir,
-                              ToolchainPointers(homes),
-                              SandboxFacts(config.sandbox.mode, config.sandbox.network, a.home));
+  std::vector<std::string> defaults = ToolchainPointers(homes);
+  if (!tool_cache.empty()) {
+    for (std::string& variable : ToolCacheVariables(tool_cache)) {
+      defaults.push_back(std::move(variable));
+    }
+  }
+  plan.env =
+      BuildEnvironment(request.caller_env, config.environment, plan.home, plan.tmpdir, defaults,
+                       SandboxFacts(config.sandbox.mode, config.sandbox.network, a.home));
   return plan;
 }
 
@@ -556,6 +592,9 @@ Capabilities DescribeCapabilities(const Config& config,
   caps.unsupported = a.unsupported;
   caps.host_run_files = config::HostRunFiles(config.sandbox);
   caps.home = a.home;
+  caps.tool_caches = config.sandbox.mode == SandboxMode::kWorkspaceWrite
+                         ? config.sandbox.tool_caches
+                         : ToolCaches::kOff;
   for (const std::filesystem::path& path : config.sandbox.readable_paths) {
     caps.readable_paths.push_back(path.string());
   }

@@ -80,6 +80,7 @@ json CapabilitiesToJson(const Capabilities& c) {
           {"nested_project_depth", c.nested_project_depth},
           {"home", HomeViewName(c.home)},
           {"readable_paths", c.readable_paths},
+          {"tool_caches", ToolCachesName(c.tool_caches)},
           {"enforcement", EnforcementToJson(c.enforcement)},
           {"limits", LimitsToJson(c.limits)}};
 }

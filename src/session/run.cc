@@ -22,6 +22,7 @@
 #include "session/run_for.h"
 #include "session/session_internals.h"
 #include "session/session_state.h"
+#include "session/tool_cache_dir.h"
 #include "zygote/zygote_slot.h"
 
 namespace cordon {
@@ -219,6 +220,8 @@ RunResult session::RunFor(const Session& session, const CommandRequest& request,
     plan_request.caller_env = caller.env ? *caller.env : session::CallerEnvironment();
     plan_request.caller_home = caller.home ? *caller.home : session::CallerHome();
     plan_request.caches = state.caches.get();
+    plan_request.tool_cache = session::PrepareToolCache(
+        state.config.sandbox, plan_request.caller_env, plan_request.caller_home, state.workspace);
     StartGate gate(caller);
     // Fail closed: a plan that cannot give every requested guarantee runs nothing, and leaves
     // nothing on the host (planned, and the gate passed, before any placeholder is made).

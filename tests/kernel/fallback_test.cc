@@ -115,6 +115,10 @@ TEST_F(FallbackTest, WithoutUserNamespacesTheFallbackEnforcesWhatItClaims) {
     attempt("supervisor_environ", fmt::format("cat /proc/{}/environ >/dev/null", ::getpid()));
     attempt("own_environ", "cat /proc/self/environ >/dev/null");
     attempt("write_tmpdir", "echo x > \"$TMPDIR/f\" && test \"$HOME\" != '" + home_.string() + "'");
+    // The tools' cache (decision 0041): Landlock's write rule alone makes it writable, and
+    // nothing around it.
+    attempt("write_cache", "mkdir -p \"$GOCACHE\" && echo x > \"$GOCACHE/obj\"");
+    attempt("write_cache_parent", "echo x > \"$GOCACHE/../../planted\"");
     return out;
   });
   if (UnderBwrap()) {
@@ -133,6 +137,10 @@ TEST_F(FallbackTest, WithoutUserNamespacesTheFallbackEnforcesWhatItClaims) {
   EXPECT_NE(report.find("write_tmpdir=yes"), std::string::npos) << report;
   EXPECT_NE(report.find("supervisor_environ=no"), std::string::npos) << report;
   EXPECT_NE(report.find("own_environ=yes"), std::string::npos) << report;
+  EXPECT_NE(report.find("write_cache=yes"), std::string::npos) << report;
+  EXPECT_NE(report.find("write_cache_parent=no"), std::string::npos) << report;
+  EXPECT_TRUE(Exists(home_ / ".cache/cordon/tool-caches/shared/go-build/obj")) << report;
+  EXPECT_FALSE(Exists(home_ / ".cache/cordon/tool-caches/planted")) << report;
   EXPECT_FALSE(listener.Reached());
   EXPECT_TRUE(Exists(workspace_ / "made")) << report;
   EXPECT_FALSE(Exists(root_ / "parent-file")) << report;

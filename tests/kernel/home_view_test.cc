@@ -108,7 +108,9 @@ TEST_F(HomeViewTest, TheHiddenHomeShowsOnlyTheWorkspaceAndWhatIsGranted) {
   if (!session) return;
   const RunResult result = Shell(*session, Walk());
   EXPECT_EQ(result.status, RunStatus::kExited) << Describe(result);
-  EXPECT_EQ(result.stdout_data.data, ".local granted proj \n0\nmytool ran\ngranted notes\nw\n")
+  // .cache holds cordon's tool caches (decision 0041) and nothing of the home's own .cache.
+  EXPECT_EQ(result.stdout_data.data,
+            ".cache .local granted proj \n0\nmytool ran\ngranted notes\nw\n")
       << Describe(result);
   EXPECT_EQ(ReadFile(test_home_ / "proj/written"), "w\n");
   EXPECT_FALSE(std::filesystem::exists(test_home_ / "new"));
@@ -222,7 +224,10 @@ TEST_F(HomeViewTest, AToolchainInTheHomeRunsUnmodifiedWithTheHomeReadOnlyOrHidde
         Shell(*session, fmt::format("rustc; \"$JAVA_HOME/bin/java\"; echo ${{CARGO_HOME-unset}}; "
                                     "cat {}/.cargo/credentials.toml 2>/dev/null; true",
                                     test_home_.string()));
-    EXPECT_EQ(result.stdout_data.data, "rustc from test-chain\njava from the home\nunset\n")
+    // The caller's CARGO_HOME (its credentials.toml) is not passed: cargo gets cordon's cache.
+    EXPECT_EQ(result.stdout_data.data,
+              fmt::format("rustc from test-chain\njava from the home\n{}\n",
+                          (test_home_ / ".cache/cordon/tool-caches/shared/cargo").string()))
         << Describe(result);
   }
 }

@@ -37,6 +37,9 @@ TEST_F(SandboxCommand, UnknownRequestIsRefusedAndTheFileIsUntouched) {
   EXPECT_NE(o.err.find("maybe"), std::string::npos) << o.err;
   EXPECT_EQ(ReadFile(ConfigPath()), R"({"sandbox": {"mode": "read_only"}})");
   EXPECT_EQ(Cordon({"sandbox", "sideways"}).exit_code, 125);
+  Outcome caches = Cordon({"sandbox", "tool-caches", "global"});
+  EXPECT_EQ(caches.exit_code, 125);
+  EXPECT_NE(caches.err.find("global"), std::string::npos) << caches.err;
   Outcome home = Cordon({"sandbox", "home", "visible"});
   EXPECT_EQ(home.exit_code, 125);
   EXPECT_NE(home.err.find("visible"), std::string::npos) << home.err;
@@ -67,6 +70,8 @@ TEST_F(SandboxCommand, EachSubcommandKeepsTheRestOfTheFileAsWritten) {
       {{"sandbox", "home", "read_only"}, R"("home": "read_only")"},
       {{"sandbox", "home", "hidden"}, R"("home": "hidden")"},
       {{"sandbox", "home", "auto"}, R"("home": "auto")"},
+      {{"sandbox", "tool-caches", "workspace"}, R"("tool_caches": "workspace")"},
+      {{"sandbox", "tool-caches", "off"}, R"("tool_caches": "off")"},
   };
   for (const auto& [args, set] : steps) {
     Invocation inv = CordonInvocation({});

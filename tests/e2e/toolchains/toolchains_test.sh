@@ -2,7 +2,8 @@
 # Real toolchains from Debian's packages (scripts/setup_toolchains.sh) build and test a small
 # project each through `cordon run`, unmodified, with the real home hidden (the default) and
 # read-only: C with CMake and ctest, Python in a venv with pytest, Node with npm installing a
-# local tarball offline, Go, and Rust with cargo. Network denied (the default), one-shot.
+# local tarball offline, Go, and Rust with cargo. Network denied (the default), one-shot. Then
+# the tools' caches kept across commands: a warm second `go test`, an offline `npm ci`.
 # The twin of each: the project's own test reads a secret planted in the caller's home, which
 # the hidden home keeps out (and the read-only home shows, so the probe is known to work).
 #
@@ -142,7 +143,9 @@ func TestHello(t *testing.T) {
 	t.Log(string(data))
 }
 GO
-go_cmd="GOTOOLCHAIN=local GOFLAGS=-mod=mod go test -v ./..."
+# -count=1: run the test in each mode, not a result cached by the other (the tools' caches
+# persist, below).
+go_cmd="GOTOOLCHAIN=local GOFLAGS=-mod=mod go test -count=1 -v ./..."
 
 # Rust: a cargo project with a test, offline.
 rust=$work/rust && mkdir -p "$rust/src"
@@ -166,6 +169,76 @@ for mode in hidden read_only; do
   check "Node + npm" "$mode" "$node" "dep loaded" "$node_cmd"
   check "Go" "$mode" "$go" "ok  	example.com/hello" "$go_cmd"
   check "Rust + cargo" "$mode" "$rust" "test result: ok" "$rust_cmd"
+done
+
+# Warm caches across commands (decision 0041): what one command caches, the next one finds in
+# the cache cordon keeps for the user (~/.cache/cordon/tool-caches), never in the host's own
+# caches. The twin of each: with --tool-caches off the second command starts cold.
+caches=$home/.cache/cordon/tool-caches/shared
+# run_with FLAGS PROJECT COMMAND: `run` with more cordon flags (the home hidden, the default).
+run_with() {
+  local flags=$1 project=$2
+  shift 2
+  # shellcheck disable=SC2086 # FLAGS is a list of words
+  (cd "$project" && env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" LANG=C.UTF-8 \
+    XDG_RUNTIME_DIR="$work/no-run-server" CORDON_RUN_SERVER=use \
+    "$cordon" run $flags -- sh -c "$*")
+}
+
+# Go: the second `go test` of the same code is served from GOCACHE.
+warm=$work/warm-go && mkdir -p "$warm"
+printf 'module example.com/warm\n\ngo 1.19\n' > "$warm/go.mod"
+printf 'package warm\n\nimport "testing"\n\nfunc TestWarm(t *testing.T) {}\n' > "$warm/warm_test.go"
+warm_cmd="GOTOOLCHAIN=local GOFLAGS=-mod=mod go test ./..."
+for caches_setting in shared off; do
+  first=$(run_with "--tool-caches $caches_setting" "$warm" "$warm_cmd" 2>&1)
+  second=$(run_with "--tool-caches $caches_setting" "$warm" "$warm_cmd" 2>&1)
+  case "$caches_setting:$first:$second" in
+    shared:*"(cached)"*:*) fail "Go warm cache: the first run was already cached: $first" ;;
+    shared:*:*"ok  	example.com/warm	(cached)"*) echo "ok: Go, second go test served from the tool cache" ;;
+    shared:*) fail "Go warm cache: second run not cached: $second" ;;
+    off:*:*"(cached)"*) fail "Go with --tool-caches off: the second run was cached: $second" ;;
+    off:*:*"ok  	example.com/warm"*) echo "ok: Go with --tool-caches off starts cold" ;;
+    *) fail "Go with --tool-caches off: $second" ;;
+  esac
+done
+[ -d "$caches/go-build" ] || fail "Go warm cache: nothing in $caches/go-build"
+
+# npm: a tarball cached by one command installs offline (network denied) in the next, from a
+# lockfile naming the registry npm is configured with.
+npmw=$work/warm-npm && mkdir -p "$npmw/dep" "$npmw/app"
+echo '{ "name": "warmdep", "version": "1.0.0", "main": "index.js" }' > "$npmw/dep/package.json"
+echo 'module.exports = () => "warmdep loaded";' > "$npmw/dep/index.js"
+# npm on the host side gets a home of its own: the test home's caches must stay unwritten.
+packer=$work/packer-home && mkdir -p "$packer"
+(cd "$npmw/dep" && HOME="$packer" npm pack --silent >/dev/null && mv warmdep-1.0.0.tgz ..)
+registry=$(HOME="$packer" npm config get registry)
+integrity=$(node -e 'const c = require("crypto"), fs = require("fs");
+  process.stdout.write("sha512-" + c.createHash("sha512").update(fs.readFileSync(process.argv[1])).digest("base64"))' \
+  "$npmw/warmdep-1.0.0.tgz")
+cat > "$npmw/app/package.json" <<JSON
+{ "name": "app", "version": "1.0.0", "private": true, "dependencies": { "warmdep": "1.0.0" },
+  "scripts": { "test": "node -e \"console.log(require('warmdep')())\"" } }
+JSON
+cat > "$npmw/app/package-lock.json" <<JSON
+{ "name": "app", "version": "1.0.0", "lockfileVersion": 3, "requires": true,
+  "packages": { "": { "name": "app", "version": "1.0.0", "dependencies": { "warmdep": "1.0.0" } },
+    "node_modules/warmdep": { "version": "1.0.0", "resolved": "${registry%/}/warmdep/-/warmdep-1.0.0.tgz",
+      "integrity": "$integrity" } } }
+JSON
+npm_install="npm ci --offline --no-audit --no-fund >/dev/null 2>&1 && npm test"
+run_with "--tool-caches off" "$npmw" "npm cache add ./warmdep-1.0.0.tgz >/dev/null 2>&1" >/dev/null 2>&1
+out=$(run_with "--tool-caches off" "$npmw/app" "$npm_install" 2>&1)
+case $out in *"warmdep loaded"*) fail "npm with --tool-caches off installed offline: $out" ;;
+  *) echo "ok: npm with --tool-caches off: nothing cached for the next command" ;; esac
+run_with "" "$npmw" "npm cache add ./warmdep-1.0.0.tgz >/dev/null 2>&1" >/dev/null 2>&1
+out=$(run_with "" "$npmw/app" "$npm_install" 2>&1)
+case $out in *"warmdep loaded"*) echo "ok: npm installs offline from the tarball an earlier command cached" ;;
+  *) fail "npm offline install from the tool cache: $out" ;; esac
+[ -d "$caches/npm/_cacache" ] || fail "npm warm cache: nothing in $caches/npm"
+# The host's own caches in the home were never written.
+for own in .npm .cache/go-build go/pkg; do
+  [ -e "$home/$own" ] && fail "the host's own cache $home/$own was written"
 done
 
 if [ $failures -gt 0 ]; then
