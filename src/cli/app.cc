@@ -30,6 +30,7 @@ constexpr Builder kBuilders[] = {
     {"status", AddStatusCommand},
     {"sandbox", AddSandboxCommand},
     {"cache", AddCacheCommand},
+    {"git", AddGitCommand},
     {"mcp", AddMcpCommand},
     {"doctor", AddDoctorCommand},
     {"__generate", [](CLI::App& app, const GlobalOptions&) { return AddGenerateCommand(app); }},

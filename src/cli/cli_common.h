@@ -34,7 +34,9 @@ struct ExitCodeDoc {
 };
 inline constexpr ExitCodeDoc kExitCodes[] = {
     {"0", "success; for run: the command exited 0 (otherwise its own exit code passes through)"},
-    {"1", "doctor: a kernel feature the configured guarantees need is missing"},
+    {"1",
+     "doctor: a kernel feature the configured guarantees need is missing; git commit: not "
+     "committed (nothing to commit, a nested repository, a git step failed)"},
     {"124", "run: the command timed out; its whole process tree was killed"},
     {"125",
      "cordon could not set up: bad flags or config, an invalid workspace, or a guarantee "

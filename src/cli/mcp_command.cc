@@ -19,6 +19,7 @@
 #include "mcp/session_runner.h"
 #include "mcp/stdio_server.h"
 #include "mcp/unavailable_runner.h"
+#include "worktree/git_commit.h"
 
 namespace cordon::cli {
 namespace {
@@ -77,9 +78,14 @@ int RunMcp(const GlobalOptions& global, const McpOptions& options) {
     return ServeUnavailable(here.error());
   }
 
-  mcp::SessionRunner runner(*std::move(session));
   mcp::ServerOptions server_options;
-  server_options.worktree = std::move(workspace->linked);
+  // git_commit: worktree mode's linked worktree, else the workspace when the sandbox keeps its
+  // .git read-only (worktree::CommitRoot).
+  server_options.commit_root =
+      workspace->linked ? std::optional(workspace->linked->root)
+                        : worktree::CommitRoot(session->config().sandbox, session->workspace());
+  mcp::SessionRunner runner(*std::move(session));
+
   server_options.elicitation_timeout = std::chrono::milliseconds(
       static_cast<std::int64_t>(options.approval_timeout_seconds * 1000.0));
   fmt::print(stderr, "cordon mcp: serving on stdio, workspace {}\n", runner.Workspace().string());

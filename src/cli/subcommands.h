@@ -29,6 +29,7 @@ Subcommand AddRunCommand(CLI::App& root, const GlobalOptions& global);
 Subcommand AddStatusCommand(CLI::App& root, const GlobalOptions& global);
 Subcommand AddSandboxCommand(CLI::App& root, const GlobalOptions& global);
 Subcommand AddCacheCommand(CLI::App& root, const GlobalOptions& global);
+Subcommand AddGitCommand(CLI::App& root, const GlobalOptions& global);
 Subcommand AddMcpCommand(CLI::App& root, const GlobalOptions& global);
 Subcommand AddDoctorCommand(CLI::App& root, const GlobalOptions& global);
 // Linux only (CORDON_RUN_SERVER): the run server.

@@ -16,10 +16,11 @@ json GitCommitTool(std::string_view protocol_version) {
   json tool = {
       {"name", std::string(kGitCommitTool)},
       {"description",
-       "Commit every change in this git worktree (new, changed and deleted files: git add -A, "
-       "then git commit) with the given message, on the worktree's branch. Runs git outside "
-       "the sandbox, without repository hooks. Returns the new commit id. Refused when the "
-       "message is empty or there is nothing to commit."},
+       "Commit every change in the workspace's git working tree (new, changed and deleted "
+       "files: git add -A, then git commit) with the given message, on its current branch. "
+       "Runs git outside the sandbox, where .git is writable (inside it is read-only: use this "
+       "tool instead of git commit), without repository hooks. Returns the new commit id. "
+       "Refused when the message is empty or there is nothing to commit."},
       {"inputSchema",
        {{"type", "object"},
         {"properties",
@@ -29,14 +30,14 @@ json GitCommitTool(std::string_view protocol_version) {
             {"description", "The commit message: a short summary line, optionally a body."}}}}},
         {"required", json::array({"message"})}}}};
   if (VersionAtLeast(protocol_version, "2025-03-26")) {
-    tool["annotations"] = {{"title", "Commit the worktree's changes"},
+    tool["annotations"] = {{"title", "Commit the workspace's changes"},
                            {"readOnlyHint", false},
                            {"destructiveHint", false},
                            {"idempotentHint", false},
                            {"openWorldHint", false}};
   }
   if (VersionAtLeast(protocol_version, "2025-06-18")) {
-    tool["title"] = "Commit (git worktree)";
+    tool["title"] = "Commit (git)";
     tool["outputSchema"] = {
         {"type", "object"},
         {"properties",
@@ -47,7 +48,7 @@ json GitCommitTool(std::string_view protocol_version) {
   return tool;
 }
 
-json GitCommitCall(const json& arguments, const worktree::LinkedWorktree& worktree,
+json GitCommitCall(const json& arguments, const std::filesystem::path& root,
                    const CancelToken& cancel) {
   const auto message = arguments.find("message");
   if (message == arguments.end() || !message->is_string()) {
@@ -55,7 +56,7 @@ json GitCommitCall(const json& arguments, const worktree::LinkedWorktree& worktr
   }
   worktree::GitRunOptions options;
   options.cancel_fd = cancel.fd();
-  auto outcome = worktree::CommitAll(worktree, message->get_ref<const std::string&>(), options);
+  auto outcome = worktree::CommitAll(root, message->get_ref<const std::string&>(), options);
   if (!outcome) return ToolErrorResult(fmt::format("Not committed: {}", outcome.error().message));
   switch (outcome->status) {
     case worktree::CommitStatus::kEmptyMessage:
@@ -65,7 +66,7 @@ json GitCommitCall(const json& arguments, const worktree::LinkedWorktree& worktr
     case worktree::CommitStatus::kNothingToCommit:
       return ToolErrorResult(
           "Not committed: nothing to commit (git status lists no change in "
-          "the worktree)");
+          "the working tree)");
     case worktree::CommitStatus::kNestedRepository:
       return ToolErrorResult(fmt::format(
           "Not committed: {} is a nested git repository or submodule. git would run inside it "

@@ -101,7 +101,7 @@ void Server::Dispatch(const Request& request) {
   }
   if (method == "tools/list") {
     json tools = json::array({RunCommandTool(sandbox_, protocol_version_)});
-    if (options_.worktree) tools.push_back(GitCommitTool(protocol_version_));
+    if (options_.commit_root) tools.push_back(GitCommitTool(protocol_version_));
     sink_.Send(MakeResult(request.id, {{"tools", std::move(tools)}}));
   } else if (method == "tools/call") {
     CallTool(request);
@@ -167,7 +167,7 @@ void Server::CallTool(const Request& request) {
     return;
   }
   const std::string name = params["name"].get<std::string>();
-  const bool git_commit = name == kGitCommitTool && options_.worktree.has_value();
+  const bool git_commit = name == kGitCommitTool && options_.commit_root.has_value();
   if (name != kRunCommandTool && !git_commit) {
     sink_.Send(
         MakeError(request.id, rpc_error::kInvalidParams, fmt::format("Unknown tool: {}", name)));
@@ -190,9 +190,9 @@ void Server::CallTool(const Request& request) {
           if (git_commit) {
             std::unique_lock lock(worktree_lock_, std::try_to_lock);
             result = lock.owns_lock()
-                         ? GitCommitCall(arguments, *options_.worktree, *cancel)
+                         ? GitCommitCall(arguments, *options_.commit_root, *cancel)
                          : ToolErrorResult(
-                               "Not committed: a command is still running in the worktree; "
+                               "Not committed: a command is still running in the workspace; "
                                "call git_commit again once it has finished");
           } else {
             result = RunCommandCall(arguments, token, *cancel);

@@ -36,8 +36,9 @@ struct ServerOptions {
   std::chrono::milliseconds progress_interval{100};
   // How long Shutdown waits for cancelled commands to end.
   std::chrono::milliseconds shutdown_grace{std::chrono::seconds(10)};
-  // Worktree mode: the linked worktree git_commit commits. Unset: git_commit is not offered.
-  std::optional<worktree::LinkedWorktree> worktree;
+  // The working tree git_commit commits from the host (worktree::CommitRoot, or worktree
+  // mode's linked worktree). Unset: git_commit is not offered.
+  std::optional<std::filesystem::path> commit_root;
 };
 
 class Server {

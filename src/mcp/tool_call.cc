@@ -56,7 +56,7 @@ json Server::RunCommandCall(const json& arguments, const json& progress_token,
   }
 
   std::shared_lock<std::shared_mutex> worktree_guard;
-  if (options_.worktree) worktree_guard = std::shared_lock(worktree_lock_);
+  if (options_.commit_root) worktree_guard = std::shared_lock(worktree_lock_);
   RunResult result;
   if (progress_token.is_null()) {
     result = runner_.Run(*request, outside, cancel, {});

@@ -1,6 +1,7 @@
 #include "worktree/git_commit.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <string>
@@ -17,10 +18,10 @@ std::string_view Trim(std::string_view text) {
 }
 
 // A git step that must succeed; its stderr explains a failure.
-Result<std::string> Step(const LinkedWorktree& worktree, std::vector<std::string> args,
+Result<std::string> Step(const std::filesystem::path& root, std::vector<std::string> args,
                          const GitRunOptions& options) {
   const std::string name = fmt::format("git {}", args.front());
-  CORDON_TRY(GitOutput output, RunGit(worktree.root, args, options));
+  CORDON_TRY(GitOutput output, RunGit(root, args, options));
   if (output.exit_code != 0) {
     std::string_view why = Trim(output.err);
     if (why.empty()) why = Trim(output.out);
@@ -37,7 +38,7 @@ bool IsObjectId(std::string_view id) {
 
 }  // namespace
 
-Result<CommitOutcome> CommitAll(const LinkedWorktree& worktree, std::string_view message,
+Result<CommitOutcome> CommitAll(const std::filesystem::path& root, std::string_view message,
                                 const GitRunOptions& options) {
   if (Trim(message).empty()) return CommitOutcome{CommitStatus::kEmptyMessage, {}, {}};
   if (message.find('\0') != std::string_view::npos) {
@@ -51,7 +52,7 @@ Result<CommitOutcome> CommitAll(const LinkedWorktree& worktree, std::string_view
   // --ignore-submodules=all: without it git status runs `git status` inside every submodule.
   // -z: paths verbatim and NUL-terminated; without it git quotes names with special characters
   // ("?? \"odd name/\""), which would hide a nested repository's trailing slash.
-  CORDON_TRY(std::string status, Step(worktree,
+  CORDON_TRY(std::string status, Step(root,
                                       {"status", "--porcelain", "-z", "--untracked-files=all",
                                        "--ignore-submodules=all"},
                                       options));
@@ -73,7 +74,7 @@ Result<CommitOutcome> CommitAll(const LinkedWorktree& worktree, std::string_view
       rest = next == std::string_view::npos ? std::string_view{} : rest.substr(next + 1);
     }
   }
-  CORDON_TRY(std::string staged, Step(worktree, {"ls-files", "--stage", "-z"}, options));
+  CORDON_TRY(std::string staged, Step(root, {"ls-files", "--stage", "-z"}, options));
   for (std::string_view rest = staged; !rest.empty();) {
     const auto end = rest.find('\0');
     const std::string_view line = rest.substr(0, end);
@@ -88,16 +89,32 @@ Result<CommitOutcome> CommitAll(const LinkedWorktree& worktree, std::string_view
     }
   }
 
-  CORDON_TRY_VOID(Step(worktree, {"add", "-A"}, options));
+  CORDON_TRY_VOID(Step(root, {"add", "-A"}, options));
   CORDON_TRY(std::string summary,
-             Step(worktree, {"commit", "--no-verify", "-m", std::string(message)}, options));
-  CORDON_TRY(std::string head, Step(worktree, {"rev-parse", "--verify", "HEAD"}, options));
+             Step(root, {"commit", "--no-verify", "-m", std::string(message)}, options));
+  CORDON_TRY(std::string head, Step(root, {"rev-parse", "--verify", "HEAD"}, options));
   const std::string_view id = Trim(head);
   if (!IsObjectId(id)) {
     return Fail(ErrorCode::kInternal,
                 fmt::format("git rev-parse HEAD printed '{}', not a commit id", id));
   }
   return CommitOutcome{CommitStatus::kCommitted, std::string(id), std::string(Trim(summary))};
+}
+
+std::optional<std::filesystem::path> CommitRoot(const SandboxConfig& config,
+                                                const std::filesystem::path& workspace) {
+  if (config.mode != SandboxMode::kWorkspaceWrite || !config.protect_git_metadata ||
+      !IsWorkingTreeTop(workspace)) {
+    return std::nullopt;
+  }
+  return workspace;
+}
+
+bool IsWorkingTreeTop(const std::filesystem::path& dir) {
+  struct stat st {};
+  if (::lstat((dir / ".git").c_str(), &st) != 0) return false;
+  if (S_ISREG(st.st_mode)) return true;
+  return S_ISDIR(st.st_mode) && ::lstat((dir / ".git/HEAD").c_str(), &st) == 0;
 }
 
 }  // namespace cordon::worktree

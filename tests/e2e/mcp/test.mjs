@@ -346,13 +346,17 @@ const identity = {
 function git(dir, ...args) {
   return execFileSync('git', ['-C', dir, ...args], { env: { ...env, ...identity }, encoding: 'utf8' }).trim();
 }
+// A repository at `dir` with one commit of README on main.
+function makeRepository(dir) {
+  fs.mkdirSync(dir);
+  git(dir, 'init', '-q', '-b', 'main');
+  fs.writeFileSync(path.join(dir, 'README'), 'hello\n');
+  git(dir, 'add', 'README');
+  git(dir, 'commit', '-q', '-m', 'initial');
+}
 const mainRepo = path.join(scratch, 'wt-main');
 const linked = path.join(scratch, 'wt-linked');
-fs.mkdirSync(mainRepo);
-git(mainRepo, 'init', '-q', '-b', 'main');
-fs.writeFileSync(path.join(mainRepo, 'README'), 'hello\n');
-git(mainRepo, 'add', 'README');
-git(mainRepo, 'commit', '-q', '-m', 'initial');
+makeRepository(mainRepo);
 git(mainRepo, 'worktree', 'add', '-q', '-b', 'feature', linked);
 const worktreeClient = await connect({ args: ['mcp', '--worktree', '--workspace', linked], extraEnv: identity });
 
@@ -487,4 +491,38 @@ test('git_commit refuses while a command runs in the worktree, and a nested repo
   fs.rmSync(path.join(linked, 'nested'), { recursive: true, force: true });
   const after = await worktreeClient.callTool({ name: 'git_commit', arguments: { message: 'late' } });
   assert.equal(after.isError, false, JSON.stringify(after));
+});
+
+// Not only worktree mode: every session whose .git the sandbox keeps read-only offers git_commit,
+// the way to commit that does not widen the sandbox (issue 30).
+const plainRepo = path.join(scratch, 'plain-repo');
+makeRepository(plainRepo);
+const hookMarker = path.join(scratch, 'plain-repo-hook-ran');
+fs.writeFileSync(path.join(plainRepo, '.git', 'hooks', 'pre-commit'), `#!/bin/sh\ntouch ${hookMarker}\n`, {
+  mode: 0o755,
+});
+const repoClient = await connect({ args: ['mcp', '--workspace', plainRepo], extraEnv: identity });
+
+test('a session in a repository offers git_commit: git inside cannot commit, the tool can, without hooks', async () => {
+  const names = (await repoClient.listTools()).tools.map((t) => t.name);
+  assert.deepEqual(names.sort(), ['git_commit', 'run_command']);
+  const inside = await repoClient.callTool({
+    name: 'run_command',
+    arguments: { command: 'echo made > made.txt && git add made.txt' },
+  });
+  assert.notEqual(inside.structuredContent.exit_code, 0, 'git wrote .git inside the sandbox');
+  const result = await repoClient.callTool({ name: 'git_commit', arguments: { message: 'Add made.txt' } });
+  assert.equal(result.isError, false, JSON.stringify(result));
+  assert.equal(git(plainRepo, 'rev-parse', 'HEAD'), result.structuredContent.commit);
+  assert.equal(git(plainRepo, 'show', 'HEAD:made.txt'), 'made');
+  assert.equal(fs.existsSync(hookMarker), false, 'the repository hook ran on the host');
+});
+
+test('no git_commit where the sandbox does not keep .git read-only (read_only mode, protection off)', async () => {
+  const readOnly = await connect({ args: ['mcp', '--mode', 'read_only', '--workspace', plainRepo] });
+  assert.deepEqual((await readOnly.listTools()).tools.map((t) => t.name), ['run_command']);
+  const configFile = path.join(scratch, 'unprotected.json');
+  fs.writeFileSync(configFile, JSON.stringify({ sandbox: { protect_git_metadata: false } }));
+  const unprotected = await connect({ args: ['--config', configFile, 'mcp', '--workspace', plainRepo] });
+  assert.deepEqual((await unprotected.listTools()).tools.map((t) => t.name), ['run_command']);
 });

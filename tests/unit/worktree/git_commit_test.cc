@@ -200,3 +200,43 @@ TEST(GitArgv, DisablesHooksAndFsmonitorBeforeTheSubcommand) {
 
 }  // namespace
 }  // namespace cordon::worktree
+
+namespace cordon::worktree {
+namespace {
+
+class CommitRootTest : public testing::RepoFixture {};
+
+// Every session whose .git the sandbox keeps read-only commits its workspace from the host
+// (decision 0042): the main working tree's top qualifies as the linked worktree does.
+TEST_F(CommitRootTest, TheTopOfAWorkingTreeWhoseGitTheSandboxKeepsReadOnly) {
+  SandboxConfig config;  // workspace_write, protect_git_metadata on
+  EXPECT_EQ(CommitRoot(config, main_), main_);
+  EXPECT_EQ(CommitRoot(config, linked_), linked_);  // a .git file
+  Write(main_ / "new.txt", "new\n");
+  auto outcome = CommitAll(main_, "Add new.txt in the main working tree");
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  EXPECT_EQ(outcome->status, CommitStatus::kCommitted);
+  EXPECT_EQ(GitOut(main_, "log -1 --format=%s"), "Add new.txt in the main working tree");
+}
+
+// The twins: no commit root where the sandbox does not keep .git read-only, below the top, or
+// where .git is a placeholder (empty) or a link.
+TEST_F(CommitRootTest, NoneWithoutTheProtectionOrOutsideTheTop) {
+  SandboxConfig config;
+  config.mode = SandboxMode::kReadOnly;
+  EXPECT_EQ(CommitRoot(config, main_), std::nullopt);
+  config = SandboxConfig{};
+  config.protect_git_metadata = false;
+  EXPECT_EQ(CommitRoot(config, main_), std::nullopt);
+  config = SandboxConfig{};
+  std::filesystem::create_directories(main_ / "sub");
+  EXPECT_EQ(CommitRoot(config, main_ / "sub"), std::nullopt);
+  std::filesystem::create_directories(main_ / "placeholder/.git");
+  EXPECT_EQ(CommitRoot(config, main_ / "placeholder"), std::nullopt);
+  std::filesystem::create_directories(main_ / "linked-git");
+  std::filesystem::create_directory_symlink(main_ / ".git", main_ / "linked-git/.git");
+  EXPECT_EQ(CommitRoot(config, main_ / "linked-git"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace cordon::worktree

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "repo_fixture.h"
+#include "worktree/detect.h"
 
 namespace cordon::mcp {
 namespace {
@@ -19,7 +20,7 @@ class GitCommitCallTest : public RepoFixture {
   json Call(const json& arguments) {
     auto found = worktree::DetectLinkedWorktree(linked_);
     EXPECT_TRUE(found) << found.error().message;
-    return GitCommitCall(arguments, found.value_or(worktree::LinkedWorktree{}), *cancel_);
+    return GitCommitCall(arguments, found.value_or(worktree::LinkedWorktree{}).root, *cancel_);
   }
   std::shared_ptr<CancelToken> cancel_ = CancelToken::Create();
 };
