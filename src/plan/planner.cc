@@ -375,8 +375,10 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
   std::vector<std::filesystem::path> visible = writable;
   visible.push_back(request.workspace);
   const std::vector<MountEntry> mount_table = ReadMountTable();
-  const HomeViewPlan home_view = PlanHomeView(config.sandbox, a.home, homes, visible,
-                                              request.caller_env, PrivateAreas(), mount_table);
+  // /tmp and /var/tmp are private only with a mount namespace: the fallback shows the host's.
+  const HomeViewPlan home_view = PlanHomeView(
+      config.sandbox, a.home, homes, visible, request.caller_env,
+      a.namespaces.mount ? PrivateAreas() : std::vector<std::filesystem::path>{}, mount_table);
   // A root holding a second mount of a home, or of a part of one it does not hold anyway (a
   // bind of /home, of ~/.config), would show - or let the command write - what the view and the
   // masks keep out (decision 0040): refused, as a root holding the home is.
@@ -400,7 +402,11 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
                             "\"read_only\")",
                             a.enforcement.backend));
   }
-  if (!home_view.areas.empty() && !a.namespaces.mount) {
+  // Seatbelt's profile has no view to hide a second mount in. The Landlock-only fallback leaves
+  // it out of the read allow-list instead (below): Landlock's rules belong to the files, so
+  // through the second mount the command reads what the home shows at its own path (read-only
+  // there: the fallback has no hidden view) and no more — its secrets stay unreadable.
+  if (!home_view.areas.empty() && !a.namespaces.mount && masks) {
     return Fail(ErrorCode::kUnavailable,
                 fmt::format("cannot sandbox as configured (fail closed): {} shows a home a second "
                             "time (a bind mount), and the {} backend here has no mount namespace "
@@ -529,7 +535,9 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
       }
     }
     plan.landlock.handled_fs |= lsys::kAccessFsReadFile | lsys::kAccessFsReadDir;
-    plan.landlock.readable = std::move(view.readable);
+    plan.landlock.readable = home_view.areas.empty()
+                                 ? std::move(view.readable)
+                                 : ReadableAroundHomeView(view, list, home_view, home_holes);
     plan.landlock.list_root = true;
   }
   plan.seccomp = SeccompSettings{.enabled = true,
@@ -543,6 +551,18 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
   plan.unix_connect_beneath = UnixConnectBeneath(config, a, roots);
   plan.home = kPrivateHome;
   plan.tmpdir = kPrivateTmp;
+  // What the command is told of the home: a caller's home that is the workspace or lies in a
+  // root (read_only mode may run in the home itself) is shown whole, whatever the view.
+  const HomeView shown_home =
+      a.home == HomeView::kHidden &&
+              std::any_of(homes.begin(), homes.end(),
+                          [&](const std::filesystem::path& home) {
+                            return std::any_of(visible.begin(), visible.end(), [&](const auto& v) {
+                              return core::IsWithin(home, v);
+                            });
+                          })
+          ? HomeView::kReadOnly
+          : a.home;
   std::vector<std::string> defaults = ToolchainPointers(homes);
   if (!tool_cache.empty()) {
     for (std::string& variable : ToolCacheVariables(tool_cache)) {
@@ -551,7 +571,7 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
   }
   plan.env =
       BuildEnvironment(request.caller_env, config.environment, plan.home, plan.tmpdir, defaults,
-                       SandboxFacts(config.sandbox.mode, config.sandbox.network, a.home));
+                       SandboxFacts(config.sandbox.mode, config.sandbox.network, shown_home));
   return plan;
 }
 

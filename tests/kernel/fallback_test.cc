@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <sched.h>
 #include <seccomp.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <functional>
 
@@ -66,6 +68,13 @@ class FallbackTest : public ProbeTest {
     std::ofstream(home_ / ".ssh" / "id_ed25519") << "canary-private-key";
     std::ofstream(home_ / "notes.txt") << "hello";
   }
+  // A config the fallback can enforce: it cannot keep .git or the host-run files read-only.
+  Config FallbackConfig() const {
+    Config config = MakeConfig();
+    config.sandbox.protect_git_metadata = false;
+    config.sandbox.protect_host_run_files = false;
+    return config;
+  }
   // What one command printed, for the report the child sends back.
   static std::string Line(const Session& session, const std::string& text) {
     CommandRequest request;
@@ -84,10 +93,7 @@ TEST_F(FallbackTest, WithoutUserNamespacesTheFallbackEnforcesWhatItClaims) {
   // a datagram socketpair unless the fallback refuses those.
   const std::filesystem::path dgram_path = root_ / "host.dgram";
   HostListener host_dgram = HostListener::Pathname(dgram_path.string(), SOCK_DGRAM);
-  Config config = MakeConfig();
-  // The fallback cannot keep .git or the host-run files read-only.
-  config.sandbox.protect_git_metadata = false;
-  config.sandbox.protect_host_run_files = false;
+  const Config config = FallbackConfig();
   const std::string report = WithoutUserNamespaces([&]() -> std::string {
     Result<Session> session = Session::Create(config, workspace_);
     if (!session) return "create: " + session.error().message;
@@ -172,6 +178,41 @@ TEST_F(FallbackTest, WithoutUserNamespacesGitProtectionIsRefusedNamingTheFix) {
   EXPECT_NE(report.find("user namespaces"), std::string::npos) << report;
   EXPECT_NE(report.find("setup_failed"), std::string::npos) << report;
   EXPECT_FALSE(Exists(workspace_ / "made"));
+}
+
+// The caller's home mounted a second time (a bind, decision 0040): the fallback has no view to
+// hide it in, so Landlock's read allow-list leaves the second mount out instead of refusing the
+// run. Landlock's rules belong to the files, so through it the command reads what the home
+// shows at its own path (read-only in the fallback) and no more: the secret on the built-in
+// list stays unreadable there — which a read rule on the directory above the second mount
+// (/var/lib here) would otherwise give.
+TEST_F(FallbackTest, AHomeMountedASecondTimeIsLeftOutOfTheReadList) {
+  if (::geteuid() != 0) GTEST_SKIP() << "binds the home on the host, which needs root";
+  CORDON_SKIP_UNDER_BWRAP("bubblewrap refuses without namespaces");
+  const char* base = ::getenv("CORDON_ESCAPE_BASE");
+  std::string pattern =
+      fmt::format("{}/cordon-alias-XXXXXX", base != nullptr && base[0] == '/' ? base : "/var/lib");
+  ASSERT_NE(::mkdtemp(pattern.data()), nullptr) << std::strerror(errno);
+  const std::filesystem::path alias = pattern;
+  struct Unmount {
+    std::filesystem::path alias;
+    ~Unmount() {
+      ::umount2(alias.c_str(), MNT_DETACH);
+      std::error_code ignored;
+      std::filesystem::remove(alias, ignored);
+    }
+  } unmount{alias};
+  ASSERT_EQ(::mount(home_.c_str(), alias.c_str(), nullptr, MS_BIND, nullptr), 0)
+      << std::strerror(errno);
+  const Config config = FallbackConfig();
+  const std::string report = WithoutUserNamespaces([&]() -> std::string {
+    Result<Session> session = Session::Create(config, workspace_);
+    if (!session) return "create: " + session.error().message;
+    return Line(*session, fmt::format("cat {0}/notes.txt {0}/.ssh/id_ed25519 2>/dev/null; echo; "
+                                      "cat {1}/notes.txt; echo",
+                                      alias.string(), home_.string()));
+  });
+  EXPECT_EQ(report, "hello\nhello\n");
 }
 
 #ifdef CORDON_BINARY_PATH

@@ -281,5 +281,32 @@ TEST(Planner, TheDefaultHidesTheHomeWhereItCanAndSaysSoWhereItCannot) {
   std::filesystem::remove_all(home);
 }
 
+// What the command is told (CORDON_SANDBOX_HOME) is what it sees: read_only mode may run in the
+// home itself, which the view then shows whole — "read_only", not "hidden". The twin: a
+// project below the home is told "hidden".
+TEST(Planner, TheHomeTheCommandIsToldOfIsTheOneItSees) {
+  char dir[] = "/var/lib/cordon-plan-home-XXXXXX";
+  if (::mkdtemp(dir) == nullptr) GTEST_SKIP() << "cannot make a home in /var/lib";
+  const std::filesystem::path home = std::filesystem::canonical(dir);
+  std::filesystem::create_directories(home / "proj");
+  Config config = Default();
+  config.sandbox.mode = SandboxMode::kReadOnly;
+  PlanRequest request = Request();
+  request.caller_home = home;
+  auto told = [&](const std::filesystem::path& workspace) {
+    request.workspace = workspace;
+    auto plan = Plan(config, Everything(), request);
+    EXPECT_TRUE(plan) << plan.error().message;
+    if (!plan) return std::string();
+    for (const std::string& entry : plan->env) {
+      if (entry.starts_with("CORDON_SANDBOX_HOME=")) return entry.substr(20);
+    }
+    return std::string("unset");
+  };
+  EXPECT_EQ(told(home), "read_only");
+  EXPECT_EQ(told(home / "proj"), "hidden");
+  std::filesystem::remove_all(home);
+}
+
 }  // namespace
 }  // namespace cordon::plan
