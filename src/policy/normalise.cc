@@ -83,7 +83,8 @@ class Analyser {
   }
 
  private:
-  void RecordAssignments(const std::vector<Word>& words, const Unwrapped& u) {
+  void RecordAssignments(const std::vector<Word>& words, const Unwrapped& u,
+                         const std::vector<Redirect>& redirects) {
     if (u.argv.empty()) {
       for (const Word& w : words) {
         if (IsAssignment(w)) vars_.RecordAssignment(w);
@@ -96,6 +97,74 @@ class Analyser {
       for (std::size_t i = 1; i < u.argv.size(); ++i) {
         if (IsAssignment(u.argv[i])) vars_.RecordAssignment(u.argv[i]);
       }
+    } else if (name == "set") {
+      RecordSet(u.argv);
+    } else if (name == "printf") {
+      RecordPrintf(u.argv);
+    } else if (name == "read") {
+      RecordRead(u.argv, redirects);
+    }
+  }
+
+  // set -- WORDS (or set WORDS, the first not an option): the positional parameters.
+  void RecordSet(const std::vector<Word>& argv) {
+    if (argv.size() < 2) return;
+    std::size_t first = 1;
+    if (argv[1].text == "--") {
+      first = 2;
+    } else if (argv[1].text.starts_with("-") || argv[1].text.starts_with("+")) {
+      return;  // options (set -e, set -o pipefail)
+    }
+    std::vector<std::string> words;
+    for (std::size_t i = first; i < argv.size(); ++i) words.push_back(argv[i].text);
+    vars_.SetPositional(words);
+  }
+
+  // printf -v NAME FORMAT [ARGS]: NAME holds FORMAT when it has no conversion, or the
+  // arguments of a lone %s; anything else is not known.
+  void RecordPrintf(const std::vector<Word>& argv) {
+    if (argv.size() < 4 || argv[1].text != "-v") return;
+    const std::string& format = argv[3].text;
+    std::string value;
+    bool known = !argv[3].Dynamic() && format.find_first_of("%\\") == std::string::npos;
+    if (known) {
+      value = format;
+    } else if (format == "%s") {
+      known = true;
+      for (std::size_t i = 4; i < argv.size(); ++i) {
+        known = known && !argv[i].Dynamic();
+        value += argv[i].text;
+      }
+    }
+    vars_.Set(argv[2].text, {value}, !known);
+  }
+
+  // read [-r] NAME... <<< WORD: the names hold WORD's words, the last one the rest.
+  void RecordRead(const std::vector<Word>& argv, const std::vector<Redirect>& redirects) {
+    const Redirect* here = nullptr;
+    for (const Redirect& r : redirects) {
+      if (r.op == RedirectOp::kHereString && r.EffectiveFd() == 0) here = &r;
+    }
+    std::vector<std::string> names;
+    for (std::size_t i = 1; i < argv.size(); ++i) {
+      if (argv[i].text.starts_with("-")) {
+        // -r and -s take nothing; -a, -d, -n, -N, -p, -t, -u take a value.
+        if (argv[i].text.find_first_of("adnNptu") != std::string::npos) ++i;
+        continue;
+      }
+      names.push_back(argv[i].text);
+    }
+    if (names.empty()) names.emplace_back("REPLY");
+    const bool known = here != nullptr && !here->target.Dynamic();
+    std::vector<Word> parts = known ? SplitValue(here->target.text) : std::vector<Word>{};
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      std::string value;
+      if (i + 1 < names.size()) {
+        value = i < parts.size() ? parts[i].text : std::string();
+      } else {
+        for (std::size_t k = i; k < parts.size(); ++k) value += (k > i ? " " : "") + parts[k].text;
+      }
+      vars_.Set(names[i], {value}, !known);
     }
   }
 
@@ -110,7 +179,7 @@ class Analyser {
     }
     const SimpleCommand& sc = has_ifs ? split_ifs : original;
     Unwrapped u = Unwrap(sc.words);
-    RecordAssignments(sc.words, u);
+    RecordAssignments(sc.words, u, sc.redirects);
     if (!u.argv.empty()) {
       if (auto var = WholeParameter(u.argv[0])) {
         auto it = vars_.Find(*var);

@@ -161,9 +161,60 @@ const Variable* VariableTable::Find(std::string_view name) const {
   return it == vars_.end() ? nullptr : &it->second;
 }
 
+void VariableTable::Set(const std::string& name, std::vector<std::string> values,
+                        bool from_output) {
+  Variable& v = vars_[name];
+  v.values = std::move(values);
+  v.from_output = from_output;
+  Bound(v);
+}
+
+void VariableTable::SetPositional(const std::vector<std::string>& words) {
+  std::string all;
+  for (const std::string& word : words) all += (all.empty() ? "" : " ") + word;
+  Set("@", {all}, false);
+  Set("*", {all}, false);
+  for (std::size_t i = 0; i < 9; ++i) {
+    Set(std::to_string(i + 1), {i < words.size() ? words[i] : std::string()}, false);
+  }
+}
+
+namespace {
+
+bool IsNameChar(char c) { return c == '_' || std::isalnum(static_cast<unsigned char>(c)); }
+
+// The end of the "${...}" that starts at `open` (the '$'), nested ones counted; npos: none.
+std::size_t MatchingBrace(const std::string& t, std::size_t open) {
+  int depth = 0;
+  for (std::size_t k = open; k < t.size(); ++k) {
+    if (t[k] == '$' && k + 1 < t.size() && t[k + 1] == '{') {
+      ++depth;
+      ++k;
+    } else if (t[k] == '}' && --depth == 0) {
+      return k;
+    }
+  }
+  return std::string::npos;
+}
+
+// WORD of ${X:-WORD} without one pair of quotes around it.
+std::string Unquoted(std::string word) {
+  if (word.size() >= 2 && (word.front() == '"' || word.front() == '\'') &&
+      word.back() == word.front()) {
+    return word.substr(1, word.size() - 2);
+  }
+  return word;
+}
+
+}  // namespace
+
 // The command word with every expansion replaced by its known value or, when unknown, by
-// nothing: su${x}do runs sudo when x is empty, which cordon cannot rule out.
-std::optional<std::string> VariableTable::WithUnknownExpansionsEmpty(const std::string& t) const {
+// nothing: su${x}do runs sudo when x is empty, which cordon cannot rule out. The operators that
+// may give their word instead (${X:-W}, ${X=W}, ${X:+W}) give it when X is not known to rule it
+// out: the environment may leave X unset (or set it).
+std::optional<std::string> VariableTable::WithUnknownExpansionsEmpty(const std::string& t,
+                                                                     int depth) const {
+  if (depth > 8) return std::nullopt;
   std::string out;
   for (std::size_t i = 0; i < t.size(); ++i) {
     if (t[i] != '$' || i + 1 >= t.size()) {
@@ -171,31 +222,54 @@ std::optional<std::string> VariableTable::WithUnknownExpansionsEmpty(const std::
       continue;
     }
     std::string name;
+    std::string rest;  // after the name inside ${...}: an operator and its word
     char n = t[i + 1];
     if (n == '{') {
-      std::size_t close = t.find('}', i + 2);
+      const std::size_t close = MatchingBrace(t, i);
       if (close == std::string::npos) return std::nullopt;
-      name = t.substr(i + 2, close - i - 2);
+      const std::string inner = t.substr(i + 2, close - i - 2);
+      std::size_t k = 0;
+      if (!inner.empty() && (inner[0] == '@' || inner[0] == '*' || inner[0] == '#')) {
+        k = 1;
+      } else {
+        while (k < inner.size() && IsNameChar(inner[k])) ++k;
+      }
+      name = inner.substr(0, k);
+      rest = inner.substr(k);
       i = close;
     } else if (n == '_' || std::isalpha(static_cast<unsigned char>(n))) {
       std::size_t end = i + 1;
-      while (end < t.size() &&
-             (t[end] == '_' || std::isalnum(static_cast<unsigned char>(t[end])))) {
-        ++end;
-      }
+      while (end < t.size() && IsNameChar(t[end])) ++end;
       name = t.substr(i + 1, end - i - 1);
       i = end - 1;
     } else if (n == '@' || n == '*' || std::isdigit(static_cast<unsigned char>(n))) {
+      name = std::string(1, n);
       ++i;
-      continue;
     } else {
       out += t[i];
       continue;
     }
     auto it = vars_.find(name);
-    if (it != vars_.end() && !it->second.from_output && it->second.values.size() == 1) {
-      out += it->second.values[0];
+    const bool known =
+        it != vars_.end() && !it->second.from_output && it->second.values.size() == 1;
+    const std::string value = known ? it->second.values[0] : std::string();
+    const bool colon = rest.starts_with(':');
+    const std::string_view op = std::string_view(rest).substr(colon ? 1 : 0);
+    const bool gives_word = !op.empty() && (op[0] == '-' || op[0] == '=' || op[0] == '+');
+    if (!gives_word) {
+      out += value;  // plain, or an operator that only trims or tests the value
+      continue;
     }
+    const bool set = known && (!colon || !value.empty());
+    const bool word = op[0] == '+' ? (set || !known) : !set;
+    if (!word) {
+      out += value;
+      continue;
+    }
+    std::optional<std::string> expanded =
+        WithUnknownExpansionsEmpty(Unquoted(std::string(op.substr(1))), depth + 1);
+    if (!expanded) return std::nullopt;
+    out += *expanded;
   }
   return out;
 }

@@ -24,11 +24,17 @@ class VariableTable {
   void RecordLoop(const SimpleCommand& loop_header);
   // NAME=value, NAME+=value, NAME=(array), NAME=$(which x).
   void RecordAssignment(const Word& assignment);
+  // NAME holds `values` (printf -v, read <<< WORD); `from_output`: not known.
+  void Set(const std::string& name, std::vector<std::string> values, bool from_output);
+  // set -- WORDS: $@, $* and $1..$9.
+  void SetPositional(const std::vector<std::string>& words);
   const Variable* Find(std::string_view name) const;
 
   // The word with every expansion replaced by its known value or, when unknown, by nothing:
-  // su${x}do runs sudo when x is empty, which cordon cannot rule out.
-  std::optional<std::string> WithUnknownExpansionsEmpty(const std::string& text) const;
+  // su${x}do runs sudo when x is empty, which cordon cannot rule out. ${X:-WORD}, ${X=WORD} and
+  // ${X:+WORD} give WORD where X's value does not rule it out. nullopt: unbalanced or too deep.
+  std::optional<std::string> WithUnknownExpansionsEmpty(const std::string& text,
+                                                        int depth = 0) const;
 
  private:
   std::map<std::string, Variable, std::less<>> vars_;

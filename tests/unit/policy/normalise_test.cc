@@ -71,6 +71,19 @@ TEST(Normalise, VariablesAssignedInTheSameTextAreResolvedAsCommandWords) {
   EXPECT_EQ(Normalised("$EDITOR notes.md"), (Argvs{{"$EDITOR", "notes.md"}}));
 }
 
+// Values the text itself determines (issue 35): a parameter's default or alternative where
+// nothing rules it out, positional parameters set by `set --`, printf -v and read <<<.
+TEST(Normalise, ValuesTheTextDeterminesAreResolvedInTheCommandWord) {
+  EXPECT_EQ(Normalised("${X:-sudo} id"), (Argvs{{"sudo", "id"}, {"${X:-sudo}", "id"}}));
+  EXPECT_EQ(Normalised("X=ls; ${X:-sudo} id"), (Argvs{{}, {"ls", "id"}, {"${X:-sudo}", "id"}}));
+  EXPECT_EQ(Normalised("X=ls; ${X:+sudo} id"), (Argvs{{}, {"sudo", "id"}, {"${X:+sudo}", "id"}}));
+  EXPECT_EQ(Normalised("X=; ${X-ls} id"), (Argvs{{}, {"${X-ls}", "id"}}));  // set, empty
+  EXPECT_EQ(Normalised("set -- sudo id; \"$@\""),
+            (Argvs{{"set", "--", "sudo", "id"}, {"sudo", "id"}, {"$@"}}));
+  EXPECT_EQ(Normalised("printf -v x sudo; $x"), (Argvs{{"printf", "-v", "x", "sudo"}, {"sudo"}}));
+  EXPECT_EQ(Normalised("read x <<< sudo; $x"), (Argvs{{"read", "x"}, {"sudo"}}));
+}
+
 TEST(Normalise, IfsInAWordIsTreatedAsWordSplitting) {
   EXPECT_EQ(Normalised("mkfs$IFS/dev/sda"), (Argvs{{"mkfs", "/dev/sda"}}));
   EXPECT_EQ(Normalised("cat${IFS}f"), (Argvs{{"cat", "f"}}));
