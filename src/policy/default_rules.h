@@ -47,6 +47,9 @@ struct RuleContext {
   // curl URL > F): running one of them with a shell is the same as curl | sh.
   // A set: a hostile text with thousands of downloads must not make each check linear.
   std::set<std::string, std::less<>> downloaded;
+  // Descriptors an earlier `exec N< <(...)` (or of a downloaded file) opened: a shell reading
+  // its program from one (sh <&N) runs text cordon never saw.
+  std::set<int> generated_fds;
 };
 
 RuleContext MakeRuleContext(const Analysis& analysis);

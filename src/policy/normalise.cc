@@ -224,7 +224,9 @@ class Analyser {
     c.redirects = sc.redirects;
     c.origin = sc.origin;
     c.query_only = u.query_only;
+    c.known_cwd = cwd_;
     c.args_from_stdin = u.args_from_stdin;
+    c.stdin_replace = std::move(u.stdin_replace);
     c.name_from_output = name_from_output;
     SetStdin(c, sc.piped);
     c.argv = std::move(u.argv);
@@ -243,11 +245,45 @@ class Analyser {
       }
       w.text = std::string(Basename(w.text));
     }
+    if (c.name() == "rm" || c.name() == "find") ExpandKnownOperands(c);
+    if (c.name() == "cd") RecordCd(c);
     c.text = Join(c.argv);
     out_.commands.push_back(c);  // a copy: the nested commands below may grow the vector
     if (u.shell_text) AddText(*u.shell_text, depth);
     if (c.argv.empty() || c.query_only) return;
     AddNested(c, depth);
+  }
+
+  // The operands of a deleting command with their variables replaced where the text says what
+  // they hold (R=/; rm -rf $R/*): judged by what they reach.
+  void ExpandKnownOperands(Command& c) const {
+    for (std::size_t i = 1; i < c.argv.size(); ++i) {
+      Word& w = c.argv[i];
+      if (!w.Has(kWordParam) || w.Has(kWordCommandSub | kWordProcessSub)) continue;
+      bool all_known = true;
+      std::optional<std::string> value = vars_.WithUnknownExpansionsEmpty(w.text, 0, &all_known);
+      if (value && all_known) w.text = *value;
+    }
+  }
+
+  // cd DIR: where later relative paths of the same text lie, when DIR says it (absolute, ~, or
+  // relative to a directory known already); anything else makes it unknown again.
+  void RecordCd(const Command& c) {
+    std::size_t i = 1;
+    while (i < c.argv.size() && (c.argv[i].text == "-L" || c.argv[i].text == "-P")) ++i;
+    if (i < c.argv.size() && c.argv[i].text == "--") ++i;
+    if (i >= c.argv.size()) {
+      cwd_ = "~";
+      return;
+    }
+    const Word& dir = c.argv[i];
+    if (dir.Dynamic() || dir.text == "-" || dir.text.empty()) {
+      cwd_.clear();
+    } else if (dir.text.starts_with("/") || dir.text == "~" || dir.text.starts_with("~/")) {
+      cwd_ = dir.text;
+    } else if (!cwd_.empty()) {
+      cwd_ += "/" + dir.text;
+    }
   }
 
   // Text another shell parses again: sh -c, eval, trap, alias, a here-doc fed to a shell.
@@ -332,6 +368,7 @@ class Analyser {
 
   Analysis& out_;
   VariableTable vars_;
+  std::string cwd_;  // Command::known_cwd for the commands that follow
   std::size_t reparsed_bytes_ = 0;
   int variants_ = 0;
 };

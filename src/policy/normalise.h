@@ -34,6 +34,10 @@ struct Command {
   Origin origin = Origin::kTop;
   bool query_only = false;       // command -v NAME: looks NAME up without running it
   bool args_from_stdin = false;  // run by xargs/parallel: more arguments come from stdin
+  std::string stdin_replace;     // xargs -I STR: where each input line goes in the arguments
+  // The working directory an earlier `cd` in the same text set ("/", "/usr", "~"), when the
+  // text itself says it; empty: not known (the caller's).
+  std::string known_cwd;
   // The command name is another command's output ($(cmd) args, x=$(cmd); $x args), which
   // cordon cannot know; `$(which NAME)` and `$(command -v NAME)` are resolved to NAME instead.
   bool name_from_output = false;

@@ -53,7 +53,11 @@ bool IsRootLikeTarget(const Word& w) {
   }
   if (!t.starts_with("/")) return false;
   std::string n = LexicalNormal(t);
-  return n.find('/', 1) == std::string::npos;  // "/" or one component
+  const std::size_t second = n.find('/', 1);
+  if (second == std::string::npos) return true;  // "/" or one component
+  // A glob directly under a top-level directory (/usr/*, /etc/*), but not under /tmp, the
+  // sandbox's private scratch space.
+  return n.compare(second, std::string::npos, "/*") == 0 && n.compare(0, second, "/tmp") != 0;
 }
 
 constexpr std::array<std::string_view, 10> kHarmlessDevices = {
@@ -61,6 +65,36 @@ constexpr std::array<std::string_view, 10> kHarmlessDevices = {
     "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty",    "/dev/ptmx"};
 constexpr std::array<std::string_view, 6> kHarmlessDeviceDirs = {
     "/dev/fd/", "/dev/pts/", "/dev/shm/", "/dev/tcp/", "/dev/udp/", "/dev/mqueue/"};
+
+// Three or more ".." and nothing else (a trailing "/" or "/*" aside): wherever the command
+// runs, that climbs to a directory far above its project, / itself from most of them.
+bool IsParentChain(std::string_view t) {
+  int up = 0;
+  std::size_t i = 0;
+  while (i < t.size()) {
+    std::size_t slash = t.find('/', i);
+    if (slash == std::string_view::npos) slash = t.size();
+    const std::string_view part = t.substr(i, slash - i);
+    if (part == "..") {
+      ++up;
+    } else if (!(part.empty() || part == "." || (part == "*" && slash == t.size()))) {
+      return false;
+    }
+    i = slash + 1;
+  }
+  return up >= 3;
+}
+
+// What `w` reaches: relative to the directory an earlier `cd` of the same text named
+// (Command::known_cwd) when there is one; a long chain of ".." counts as reaching /.
+bool ReachesRootLike(const Word& w, const std::string& known_cwd) {
+  if (IsRootLikeTarget(w)) return true;
+  const std::string& t = w.text;
+  if (t.empty() || t.starts_with("/") || t.starts_with("~") || t.starts_with("$")) return false;
+  if (IsParentChain(t)) return true;
+  if (known_cwd.empty()) return false;
+  return IsRootLikeTarget(Word{known_cwd + "/" + t, w.flags});
+}
 
 bool IsDevicePath(std::string_view path) {
   if (!path.starts_with("/")) return false;
@@ -102,7 +136,10 @@ std::optional<RuleHit> CheckRmRoot(const Command& c) {
     }
     if (!recursive) return std::nullopt;
     for (const Word* t : targets) {
-      if (IsRootLikeTarget(*t)) return MakeHit(rule::kRmRoot, "rm -r " + t->text);
+      if (ReachesRootLike(*t, c.known_cwd)) {
+        return MakeHit(rule::kRmRoot,
+                       "rm -r " + t->text + (c.known_cwd.empty() ? "" : " in " + c.known_cwd));
+      }
     }
     return std::nullopt;
   }
@@ -113,7 +150,7 @@ std::optional<RuleHit> CheckRmRoot(const Command& c) {
     for (std::size_t i = 1; i < c.argv.size(); ++i) {
       std::string_view a = c.argv[i].text;
       if (a.starts_with("-") || a == "(" || a == "!") in_paths = false;
-      if (in_paths && IsRootLikeTarget(c.argv[i])) root_like = &c.argv[i];
+      if (in_paths && ReachesRootLike(c.argv[i], c.known_cwd)) root_like = &c.argv[i];
       if (a == "-delete") deletes = true;
       // -exec rm {} + and its kin: what find runs, on everything it finds.
       const bool runs = a == "-exec" || a == "-execdir" || a == "-ok" || a == "-okdir";

@@ -32,6 +32,17 @@ RuleHit Hit(const Command& c, std::string_view what) {
   return MakeHit(rule::kShellFeed, std::string(c.name()) + " " + std::string(what));
 }
 
+// "N" of `<&N` naming a descriptor RuleContext::generated_fds holds.
+bool ReadsGeneratedFd(std::string_view target, const RuleContext& context) {
+  if (target.empty() || target.size() > 3) return false;
+  int fd = 0;
+  for (char ch : target) {
+    if (ch < '0' || ch > '9') return false;
+    fd = fd * 10 + (ch - '0');
+  }
+  return context.generated_fds.contains(fd);
+}
+
 bool IsDownloaded(std::string_view path, const RuleContext& context) {
   return context.downloaded.contains(Basename(path));
 }
@@ -86,6 +97,16 @@ RuleContext MakeRuleContext(const Analysis& analysis) {
   RuleContext context;
   for (const Command& c : analysis.commands) {
     std::string_view name = c.name();
+    if (name == "exec") {
+      for (const Redirect& r : c.redirects) {
+        const bool reads = r.op == RedirectOp::kIn || r.op == RedirectOp::kReadWrite;
+        if (reads && r.fd > 2 &&
+            (r.target.Has(kWordProcessSub | kWordCommandSub) ||
+             context.downloaded.contains(Basename(r.target.text)))) {
+          context.generated_fds.insert(r.fd);
+        }
+      }
+    }
     bool curl = name == "curl";
     bool wget = name == "wget" || name == "wget2";
     if (!curl && !wget && name != "fetch" && name != "aria2c" && name != "http" && name != "xh") {
@@ -125,9 +146,20 @@ std::optional<RuleHit> CheckShellFeed(const Command& c, const RuleContext& conte
         if (ReadsOtherCommandsOutput(c.stdin_source)) {
           return Hit(c, "reading its program from another command's output");
         }
+        for (const Redirect& r : c.redirects) {
+          if (r.op == RedirectOp::kDupIn && r.EffectiveFd() == 0 &&
+              ReadsGeneratedFd(r.target.text, context)) {
+            return Hit(c,
+                       "<&" + r.target.text + " (a descriptor holding another command's output)");
+          }
+        }
         break;
       case ProgramFrom::kString:
         if (p.word->Has(kWordCommandSub)) return Hit(c, "-c \"$(...)\"");
+        if (c.args_from_stdin && !c.stdin_replace.empty() && p.word->text == c.stdin_replace &&
+            ReadsOtherCommandsOutput(c.stdin_source)) {
+          return Hit(c, "-c " + c.stdin_replace + " (program text from xargs input)");
+        }
         break;
       case ProgramFrom::kFile:
         if (p.word->Has(kWordProcessSub)) return Hit(c, "<(...)");

@@ -213,7 +213,8 @@ std::string Unquoted(std::string word) {
 // may give their word instead (${X:-W}, ${X=W}, ${X:+W}) give it when X is not known to rule it
 // out: the environment may leave X unset (or set it).
 std::optional<std::string> VariableTable::WithUnknownExpansionsEmpty(const std::string& t,
-                                                                     int depth) const {
+                                                                     int depth,
+                                                                     bool* all_known) const {
   if (depth > 8) return std::nullopt;
   std::string out;
   for (std::size_t i = 0; i < t.size(); ++i) {
@@ -253,6 +254,7 @@ std::optional<std::string> VariableTable::WithUnknownExpansionsEmpty(const std::
     const bool known =
         it != vars_.end() && !it->second.from_output && it->second.values.size() == 1;
     const std::string value = known ? it->second.values[0] : std::string();
+    if (!known && all_known != nullptr) *all_known = false;
     const bool colon = rest.starts_with(':');
     const std::string_view op = std::string_view(rest).substr(colon ? 1 : 0);
     const bool gives_word = !op.empty() && (op[0] == '-' || op[0] == '=' || op[0] == '+');
@@ -267,7 +269,7 @@ std::optional<std::string> VariableTable::WithUnknownExpansionsEmpty(const std::
       continue;
     }
     std::optional<std::string> expanded =
-        WithUnknownExpansionsEmpty(Unquoted(std::string(op.substr(1))), depth + 1);
+        WithUnknownExpansionsEmpty(Unquoted(std::string(op.substr(1))), depth + 1, all_known);
     if (!expanded) return std::nullopt;
     out += *expanded;
   }

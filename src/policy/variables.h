@@ -33,8 +33,9 @@ class VariableTable {
   // The word with every expansion replaced by its known value or, when unknown, by nothing:
   // su${x}do runs sudo when x is empty, which cordon cannot rule out. ${X:-WORD}, ${X=WORD} and
   // ${X:+WORD} give WORD where X's value does not rule it out. nullopt: unbalanced or too deep.
-  std::optional<std::string> WithUnknownExpansionsEmpty(const std::string& text,
-                                                        int depth = 0) const;
+  // `all_known` (when given) becomes false when a value was not known (the environment's).
+  std::optional<std::string> WithUnknownExpansionsEmpty(const std::string& text, int depth = 0,
+                                                        bool* all_known = nullptr) const;
 
  private:
   std::map<std::string, Variable, std::less<>> vars_;

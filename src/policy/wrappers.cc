@@ -1,6 +1,7 @@
 #include "policy/wrappers.h"
 
 #include <array>
+#include <optional>
 
 #include "policy/space_list.h"
 
@@ -208,6 +209,64 @@ std::vector<std::string> ExpandBraces(const std::string& text) {
   return out;
 }
 
+namespace {
+
+// The shell text `script -c TEXT` (also -qc, -cTEXT, --command TEXT, --command=TEXT) or `flock
+// FILE -c TEXT` runs through a shell; nullopt for another command or without the option.
+// `with_value`: the short options whose value is the rest of the cluster or the next word.
+std::optional<std::string> CommandStringOption(std::string_view name,
+                                               const std::vector<Word>& words, std::size_t i) {
+  std::string_view with_value;
+  if (name == "script") {
+    with_value = "EIOBTm";
+  } else if (name == "flock") {
+    with_value = "wE";
+  } else {
+    return std::nullopt;
+  }
+  for (std::size_t j = i + 1; j < words.size(); ++j) {
+    const std::string& w = words[j].text;
+    if (w == "--") return std::nullopt;
+    if (w == "--command") return j + 1 < words.size() ? std::optional(words[j + 1].text) : "";
+    if (w.starts_with("--command=")) return w.substr(10);
+    if (w.size() < 2 || w[0] != '-' || w[1] == '-') continue;
+    for (std::size_t k = 1; k < w.size(); ++k) {
+      if (w[k] == 'c') {
+        if (k + 1 < w.size()) return w.substr(k + 1);
+        return j + 1 < words.size() ? std::optional(words[j + 1].text) : "";
+      }
+      if (with_value.find(w[k]) != std::string_view::npos) {
+        if (k + 1 == w.size()) ++j;  // the value is the next word
+        break;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// xargs's replace string among its options words[from, to): -I STR, -ISTR, -i[STR] and
+// --replace[=STR] (the last two default to {}). Empty: none.
+std::string XargsReplace(const std::vector<Word>& words, std::size_t from, std::size_t to) {
+  std::string replace;
+  for (std::size_t k = from; k < to && k < words.size(); ++k) {
+    const std::string& w = words[k].text;
+    if (w == "-I" && k + 1 < to) {
+      replace = words[++k].text;
+    } else if (w.starts_with("-I")) {
+      replace = w.substr(2);
+    } else if (w.starts_with("-i")) {
+      replace = w.size() > 2 ? w.substr(2) : "{}";
+    } else if (w == "--replace") {
+      replace = "{}";
+    } else if (w.starts_with("--replace=")) {
+      replace = w.substr(10);
+    }
+  }
+  return replace;
+}
+
+}  // namespace
+
 Unwrapped Unwrap(std::vector<Word> words) {
   Unwrapped out;
   std::size_t i = 0;
@@ -242,6 +301,10 @@ Unwrapped Unwrap(std::vector<Word> words) {
       i = j;
       continue;
     }
+    if (std::optional<std::string> text = CommandStringOption(name, words, i)) {
+      out.shell_text = std::move(*text);
+      break;
+    }
     const WrapperSpec* spec = FindWrapper(name);
     if (spec == nullptr) break;
     if (spec->assignments) SplitEnvString(words, i);
@@ -252,6 +315,7 @@ Unwrapped Unwrap(std::vector<Word> words) {
       ++j;
     }
     j = SkipOptions(*spec, words, j);
+    if (spec->name == "xargs") out.stdin_replace = XargsReplace(words, i + 1, j);
     if (spec->shell_string) {
       out.shell_text = JoinTexts(words, j);
       break;

@@ -24,6 +24,8 @@ struct Unwrapped {
   std::optional<std::string> shell_text;
   // The command's arguments are read from standard input (xargs, parallel).
   bool args_from_stdin = false;
+  // xargs -I STR (-i, --replace): the string each input line replaces in the command.
+  std::string stdin_replace;
   // A brace expansion too large to apply: the command cannot be judged.
   bool too_complex = false;
 };
