@@ -77,6 +77,10 @@ struct PolicyConfig {
   std::vector<std::string> allow;          // RE2 patterns; when non-empty a command must match one
   bool default_deny = true;                // apply cordon's built-in deny rules
   std::vector<std::string> nested_agents;  // extra agent CLI names refused like the built-in ones
+  // A command word only known when it runs ($EDITOR f, su${z}do), at the top level of the text:
+  // allowed (false, the default: $EDITOR is common) or refused. Inside text a shell parses
+  // again it is always refused (default.shell_feed).
+  bool deny_unknown_command_words = false;
 };
 
 // Resource limits of one command (docs/limits.md, decision 0007). For the four resource limits

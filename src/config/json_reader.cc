@@ -32,7 +32,8 @@ constexpr std::string_view kSandboxKeys[] = {"mode",
                                              "tool_caches",
                                              "backend"};
 constexpr std::string_view kHostRunFilesKeys[] = {"add", "remove"};
-constexpr std::string_view kPolicyKeys[] = {"deny", "allow", "default_deny", "nested_agents"};
+constexpr std::string_view kPolicyKeys[] = {"deny", "allow", "default_deny", "nested_agents",
+                                            "deny_unknown_command_words"};
 constexpr std::string_view kLimitsKeys[] = {"timeout_seconds", "output_bytes", "memory_bytes",
                                             "processes",       "open_files",   "cpu_seconds"};
 constexpr std::string_view kEnvironmentKeys[] = {"pass", "set"};
@@ -198,6 +199,8 @@ Result<void> ReadPolicy(const Reader& reader, const Json& json, PolicyConfig& ou
     const std::string pointer = PointerAppend(base, key);
     if (key == "default_deny") {
       CORDON_TRY(out.default_deny, reader.Bool(value, pointer));
+    } else if (key == "deny_unknown_command_words") {
+      CORDON_TRY(out.deny_unknown_command_words, reader.Bool(value, pointer));
     } else if (key == "deny") {
       CORDON_TRY(out.deny, reader.StringArray(value, pointer));
     } else if (key == "allow") {

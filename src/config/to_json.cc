@@ -54,6 +54,7 @@ OrderedJson ToDocument(const Config& config) {
   policy["allow"] = StringList(config.command_policy.allow);
   policy["default_deny"] = config.command_policy.default_deny;
   policy["nested_agents"] = StringList(config.command_policy.nested_agents);
+  policy["deny_unknown_command_words"] = config.command_policy.deny_unknown_command_words;
 
   OrderedJson limits = OrderedJson::object();
   limits["timeout_seconds"] = Seconds(config.limits.timeout);

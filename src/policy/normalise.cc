@@ -139,11 +139,21 @@ class Analyser {
     vars_.Set(argv[2].text, {value}, !known);
   }
 
-  // read [-r] NAME... <<< WORD: the names hold WORD's words, the last one the rest.
+  // read [-r] NAME... <<< WORD (or a here-doc): the names hold the first line's words, the
+  // last one the rest.
   void RecordRead(const std::vector<Word>& argv, const std::vector<Redirect>& redirects) {
-    const Redirect* here = nullptr;
+    std::optional<std::string> line;
+    bool dynamic = false;
     for (const Redirect& r : redirects) {
-      if (r.op == RedirectOp::kHereString && r.EffectiveFd() == 0) here = &r;
+      if (r.EffectiveFd() != 0) continue;
+      if (r.op == RedirectOp::kHereString) {
+        line = r.target.text;
+        dynamic = r.target.Dynamic();
+      } else if (r.op == RedirectOp::kHereDoc) {
+        line = r.body.substr(0, r.body.find('\n'));
+        // An unquoted delimiter expands the body: its values are not known.
+        dynamic = !r.target.Has(kWordQuoted) && line->find_first_of("$`") != std::string::npos;
+      }
     }
     std::vector<std::string> names;
     for (std::size_t i = 1; i < argv.size(); ++i) {
@@ -155,8 +165,8 @@ class Analyser {
       names.push_back(argv[i].text);
     }
     if (names.empty()) names.emplace_back("REPLY");
-    const bool known = here != nullptr && !here->target.Dynamic();
-    std::vector<Word> parts = known ? SplitValue(here->target.text) : std::vector<Word>{};
+    const bool known = line.has_value() && !dynamic;
+    std::vector<Word> parts = known ? SplitValue(*line) : std::vector<Word>{};
     for (std::size_t i = 0; i < names.size(); ++i) {
       std::string value;
       if (i + 1 < names.size()) {

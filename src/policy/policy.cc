@@ -20,6 +20,7 @@ struct Policy::Compiled {
   policy::PatternList deny;
   policy::PatternList allow;
   bool default_deny = true;
+  bool deny_unknown_command_words = false;
   policy::DefaultRules rules;
   policy::RawRules raw;
 };
@@ -93,8 +94,9 @@ Result<Policy> Policy::Create(const PolicyConfig& config) {
   std::vector<std::string> all_agents = policy::DefaultAgentNames();
   all_agents.insert(all_agents.end(), extra.begin(), extra.end());
   CORDON_TRY(policy::RawRules raw, policy::RawRules::Create(all_agents));
-  auto compiled = std::make_shared<const Compiled>(Compiled{
-      std::move(deny), std::move(allow), config.default_deny, std::move(rules), std::move(raw)});
+  auto compiled = std::make_shared<const Compiled>(
+      Compiled{std::move(deny), std::move(allow), config.default_deny,
+               config.deny_unknown_command_words, std::move(rules), std::move(raw)});
   return Policy(std::move(compiled));
 }
 
@@ -117,6 +119,14 @@ Decision Policy::Evaluate(std::string_view command) const {
   for (const policy::Command& c : analysis.commands) {
     if (p.default_deny) {
       if (auto hit = p.rules.Check(c, context)) return FromHit(std::move(*hit), c.text);
+    }
+    if (p.deny_unknown_command_words && c.origin == policy::Origin::kTop && !c.argv.empty() &&
+        c.argv[0].Dynamic()) {
+      return Deny("policy.unknown_command_word", "", c.text,
+                  fmt::format("the command name \"{}\" is only known when it runs, and the "
+                              "user's setting command_policy.deny_unknown_command_words refuses "
+                              "such names; name the program itself.",
+                              c.argv[0].text));
     }
     if (auto i = p.deny.FirstMatch(c.text)) return UserDeny(p.deny, *i, c.text);
     if (c.original != c.text) {

@@ -59,6 +59,21 @@ TEST(Policy, EveryCommandMustMatchTheAllowList) {
   EXPECT_EQ(d.matched_command, "rm -r x");
 }
 
+// command_policy.deny_unknown_command_words: a name only known when it runs is refused at the
+// top level too. The twins: off (the default) it is allowed, and a name the text sets is known.
+TEST(Policy, UnknownCommandWordsAtTheTopLevelAreRefusedWhenTheUserSaysSo) {
+  PolicyConfig config;
+  EXPECT_EQ(RuleFor(MakePolicy(config), "$EDITOR notes.md"), "");
+  config.deny_unknown_command_words = true;
+  Policy p = MakePolicy(config);
+  EXPECT_EQ(RuleFor(p, "$EDITOR notes.md"), "policy.unknown_command_word");
+  EXPECT_EQ(RuleFor(p, "ls && \"$1\" x"), "policy.unknown_command_word");
+  EXPECT_EQ(RuleFor(p, "x=ls; $x -l"), "");
+  EXPECT_EQ(RuleFor(p, "echo $EDITOR"), "");
+  Decision d = p.Evaluate("$EDITOR notes.md");
+  EXPECT_NE(d.reason.find("deny_unknown_command_words"), std::string::npos) << d.reason;
+}
+
 TEST(Policy, DenyWinsOverAllow) {
   PolicyConfig config;
   config.allow = {"^git "};
