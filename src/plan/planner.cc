@@ -208,13 +208,16 @@ Result<void> CheckSearchable(const std::vector<std::filesystem::path>& roots) {
   return {};
 }
 
+// The trees the sandbox makes its own for each command: nothing written there reaches the host.
+constexpr const char* kSandboxOwnTrees[] = {"/dev", "/proc", "/sys"};
+
 // A writable root where the sandbox puts a view of its own would never reach the host: the
 // command's /dev and /proc are made for it, and a hidden path is masked over whatever is bound
 // there. Refused with the reason instead of silently writing into something that vanishes.
 Result<void> CheckRootsReachTheHost(const std::vector<std::filesystem::path>& roots,
                                     const std::vector<HiddenTarget>& hidden) {
   for (const std::filesystem::path& root : roots) {
-    for (const char* own : {"/dev", "/proc", "/sys"}) {
+    for (const char* own : kSandboxOwnTrees) {
       if (!core::IsWithin(root, own)) continue;
       return Fail(ErrorCode::kInvalidArgument,
                   fmt::format("writable root {}: {} is the sandbox's own inside (a private one for "
@@ -245,7 +248,7 @@ std::filesystem::path UsableToolCache(const SandboxConfig& config, const std::fi
       config.tool_caches == ToolCaches::kOff) {
     return {};
   }
-  for (const char* own : {"/dev", "/proc", "/sys"}) {
+  for (const char* own : kSandboxOwnTrees) {
     if (core::IsWithin(dir, own)) return {};
   }
   for (const HiddenTarget& target : hidden) {

@@ -43,11 +43,16 @@ std::filesystem::path PrepareToolCache(const SandboxConfig& config,
   if (!root) return {};
   const std::optional<std::filesystem::path> dir =
       plan::ToolCacheDirectory(config.tool_caches, *root, workspace);
-  if (!dir || !MakeDirectories(*dir)) return {};
-  if (config.tool_caches == ToolCaches::kWorkspace) {
-    RecordWorkspace(dir->parent_path() / "workspace", workspace);
-  }
+  if (!dir) return {};
+  // Made once; every later command only resolves it (one realpath, no mkdir per component).
   Result<std::filesystem::path> canonical = core::Canonical(*dir);
+  if (!canonical) {
+    if (!MakeDirectories(*dir)) return {};
+    if (config.tool_caches == ToolCaches::kWorkspace) {
+      RecordWorkspace(dir->parent_path() / "workspace", workspace);
+    }
+    canonical = core::Canonical(*dir);
+  }
   struct stat st {};
   if (!canonical || ::lstat(canonical->c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
       st.st_uid != ::geteuid()) {
