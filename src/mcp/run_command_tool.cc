@@ -42,30 +42,6 @@ void AppendStream(std::string& text, const char* name, const CapturedOutput& out
   }
 }
 
-// One line saying how the run ended, and the reason field of structuredContent.
-std::pair<std::string, std::string> Outcome(const RunResult& r, std::chrono::milliseconds timeout) {
-  switch (r.status) {
-    case RunStatus::kExited:
-      if (!r.error.empty()) return {fmt::format("exit code {}: {}", r.exit_code, r.error), r.error};
-      return {fmt::format("exit code {}", r.exit_code), r.error};
-    case RunStatus::kSignaled:
-      return {fmt::format("killed by signal {}", r.signal),
-              fmt::format("the command was killed by signal {}", r.signal)};
-    case RunStatus::kTimedOut: {
-      std::string reason = fmt::format(
-          "timed out after {}: cordon killed every process of the command", Seconds(timeout));
-      return {reason, reason};
-    }
-    case RunStatus::kDenied: {
-      std::string reason = r.decision.reason.empty() ? std::string("refused") : r.decision.reason;
-      return {fmt::format("NOT RUN: denied [{}]: {}", r.decision.rule_id, reason), reason};
-    }
-    case RunStatus::kSetupFailed:
-      return {fmt::format("NOT RUN: cordon could not set up the sandbox: {}", r.error), r.error};
-  }
-  return {"unknown status", ""};
-}
-
 }  // namespace
 
 Result<RunCommandArgs> ParseRunCommandArgs(const json& arguments) {
@@ -139,9 +115,33 @@ Result<CommandRequest> BuildCommandRequest(const RunCommandArgs& args,
   return request;
 }
 
+std::pair<std::string, std::string> RunOutcome(const RunResult& r,
+                                               std::chrono::milliseconds timeout) {
+  switch (r.status) {
+    case RunStatus::kExited:
+      if (!r.error.empty()) return {fmt::format("exit code {}: {}", r.exit_code, r.error), r.error};
+      return {fmt::format("exit code {}", r.exit_code), r.error};
+    case RunStatus::kSignaled:
+      return {fmt::format("killed by signal {}", r.signal),
+              fmt::format("the command was killed by signal {}", r.signal)};
+    case RunStatus::kTimedOut: {
+      std::string reason = fmt::format(
+          "timed out after {}: cordon killed every process of the command", Seconds(timeout));
+      return {reason, reason};
+    }
+    case RunStatus::kDenied: {
+      std::string reason = r.decision.reason.empty() ? std::string("refused") : r.decision.reason;
+      return {fmt::format("NOT RUN: denied [{}]: {}", r.decision.rule_id, reason), reason};
+    }
+    case RunStatus::kSetupFailed:
+      return {fmt::format("NOT RUN: cordon could not set up the sandbox: {}", r.error), r.error};
+  }
+  return {"unknown status", ""};
+}
+
 json ToolResultFromRun(const RunResult& result, std::string_view command, bool outside_sandbox,
                        std::chrono::milliseconds timeout) {
-  auto [headline, reason] = Outcome(result, timeout);
+  auto [headline, reason] = RunOutcome(result, timeout);
   std::string text = fmt::format("$ {}\n{}{} ({:.0f} ms)\n", command, headline,
                                  outside_sandbox ? ", run OUTSIDE the sandbox" : "",
                                  static_cast<double>(result.duration.count()) / 1000.0);

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "cordon/error.h"
 #include "cordon/run.h"
@@ -32,6 +33,11 @@ struct RunCommandArgs {
 [[nodiscard]] Result<CommandRequest> BuildCommandRequest(const RunCommandArgs& args,
                                                          const std::filesystem::path& workspace,
                                                          std::chrono::milliseconds max_timeout);
+
+// One line saying how the run ended ("exit code 2", "NOT RUN: denied [rule]: why", ...), and
+// the reason field of structuredContent (empty for a plain exit).
+std::pair<std::string, std::string> RunOutcome(const RunResult& result,
+                                               std::chrono::milliseconds timeout);
 
 // {content: [{type: text, text}], structuredContent, isError}. isError is true unless the
 // command exited with code 0.

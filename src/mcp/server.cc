@@ -7,6 +7,7 @@
 #include <exception>
 #include <utility>
 
+#include "mcp/background_tools.h"
 #include "mcp/git_commit_tool.h"
 #include "mcp/run_command_tool.h"
 #include "mcp/tool_schema.h"
@@ -44,6 +45,7 @@ Server::Server(ServerOptions options, CommandRunner& runner, MessageSink& sink)
       runner_(runner),
       sink_(sink),
       sandbox_(runner.GetCapabilities()),
+      background_(runner, options_.commit_root ? &worktree_lock_ : nullptr),
       calls_(options_.max_calls_in_flight) {}
 
 Server::~Server() { Shutdown(); }
@@ -101,6 +103,8 @@ void Server::Dispatch(const Request& request) {
   }
   if (method == "tools/list") {
     json tools = json::array({RunCommandTool(sandbox_, protocol_version_)});
+    for (json& tool : BackgroundTools(sandbox_, protocol_version_))
+      tools.push_back(std::move(tool));
     if (options_.commit_root) tools.push_back(GitCommitTool(protocol_version_));
     sink_.Send(MakeResult(request.id, {{"tools", std::move(tools)}}));
   } else if (method == "tools/call") {
@@ -168,7 +172,8 @@ void Server::CallTool(const Request& request) {
   }
   const std::string name = params["name"].get<std::string>();
   const bool git_commit = name == kGitCommitTool && options_.commit_root.has_value();
-  if (name != kRunCommandTool && !git_commit) {
+  const bool background = IsBackgroundTool(name);
+  if (name != kRunCommandTool && !git_commit && !background) {
     sink_.Send(
         MakeError(request.id, rpc_error::kInvalidParams, fmt::format("Unknown tool: {}", name)));
     return;
@@ -183,17 +188,15 @@ void Server::CallTool(const Request& request) {
   const json id = request.id;
   const auto status = calls_.Start(
       IdKey(id),
-      [this, id, git_commit, arguments = std::move(arguments), token = std::move(token)](
-          const std::shared_ptr<CancelToken>& cancel) -> CallsInFlight::Answer {
+      [this, id, name, git_commit, background, arguments = std::move(arguments),
+       token =
+           std::move(token)](const std::shared_ptr<CancelToken>& cancel) -> CallsInFlight::Answer {
         json result;
         try {
           if (git_commit) {
-            std::unique_lock lock(worktree_lock_, std::try_to_lock);
-            result = lock.owns_lock()
-                         ? GitCommitCall(arguments, *options_.commit_root, *cancel)
-                         : ToolErrorResult(
-                               "Not committed: a command is still running in the workspace; "
-                               "call git_commit again once it has finished");
+            result = CommitCall(arguments, *cancel);
+          } else if (background) {
+            result = BackgroundCall(name, arguments, background_, runner_, *cancel);
           } else {
             result = RunCommandCall(arguments, token, *cancel);
           }
@@ -222,9 +225,25 @@ void Server::CallTool(const Request& request) {
   }
 }
 
+json Server::CommitCall(const json& arguments, const CancelToken& cancel) {
+  std::unique_lock lock(worktree_lock_, std::try_to_lock);
+  if (lock.owns_lock()) return GitCommitCall(arguments, *options_.commit_root, cancel);
+  const std::string background = background_.RunningList();
+  if (!background.empty()) {
+    return ToolErrorResult(fmt::format(
+        "Not committed: background commands are running in the workspace ({}) and could change "
+        "it while git reads it; stop them with stop_background, commit, then start them again",
+        background));
+  }
+  return ToolErrorResult(
+      "Not committed: a command is still running in the workspace; call git_commit again once "
+      "it has finished");
+}
+
 bool Server::Shutdown() {
   calls_.CancelAll();
   pending_.Close();
+  background_.StopAll();
   return calls_.WaitAll(options_.shutdown_grace);
 }
 

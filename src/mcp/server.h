@@ -19,6 +19,7 @@
 #include <string>
 #include <string_view>
 
+#include "mcp/background_jobs.h"
 #include "mcp/calls_in_flight.h"
 #include "mcp/command_runner.h"
 #include "mcp/json_rpc.h"
@@ -49,7 +50,8 @@ class Server {
   void HandleLine(std::string_view line);
   // The framer dropped a line longer than its cap.
   void HandleOversizedLine(std::size_t max_line_bytes);
-  // stdin reached EOF: cancel every call, wake every wait, wait for the workers.
+  // stdin reached EOF: cancel every call, stop every background command, wake every wait,
+  // wait for the workers.
   // True when every worker finished within the grace period.
   bool Shutdown();
 
@@ -65,6 +67,8 @@ class Server {
   // The body of a tools/call worker: returns the CallToolResult.
   nlohmann::json RunCommandCall(const nlohmann::json& arguments,
                                 const nlohmann::json& progress_token, const CancelToken& cancel);
+  // git_commit: refused while any command (run_command or background) holds the worktree.
+  nlohmann::json CommitCall(const nlohmann::json& arguments, const CancelToken& cancel);
 
   const ServerOptions options_;
   CommandRunner& runner_;
@@ -83,6 +87,9 @@ class Server {
   std::shared_mutex worktree_lock_;
 
   PendingRequests pending_;
+  // start_background's commands (background_tools.h); they hold worktree_lock_ as run_command
+  // does, so they are stopped (Shutdown) before it goes.
+  BackgroundJobs background_;
   CallsInFlight calls_;  // last: destroyed first, waiting for workers that use the rest
 };
 

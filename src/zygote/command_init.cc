@@ -138,12 +138,10 @@ void MountCommandProc(const ChildContext& c) {
 
 }  // namespace
 
-void RunHolder(const ChildContext& c, const void* /*extra*/) {
-  // No parent-death signal: that follows the *thread* that cloned us, and the session outlives
-  // the call that started it. The holder ends on POLLERR of its status pipe instead, which
-  // the kernel raises when the last reader (the Zygote, or the dead server) is gone.
-  linux_native::EnterInit(c, /*parent_death_signal=*/false);
-  linux_native::SetUpNamespaces(c);
+namespace {
+
+// The holder's life once its namespaces are set up: it only waits.
+[[noreturn]] void HoldUntilReleased(const ChildContext& c) {
   // Stays dumpable: setns() through its pidfd needs ptrace read access to it, which an
   // unprivileged caller lacks to a non-dumpable process. No command can reach it: it lives in
   // a PID namespace no command is in (they cannot name it), and commands hold no capabilities.
@@ -153,6 +151,39 @@ void RunHolder(const ChildContext& c, const void* /*extra*/) {
     pollfd p{c.status_fd, 0, 0};
     if (::poll(&p, 1, -1) > 0 && (p.revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) ::_exit(0);
   }
+}
+
+}  // namespace
+
+void RunHolder(const ChildContext& c, const void* /*extra*/) {
+  // No parent-death signal: that follows the *thread* that cloned us, and the session outlives
+  // the call that started it. The holder ends on POLLERR of its status pipe instead, which
+  // the kernel raises when the last reader (the Zygote, or the dead server) is gone.
+  linux_native::EnterInit(c, /*parent_death_signal=*/false);
+  linux_native::SetUpNamespaces(c);
+  HoldUntilReleased(c);
+}
+
+void RunRejoiningHolder(const ChildContext& c, const void* extra) {
+  // A CLONE_VM relay, like the joiner: raw system calls only.
+  const RejoinSpec& spec = *static_cast<const RejoinSpec*>(extra);
+  // The previous holder's user namespace first (its id maps are ours), then its network
+  // namespace (loopback already up, and whatever listens there) and UTS namespace.
+  Require(c, ::setns(spec.anchor_pidfd, spec.setns_flags) == 0, Step::kJoinNamespaces);
+  // A mount namespace copied from the host's (not the previous view), a PID namespace and
+  // SysV IPC of its own.
+  Require(c, ::unshare(spec.unshare_flags) == 0, Step::kUnshareCommand);
+  pid_t holder = linux_native::sys::CloneForkLike(CLONE_PARENT);
+  Require(c, holder >= 0, Step::kForkInit);
+  if (holder == 0) {
+    linux_native::EnterInit(c, /*parent_death_signal=*/false);
+    if (const linux_native::StepResult r = linux_native::BuildMountView(c); r.failed()) {
+      ReportAndExit(c.error_fd, r);
+    }
+    HoldUntilReleased(c);
+  }
+  *spec.holder_pid = holder;
+  ::_exit(0);
 }
 
 void RunJoiner(const ChildContext& c, const void* extra) {

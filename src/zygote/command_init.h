@@ -3,8 +3,10 @@
 //
 //   holder   one per session: clone(CLONE_NEW{USER,NS,PID,NET,IPC,UTS}) like the one-shot init,
 //            builds the id maps, loopback and the mount view once, then only waits. Its
-//            namespaces are what every command joins. It ends when its status pipe loses its
-//            reader (the Zygote object closed it, or the server died) or on SIGKILL.
+//            namespaces are what every command joins. One rebuilt for a plan of another shape
+//            keeps the previous one's user, network and UTS namespaces (RejoinSpec). It ends when
+//            its status pipe loses its reader (the Zygote object closed it, or the server died) or
+//            on SIGKILL.
 //   joiner   one per command, a CLONE_VM|CLONE_VFORK relay of the supervising thread (no copy
 //            of the server's page tables): setns() into the holder's user, mount, net and UTS
 //            namespaces; unshare(CLONE_NEWNS|CLONE_NEWPID[|CLONE_NEWIPC]); creates the
@@ -45,9 +47,23 @@ struct JoinSpec {
   int* mount_ns_fd = nullptr;
 };
 
+// A holder rebuilt for a plan of another shape (the host changed under the session) is born
+// into the previous holder's user, network and UTS namespaces, so that a server a command
+// started on the session's loopback (a background command, decision 0043) stays reachable from
+// the commands after the change; its mount view (built afresh from the host's), PID and IPC
+// namespaces are its own. A CLONE_VM relay like the joiner: setns, unshare, then the holder
+// with clone(CLONE_PARENT), which builds the view and waits as RunHolder does.
+struct RejoinSpec {
+  int anchor_pidfd = -1;        // pidfd of the previous holder (setns target)
+  int setns_flags = 0;          // CLONE_NEWUSER|CLONE_NEWNET[|CLONE_NEWUTS]
+  int unshare_flags = 0;        // CLONE_NEWNS|CLONE_NEWPID[|CLONE_NEWIPC]
+  pid_t* holder_pid = nullptr;  // where the relay stores the holder's pid
+};
+
 // InitEntry bodies (linux_native::LaunchWithEntry). `extra` is a const JoinSpec* for
-// RunJoiner and unused for RunHolder.
+// RunJoiner, a const RejoinSpec* for RunRejoiningHolder and unused for RunHolder.
 void RunHolder(const linux_native::ChildContext& c, const void* extra);
+void RunRejoiningHolder(const linux_native::ChildContext& c, const void* extra);
 void RunJoiner(const linux_native::ChildContext& c, const void* extra);
 
 }  // namespace cordon::zygote

@@ -20,7 +20,8 @@
 #include "zygote/namespace_hold.h"
 
 namespace cordon::zygote {
-Result<std::unique_ptr<Zygote>> Zygote::Start(const plan::LaunchPlan& plan) {
+Result<std::unique_ptr<Zygote>> Zygote::Start(const plan::LaunchPlan& plan,
+                                              const Zygote* previous) {
   const plan::Namespaces& ns = plan.namespaces;
   if (!plan.sandboxed || !ns.user || !ns.mount || !ns.pid) {
     return Fail(ErrorCode::kUnavailable, "zygote: the plan has no user, mount and PID namespaces");
@@ -46,7 +47,27 @@ Result<std::unique_ptr<Zygote>> Zygote::Start(const plan::LaunchPlan& plan) {
   if (ns.ipc) flags |= CLONE_NEWIPC;
   if (ns.uts) flags |= CLONE_NEWUTS;
   entry.clone_flags = flags;
-  CORDON_TRY(z->holder_, linux_native::LaunchWithEntry(z->shape_, exec::StdioFds{}, entry));
+  Result<exec::LaunchedProcess> holder = std::unexpected(Error{});
+  if (previous != nullptr && previous->SharesNetworkWith(plan)) {
+    RejoinSpec rejoin;
+    pid_t rejoined_pid = -1;
+    rejoin.anchor_pidfd = previous->holder_.pidfd.get();
+    rejoin.setns_flags = CLONE_NEWUSER | CLONE_NEWNET;
+    if (ns.uts) rejoin.setns_flags |= CLONE_NEWUTS;
+    rejoin.unshare_flags = CLONE_NEWNS | CLONE_NEWPID;
+    if (ns.ipc) rejoin.unshare_flags |= CLONE_NEWIPC;
+    rejoin.holder_pid = &rejoined_pid;
+    linux_native::InitEntry rejoining = entry;
+    rejoining.run = &RunRejoiningHolder;
+    rejoining.extra = &rejoin;
+    rejoining.relay = true;
+    rejoining.relay_pid = &rejoined_pid;
+    holder = linux_native::LaunchWithEntry(z->shape_, exec::StdioFds{}, rejoining);
+  }
+  // First, or the previous holder died meanwhile: namespaces of its own (a loopback of its own).
+  if (!holder) holder = linux_native::LaunchWithEntry(z->shape_, exec::StdioFds{}, entry);
+  if (!holder) return std::unexpected(std::move(holder).error());
+  z->holder_ = *std::move(holder);
   // Where each joiner finds its own mount namespace (namespace_hold.h); without it, commands
   // run as well, their namespaces just not held.
   z->proc_.Reset(::open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC));
@@ -71,6 +92,13 @@ Zygote::~Zygote() {
   holder_.status_fd.Reset();  // the holder's POLLERR: it exits by itself
   exec::KillTree(holder_);
   (void)exec::Reap(holder_);
+}
+
+bool Zygote::SharesNetworkWith(const plan::LaunchPlan& plan) const {
+  // The same namespaces (so a network namespace on both sides) and hostname; the id maps are
+  // this process's own either way.
+  return plan.namespaces.net && shape_.namespaces == plan.namespaces &&
+         shape_.hostname == plan.hostname && Alive();
 }
 
 bool Zygote::Fits(const plan::LaunchPlan& plan) const {

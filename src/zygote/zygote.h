@@ -31,7 +31,13 @@ class Zygote {
  public:
   // Builds the session's namespaces for `plan` (which must be sandboxed, with user, mount and
   // PID namespaces). kUnavailable when the plan's mounts cannot be replayed per command.
-  [[nodiscard]] static Result<std::unique_ptr<Zygote>> Start(const plan::LaunchPlan& plan);
+  // `previous`: the zygote this one replaces. When it is alive and `plan` has a network
+  // namespace like its, the new holder keeps its user, network and UTS namespaces
+  // (RejoinSpec), so the session's loopback and what listens there outlive the rebuild.
+  [[nodiscard]] static Result<std::unique_ptr<Zygote>> Start(const plan::LaunchPlan& plan,
+                                                             const Zygote* previous = nullptr);
+  // Whether a holder for `plan` may be born into this one's user and network namespaces.
+  bool SharesNetworkWith(const plan::LaunchPlan& plan) const;
   ~Zygote();  // ends the holder and reaps it
   Zygote(const Zygote&) = delete;
   Zygote& operator=(const Zygote&) = delete;

@@ -14,6 +14,7 @@ namespace cordon::zygote {
 namespace {
 
 std::atomic<std::uint64_t> launches{0};
+std::atomic<std::uint64_t> starts{0};
 std::atomic<std::uint64_t> prepared_launches{0};
 std::atomic<std::uint64_t> prepared_ready{0};
 std::atomic<std::uint64_t> shape_changes{0};
@@ -34,6 +35,7 @@ constexpr std::chrono::milliseconds kIdleBeforePreparing{0};
 }  // namespace
 
 std::uint64_t ZygoteLaunches() { return launches.load(); }
+std::uint64_t ZygoteStarts() { return starts.load(); }
 std::uint64_t PreparedLaunches() { return prepared_launches.load(); }
 std::uint64_t PreparedReady() { return prepared_ready.load(); }
 std::uint64_t PreparedShapeChanges() { return shape_changes.load(); }
@@ -99,7 +101,9 @@ std::shared_ptr<const Zygote> ZygoteSlot::ZygoteFor(const plan::LaunchPlan& plan
   // A plan of another shape (the workspace gained a .git, a hidden path appeared), a view a
   // host change detached a mask from after the plan was made, or a dead holder: build anew.
   // Commands still running keep the old one alive until done.
-  Result<std::unique_ptr<Zygote>> started = Zygote::Start(plan);
+  // Born into the old holder's network namespace when it can be: a server a command of the
+  // session started there stays reachable from the commands after the change.
+  Result<std::unique_ptr<Zygote>> started = Zygote::Start(plan, zygote_.get());
   if (!started) {
     // The one-shot launch reports whatever the kernel refuses, with its own step. A plan whose
     // mounts the zygote cannot replay (kUnavailable) says nothing about the next plan, nor does
@@ -114,6 +118,7 @@ std::shared_ptr<const Zygote> ZygoteSlot::ZygoteFor(const plan::LaunchPlan& plan
     return nullptr;
   }
   zygote_ = std::move(*started);
+  starts.fetch_add(1);
   return zygote_;
 }
 

@@ -40,6 +40,8 @@ class PreparedCommand;
 // and how many of those started in a prepared command.
 std::uint64_t ZygoteLaunches();
 std::uint64_t PreparedLaunches();
+// How many zygotes (namespace holders) this process's sessions built, rebuilds included.
+std::uint64_t ZygoteStarts();
 // Prepared commands ready right now, over all sessions of the process (for tests), and how
 // often a session's commands changed shape, which discards the ready ones (a credential file
 // created, an entry added to a directory whose listing the plan's Landlock rules hold).

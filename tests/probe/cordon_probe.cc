@@ -7,6 +7,7 @@
 //   read PATH                read PATH; "ok <bytes>"
 //   mkdir PATH
 //   connect-tcp HOST PORT    IPv4 TCP connect
+//   serve-tcp PORT           listen on 127.0.0.1:PORT, print "listening", accept until killed
 //   loopback-echo            bind+listen on 127.0.0.1:0 and connect to it (own loopback)
 //   connect-unix PATH        AF_UNIX stream connect to a pathname socket
 //   connect-abstract NAME    AF_UNIX stream connect to an abstract socket
@@ -134,6 +135,29 @@ int LoopbackEcho() {
   char byte = 'x';
   bool ok = ::write(client, &byte, 1) == 1 && ::read(accepted, &byte, 1) == 1;
   return Result(ok);
+}
+
+// A server on 127.0.0.1:`port` that accepts and closes connections until killed; prints
+// "listening" once it does (a dev server a background command starts).
+int ServeTcp(const char* port) {
+  int server = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (server < 0) return Result(false);
+  const int one = 1;
+  (void)::setsockopt(server, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<uint16_t>(std::atoi(port)));
+  if (::bind(server, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::listen(server, 16) != 0) {
+    return Result(false);
+  }
+  std::printf("listening\n");
+  std::fflush(stdout);
+  for (;;) {
+    const int accepted = ::accept(server, nullptr, nullptr);
+    if (accepted >= 0) ::close(accepted);
+  }
 }
 
 // Binds a unix socket of its own at `name` (a path, or an abstract name), connects to it and
@@ -383,6 +407,7 @@ int main(int argc, char** argv) {
   if (cmd == "mkdir" && arg(1)) return Result(::mkdir(arg(1), 0755) == 0);
   if (cmd == "connect-tcp" && arg(2)) return ConnectTcp(arg(1), arg(2));
   if (cmd == "loopback-echo") return LoopbackEcho();
+  if (cmd == "serve-tcp" && arg(1)) return ServeTcp(arg(1));
   if (cmd == "connect-unix" && arg(1)) return ConnectUnix(arg(1), false);
   if (cmd == "connect-abstract" && arg(1)) return ConnectUnix(arg(1), true);
   if (cmd == "unix-echo" && arg(1)) return UnixEcho(arg(1), false);

@@ -92,6 +92,10 @@ async function waitUntil(predicate, ms) {
   return predicate();
 }
 
+// Offered in every session besides run_command (docs/mcp.md).
+const backgroundTools = ['read_background', 'start_background', 'stop_background'];
+const toolNames = async (client) => (await client.listTools()).tools.map((t) => t.name).sort();
+
 const shared = await connect();
 
 // Killing a running command on notifications/cancelled or EOF goes through
@@ -140,11 +144,14 @@ test('a cordon mcp that cannot start connects and says why on every call', async
 
 test('tools/list offers run_command with input and output schemas', async () => {
   const { tools } = await shared.listTools();
-  assert.equal(tools.length, 1);
-  assert.equal(tools[0].name, 'run_command');
-  assert.deepEqual(tools[0].inputSchema.required, ['command']);
-  assert.ok(tools[0].outputSchema.properties.exit_code);
-  assert.match(tools[0].description, /network deny/);
+  assert.deepEqual(tools.map((t) => t.name).sort(), [...backgroundTools, 'run_command'].sort());
+  const runCommand = tools.find((t) => t.name === 'run_command');
+  assert.deepEqual(runCommand.inputSchema.required, ['command']);
+  assert.ok(runCommand.outputSchema.properties.exit_code);
+  assert.match(runCommand.description, /network deny/);
+  const start = tools.find((t) => t.name === 'start_background');
+  assert.match(start.description, /share one private network namespace/);
+  assert.equal(start.inputSchema.properties.outside_sandbox, undefined);
 });
 
 test('a command runs and returns text and structured content', async () => {
@@ -197,6 +204,84 @@ test('cancelling a call kills its whole process tree promptly', { todo: cancelTo
             'the cancelled command is still running');
   // The server still serves afterwards.
   assert.equal((await run(shared, { command: 'echo after' })).structuredContent.stdout, 'after\n');
+});
+
+// A TCP port nothing on the host listens on right now.
+async function freeHostPort() {
+  const net = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function hostConnects(port) {
+  const net = await import('node:net');
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.on('connect', () => (socket.destroy(), resolve(true)));
+    socket.on('error', () => resolve(false));
+  });
+}
+
+function background(client, name, args) {
+  return client.callTool({ name, arguments: args });
+}
+
+test('a background server is reached by the next run_command, never by the host, and stops', async () => {
+  const port = await freeHostPort();
+  const fetch = `python3 -c "import urllib.request as u; print(u.urlopen('http://127.0.0.1:${port}/').status)"`;
+  // Twin first: before the server, the fetch fails.
+  assert.notEqual((await run(shared, { command: fetch })).structuredContent.exit_code, 0);
+  const started = await background(shared, 'start_background', {
+    command: `exec python3 -u -m http.server ${port} --bind 127.0.0.1`,
+  });
+  assert.equal(started.isError, false, JSON.stringify(started));
+  const { id } = started.structuredContent;
+  assert.match(id, /^bg-\d+$/);
+  let log = started.structuredContent.stdout;
+  for (let i = 0; i < 20 && !log.includes('Serving HTTP'); ++i) {
+    const read = await background(shared, 'read_background', { id, wait_seconds: 1 });
+    assert.equal(read.structuredContent.running, true, JSON.stringify(read));
+    log += read.structuredContent.stdout;
+  }
+  assert.match(log, /Serving HTTP/);
+  const fetched = await run(shared, { command: fetch });
+  assert.equal(fetched.structuredContent.stdout, '200\n', JSON.stringify(fetched.structuredContent));
+  assert.equal(await hostConnects(port), false, 'the host reached the session\'s server');
+  // The request shows in the server's log, read once.
+  const logged = await background(shared, 'read_background', { id, wait_seconds: 2 });
+  assert.match(logged.structuredContent.stderr, /"GET \/ HTTP\/1\.1" 200/);
+  const again = await background(shared, 'read_background', { id });
+  assert.equal(again.structuredContent.stderr, '');
+
+  const stopped = await background(shared, 'stop_background', { id });
+  assert.equal(stopped.structuredContent.status, 'stopped');
+  assert.equal(processesMatching(`http.server ${port}`).length, 0, 'the server outlived stop');
+  assert.notEqual((await run(shared, { command: fetch })).structuredContent.exit_code, 0);
+});
+
+test('a refused background command is the answer of start_background; bad ids are tool errors', async () => {
+  const refused = await background(shared, 'start_background', { command: 'sudo id' });
+  assert.equal(refused.isError, true);
+  assert.equal(refused.structuredContent.status, 'denied');
+  const unknown = await background(shared, 'read_background', { id: 'bg-999' });
+  assert.equal(unknown.isError, true);
+  assert.match(unknown.content[0].text, /no background command 'bg-999'/);
+});
+
+test('background commands end with the session', async () => {
+  const client = await connect();
+  const started = await background(client, 'start_background', { command: 'sleep 3019 & sleep 3019; wait' });
+  assert.equal(started.structuredContent.running, true, JSON.stringify(started));
+  assert.ok(await waitUntil(() => processesMatching('sleep 3019').length >= 2, 5000), 'never started');
+  await client.close();
+  assert.ok(await waitUntil(() => processesMatching('sleep 3019').length === 0, 5000),
+            'a background command outlived its session');
 });
 
 test('concurrent calls run together and a slow one does not hold up a fast one', async () => {
@@ -361,10 +446,8 @@ git(mainRepo, 'worktree', 'add', '-q', '-b', 'feature', linked);
 const worktreeClient = await connect({ args: ['mcp', '--worktree', '--workspace', linked], extraEnv: identity });
 
 test('worktree mode lists git_commit; the ordinary server does not', async () => {
-  const names = (await worktreeClient.listTools()).tools.map((t) => t.name);
-  assert.deepEqual(names.sort(), ['git_commit', 'run_command']);
-  const plain = (await shared.listTools()).tools.map((t) => t.name);
-  assert.deepEqual(plain, ['run_command']);
+  assert.deepEqual(await toolNames(worktreeClient), ['git_commit', ...backgroundTools, 'run_command'].sort());
+  assert.deepEqual(await toolNames(shared), [...backgroundTools, 'run_command'].sort());
   const refused = await shared.callTool({ name: 'git_commit', arguments: { message: 'x' } }).catch((e) => e);
   assert.ok(refused instanceof Error, 'git_commit must not be callable outside worktree mode');
 });
@@ -504,8 +587,7 @@ fs.writeFileSync(path.join(plainRepo, '.git', 'hooks', 'pre-commit'), `#!/bin/sh
 const repoClient = await connect({ args: ['mcp', '--workspace', plainRepo], extraEnv: identity });
 
 test('a session in a repository offers git_commit: git inside cannot commit, the tool can, without hooks', async () => {
-  const names = (await repoClient.listTools()).tools.map((t) => t.name);
-  assert.deepEqual(names.sort(), ['git_commit', 'run_command']);
+  assert.deepEqual(await toolNames(repoClient), ['git_commit', ...backgroundTools, 'run_command'].sort());
   const inside = await repoClient.callTool({
     name: 'run_command',
     arguments: { command: 'echo made > made.txt && git add made.txt' },
@@ -520,9 +602,9 @@ test('a session in a repository offers git_commit: git inside cannot commit, the
 
 test('no git_commit where the sandbox does not keep .git read-only (read_only mode, protection off)', async () => {
   const readOnly = await connect({ args: ['mcp', '--mode', 'read_only', '--workspace', plainRepo] });
-  assert.deepEqual((await readOnly.listTools()).tools.map((t) => t.name), ['run_command']);
+  assert.deepEqual(await toolNames(readOnly), [...backgroundTools, 'run_command'].sort());
   const configFile = path.join(scratch, 'unprotected.json');
   fs.writeFileSync(configFile, JSON.stringify({ sandbox: { protect_git_metadata: false } }));
   const unprotected = await connect({ args: ['--config', configFile, 'mcp', '--workspace', plainRepo] });
-  assert.deepEqual((await unprotected.listTools()).tools.map((t) => t.name), ['run_command']);
+  assert.deepEqual(await toolNames(unprotected), [...backgroundTools, 'run_command'].sort());
 });

@@ -101,6 +101,11 @@ RunResult FakeRunner::Run(const CommandRequest& request, bool outside_sandbox,
   }
   result.stdout_data.data = "ran: " + command + "\n";
   result.stdout_data.total_bytes = result.stdout_data.data.size();
+  // As a Session does: without capture, the output only reaches the callback.
+  if (!request.capture_output) {
+    if (on_output) on_output(OutputStream::kStdout, result.stdout_data.data);
+    result.stdout_data.data.clear();
+  }
   return result;
 }
 

@@ -23,7 +23,8 @@ namespace cordon::mcp::testing {
 //   "print N"         emits N chunks of output through the callback, 30 ms apart
 //   "print-then-block" emits "first\n" and "second\n" at once, then waits like "block"
 //   "fail"            exits 3 with stderr "boom"
-//   anything else     exits 0 with stdout "ran: <command>\n"
+//   anything else     exits 0 with stdout "ran: <command>\n" (through the callback only when
+//                     the request does not capture output, as a Session)
 class FakeRunner : public CommandRunner {
  public:
   FakeRunner();

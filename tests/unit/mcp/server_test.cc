@@ -81,7 +81,7 @@ TEST_F(ServerTest, MalformedLinesGetErrorsAndTheServerKeepsServing) {
 TEST_F(ServerTest, ToolsListHasRunCommandWithItsSchemas) {
   Initialize("2025-06-18");
   json tools = Request(1, "tools/list")["result"]["tools"];
-  ASSERT_EQ(tools.size(), 1u);
+  ASSERT_EQ(tools.size(), 4u);  // run_command and the three background tools
   EXPECT_EQ(tools[0]["name"], "run_command");
   EXPECT_EQ(tools[0]["inputSchema"]["required"], json::array({"command"}));
   EXPECT_TRUE(tools[0]["inputSchema"]["properties"].contains("outside_sandbox"));
