@@ -14,7 +14,7 @@ cmake --build --preset release -j "$(nproc)" --target cordon cordon-bwrap-exec c
 cordon=$PWD/build/release/src/cli/cordon
 
 rm -rf "$root"
-mkdir -p "$root/home" "$root/go" "$root/npm/dep" "$root/npm/app"
+mkdir -p "$root/home" "$root/go"
 export HOME=$root/home
 unset XDG_CACHE_HOME GOCACHE GOMODCACHE npm_config_cache
 
@@ -47,21 +47,7 @@ func TestHTTP(t *testing.T) {
 GO
 
 # npm: one dependency from a tarball, locked to the registry npm is configured with.
-echo '{ "name": "benchdep", "version": "1.0.0", "main": "index.js" }' >"$root/npm/dep/package.json"
-echo 'module.exports = 1;' >"$root/npm/dep/index.js"
-(cd "$root/npm/dep" && npm pack --silent >/dev/null && mv benchdep-1.0.0.tgz ..)
-registry=$(npm config get registry)
-integrity=$(node -e 'const c = require("crypto"), fs = require("fs");
-  process.stdout.write("sha512-" + c.createHash("sha512").update(fs.readFileSync(process.argv[1])).digest("base64"))' \
-  "$root/npm/benchdep-1.0.0.tgz")
-echo '{ "name": "app", "version": "1.0.0", "private": true, "dependencies": { "benchdep": "1.0.0" } }' \
-  >"$root/npm/app/package.json"
-cat >"$root/npm/app/package-lock.json" <<JSON
-{ "name": "app", "version": "1.0.0", "lockfileVersion": 3, "requires": true,
-  "packages": { "": { "name": "app", "version": "1.0.0", "dependencies": { "benchdep": "1.0.0" } },
-    "node_modules/benchdep": { "version": "1.0.0", "resolved": "${registry%/}/benchdep/-/benchdep-1.0.0.tgz",
-      "integrity": "$integrity" } } }
-JSON
+tests/e2e/toolchains/npm_locked_project.sh "$root/npm" benchdep 'module.exports = 1;'
 
 # A run server of its own, stopped at the end.
 export XDG_RUNTIME_DIR=$root/runtime

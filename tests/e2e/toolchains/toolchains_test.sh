@@ -206,26 +206,11 @@ done
 
 # npm: a tarball cached by one command installs offline (network denied) in the next, from a
 # lockfile naming the registry npm is configured with.
-npmw=$work/warm-npm && mkdir -p "$npmw/dep" "$npmw/app"
-echo '{ "name": "warmdep", "version": "1.0.0", "main": "index.js" }' > "$npmw/dep/package.json"
-echo 'module.exports = () => "warmdep loaded";' > "$npmw/dep/index.js"
+npmw=$work/warm-npm
 # npm on the host side gets a home of its own: the test home's caches must stay unwritten.
 packer=$work/packer-home && mkdir -p "$packer"
-(cd "$npmw/dep" && HOME="$packer" npm pack --silent >/dev/null && mv warmdep-1.0.0.tgz ..)
-registry=$(HOME="$packer" npm config get registry)
-integrity=$(node -e 'const c = require("crypto"), fs = require("fs");
-  process.stdout.write("sha512-" + c.createHash("sha512").update(fs.readFileSync(process.argv[1])).digest("base64"))' \
-  "$npmw/warmdep-1.0.0.tgz")
-cat > "$npmw/app/package.json" <<JSON
-{ "name": "app", "version": "1.0.0", "private": true, "dependencies": { "warmdep": "1.0.0" },
-  "scripts": { "test": "node -e \"console.log(require('warmdep')())\"" } }
-JSON
-cat > "$npmw/app/package-lock.json" <<JSON
-{ "name": "app", "version": "1.0.0", "lockfileVersion": 3, "requires": true,
-  "packages": { "": { "name": "app", "version": "1.0.0", "dependencies": { "warmdep": "1.0.0" } },
-    "node_modules/warmdep": { "version": "1.0.0", "resolved": "${registry%/}/warmdep/-/warmdep-1.0.0.tgz",
-      "integrity": "$integrity" } } }
-JSON
+HOME="$packer" "$(dirname "$0")/npm_locked_project.sh" "$npmw" warmdep \
+  'module.exports = () => "warmdep loaded";' "node -e \"console.log(require('warmdep')())\""
 npm_install="npm ci --offline --no-audit --no-fund >/dev/null 2>&1 && npm test"
 run_with "--tool-caches off" "$npmw" "npm cache add ./warmdep-1.0.0.tgz >/dev/null 2>&1" >/dev/null 2>&1
 out=$(run_with "--tool-caches off" "$npmw/app" "$npm_install" 2>&1)
