@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <system_error>
 #include <utility>
 
 namespace cordon::mcp {
@@ -13,6 +14,14 @@ constexpr std::chrono::milliseconds kCancelPoll{50};
 // Stop waits this long for a killed command's run to return; the supervisor reaps a killed
 // tree at once, so this is only reached when something is badly wrong.
 constexpr std::chrono::seconds kStopWait{30};
+
+// Drops the oldest bytes of `unread` beyond kMaxUnreadBytes; how many.
+std::size_t TrimToCap(std::string& unread) {
+  if (unread.size() <= BackgroundJobs::kMaxUnreadBytes) return 0;
+  const std::size_t excess = unread.size() - BackgroundJobs::kMaxUnreadBytes;
+  unread.erase(0, excess);
+  return excess;
+}
 
 std::string Abbreviated(std::string_view command) {
   constexpr std::size_t kMax = 60;
@@ -66,6 +75,7 @@ BackgroundJobs::Report BackgroundJobs::TakeReport(Job& job) {
   report.running = !job.ended;
   report.stopped = job.stopped;
   if (job.ended) report.result = job.result;
+  for (std::string& unread : job.unread) job.dropped += TrimToCap(unread);
   report.stdout_text = std::exchange(job.unread[0], {});
   report.stderr_text = std::exchange(job.unread[1], {});
   report.dropped_bytes = std::exchange(job.dropped, 0);
@@ -92,11 +102,9 @@ void BackgroundJobs::RunJob(const std::shared_ptr<Job>& job, const CommandReques
     std::lock_guard lock(mutex_);
     std::string& unread = job->unread[stream == OutputStream::kStdout ? 0 : 1];
     unread.append(data);
-    if (unread.size() > kMaxUnreadBytes) {
-      const std::size_t excess = unread.size() - kMaxUnreadBytes;
-      unread.erase(0, excess);
-      job->dropped += excess;
-    }
+    // Trimmed back to the cap only once it is twice over: a chatty command costs one move per
+    // 256 KiB, not one per chunk (TakeReport trims the rest).
+    if (unread.size() > 2 * kMaxUnreadBytes) job->dropped += TrimToCap(unread);
     changed_.notify_all();
   };
   RunResult result = runner_.Run(request, false, *job->cancel, keep);
@@ -126,7 +134,13 @@ Result<BackgroundJobs::Report> BackgroundJobs::Start(CommandRequest request, std
     request.capture_output = false;  // the callback keeps it, until read
     request.cancel_fd = job->cancel->fd();
     jobs_.push_back(job);
-    job->thread = std::thread([this, job, request = std::move(request)] { RunJob(job, request); });
+    try {
+      job->thread =
+          std::thread([this, job, request = std::move(request)] { RunJob(job, request); });
+    } catch (const std::system_error& e) {
+      jobs_.pop_back();  // never started: it must not count as running
+      return Fail(ErrorCode::kSystem, fmt::format("cannot start a thread for it: {}", e.what()));
+    }
     forgotten = Prune();
   }
   for (std::thread& thread : forgotten) {
@@ -145,8 +159,10 @@ Result<BackgroundJobs::Report> BackgroundJobs::Read(std::string_view id,
   if (!job) {
     const std::string running = RunningListLocked();
     return Fail(ErrorCode::kNotFound,
-                fmt::format("no background command '{}' in this session ({})", id,
-                            running.empty() ? "none is running" : "running: " + running));
+                fmt::format("no background command '{}' in this session ({}; ended commands "
+                            "beyond the newest {} are forgotten)",
+                            Abbreviated(id),
+                            running.empty() ? "none is running" : "running: " + running, kMaxKept));
   }
   const auto deadline = std::chrono::steady_clock::now() + wait;
   while (!job->ended && job->unread[0].empty() && job->unread[1].empty() && !cancel.cancelled()) {
@@ -162,7 +178,7 @@ Result<BackgroundJobs::Report> BackgroundJobs::Stop(std::string_view id) {
   const std::shared_ptr<Job> job = Find(id);
   if (!job) {
     return Fail(ErrorCode::kNotFound,
-                fmt::format("no background command '{}' in this session", id));
+                fmt::format("no background command '{}' in this session", Abbreviated(id)));
   }
   if (!job->ended) {
     job->stopped = true;

@@ -36,7 +36,7 @@ json OutputSchema() {
         {"status",
          {{"type", "string"},
           {"description",
-           "running, stopped, exited, signaled, timed_out, denied or setup_failed"}}},
+           "running, stopping, stopped, exited, signaled, timed_out, denied or setup_failed"}}},
         {"exit_code", {{"type", {"integer", "null"}}, {"description", "Once it exited"}}},
         {"stdout", {{"type", "string"}, {"description", "Output since the last read"}}},
         {"stderr", {{"type", "string"}, {"description", "Output since the last read"}}},
@@ -73,13 +73,14 @@ json Entry(std::string_view name, std::string_view title, std::string descriptio
 }
 
 std::string StatusName(const BackgroundJobs::Report& report) {
-  if (report.running) return "running";
+  if (report.running) return report.stopped ? "stopping" : "running";
   if (report.stopped) return "stopped";
   return RunStatusName(report.result->status);
 }
 
 bool Failed(const BackgroundJobs::Report& report) {
-  if (report.running || report.stopped) return false;
+  if (report.running) return report.stopped;  // a stop that did not end it in time
+  if (report.stopped) return false;
   return report.result->status != RunStatus::kExited || report.result->exit_code != 0;
 }
 
@@ -92,7 +93,9 @@ void AppendOutput(std::string& text, const char* name, const std::string& data) 
 json ReportResult(const BackgroundJobs::Report& report, std::string headline) {
   std::string reason;
   std::string text = fmt::format("{} `{}`: ", report.id, report.command);
-  if (report.running) {
+  if (report.running && report.stopped) {
+    text += "stop requested, but it has not ended yet; read it again";
+  } else if (report.running) {
     text += "running";
   } else if (report.stopped) {
     text += "stopped: cordon killed every process of the command";
@@ -155,7 +158,7 @@ json StartCall(const json& arguments, BackgroundJobs& jobs, const CommandRunner&
   if (started->running) {
     headline = fmt::format(
         "Started in the background. Read its output with read_background (id {0}), stop it "
-        "with stop_background (id {0}); it ends with the session at the latest.",
+        "with stop_background (id {0}); it runs until then, its timeout or the session's end.",
         started->id);
   }
   return ReportResult(*started, std::move(headline));
@@ -204,7 +207,13 @@ std::string LoopbackNote(const Capabilities& sandbox) {
     return "Commands use the host's network: a server started here listens on the host, "
            "reachable from later commands and from outside.";
   }
-  if (sandbox.backend == "native" && sandbox.enforcement.net_namespace) {
+  // A process limit held by RLIMIT_NPROC (no pids cgroup) runs each command in a user
+  // namespace, and so a network namespace, of its own (zygote_slot.cc).
+  const bool own_namespaces =
+      std::any_of(sandbox.limits.begin(), sandbox.limits.end(), [](const LimitEnforcement& l) {
+        return l.name == "processes" && l.value > 0 && l.mechanism.starts_with("RLIMIT");
+      });
+  if (sandbox.backend == "native" && sandbox.enforcement.net_namespace && !own_namespaces) {
     return "This session's commands share one private network namespace: a server started "
            "here is reachable from later commands (127.0.0.1), never from the host or another "
            "session.";

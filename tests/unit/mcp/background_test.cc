@@ -5,6 +5,7 @@
 #include <string>
 
 #include "mcp/background_jobs.h"
+#include "mcp/background_tools.h"
 #include "server_fixture.h"
 
 namespace cordon::mcp::testing {
@@ -218,6 +219,23 @@ TEST(BackgroundJobs, NothingStartsOnceTheSessionIsEnding) {
   ASSERT_FALSE(refused.has_value());
   EXPECT_NE(refused.error().message.find("ending"), std::string::npos);
   EXPECT_TRUE(runner.calls().empty());
+}
+
+TEST(LoopbackNote, SaysWhetherLaterCommandsReachAServer) {
+  Capabilities c;
+  c.backend = "native";
+  c.network = NetworkPolicy::kDeny;
+  c.enforcement.net_namespace = true;
+  EXPECT_NE(LoopbackNote(c).find("share one private network namespace"), std::string::npos);
+  // A process limit held by RLIMIT_NPROC: each command in namespaces of its own.
+  c.limits.push_back({"processes", 64, "RLIMIT_NPROC in the sandbox's user namespace", true});
+  EXPECT_NE(LoopbackNote(c).find("own private loopback"), std::string::npos);
+  c.limits.back().mechanism = "cgroup v2 pids.max";
+  EXPECT_NE(LoopbackNote(c).find("share one"), std::string::npos);
+  c.backend = "bwrap";
+  EXPECT_NE(LoopbackNote(c).find("own private loopback"), std::string::npos);
+  c.network = NetworkPolicy::kAllow;
+  EXPECT_NE(LoopbackNote(c).find("host's network"), std::string::npos);
 }
 
 }  // namespace
