@@ -33,6 +33,12 @@ bool IsWithin(const std::filesystem::path& path, const std::filesystem::path& ro
   return IsWithinText(path.native(), root.native());
 }
 
+bool IsWithinAny(const std::filesystem::path& path,
+                 const std::vector<std::filesystem::path>& roots) {
+  return std::any_of(roots.begin(), roots.end(),
+                     [&](const std::filesystem::path& root) { return IsWithin(path, root); });
+}
+
 bool IsWithinText(std::string_view p, std::string_view r) {
   if (r == "/") return !p.empty() && p.front() == '/';
   if (!p.starts_with(r)) return false;

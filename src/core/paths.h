@@ -20,6 +20,9 @@ std::filesystem::path ExpandHome(std::string_view path, const std::filesystem::p
 
 // True when `path` equals `root` or lies beneath it. Both must be canonical.
 bool IsWithin(const std::filesystem::path& path, const std::filesystem::path& root);
+// True when `path` is within (IsWithin) any of `roots`.
+bool IsWithinAny(const std::filesystem::path& path,
+                 const std::vector<std::filesystem::path>& roots);
 // The same on the paths' text (no fs::path to build).
 bool IsWithinText(std::string_view path, std::string_view root);
 

@@ -146,9 +146,7 @@ void AddOnce(std::vector<HiddenTarget>& list, HiddenTarget target) {
 // Whether the sandbox's view contains `path`: the private /tmp and /var/tmp replace the host's,
 // except where a writable root (or the read-only bound workspace) is bound back in.
 bool InView(const fs::path& path, const std::vector<fs::path>& roots, const fs::path& workspace) {
-  const bool held = core::IsWithin(path, workspace) ||
-                    std::any_of(roots.begin(), roots.end(),
-                                [&](const fs::path& r) { return core::IsWithin(path, r); });
+  const bool held = core::IsWithin(path, workspace) || core::IsWithinAny(path, roots);
   if (held) return true;
   if (core::IsWithin(path, kPrivateTmp)) return false;
   auto var_tmp = core::Canonical("/var/tmp");

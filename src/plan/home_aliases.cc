@@ -115,10 +115,7 @@ std::optional<AliasInRoot> FindAliasInRoots(const std::vector<fs::path>& dirs,
                                             const std::vector<MountEntry>& mounts) {
   for (const fs::path& dir : dirs) {
     for (const Alias& alias : AliasesOf(dir, mounts)) {
-      const bool shown_anyway = std::any_of(roots.begin(), roots.end(), [&](const fs::path& r) {
-        return core::IsWithin(alias.shows, r);
-      });
-      if (shown_anyway) continue;
+      if (core::IsWithinAny(alias.shows, roots)) continue;
       for (const fs::path& root : roots) {
         // A root that is a part's second mount is that part, as if cordon ran there.
         const bool is_the_part = !alias.whole && alias.path == root;

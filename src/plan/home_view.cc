@@ -13,17 +13,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool InAny(const fs::path& path, const std::vector<fs::path>& roots) {
-  return std::any_of(roots.begin(), roots.end(),
-                     [&](const fs::path& root) { return core::IsWithin(path, root); });
-}
-
 // Sorted, each once, and only those inside no other.
 void KeepOutermost(std::vector<fs::path>& paths) {
   std::sort(paths.begin(), paths.end());
   std::vector<fs::path> outer;
   for (fs::path& path : paths) {
-    if (!InAny(path, outer)) outer.push_back(std::move(path));
+    if (!core::IsWithinAny(path, outer)) outer.push_back(std::move(path));
   }
   paths = std::move(outer);
 }
@@ -73,7 +68,7 @@ bool ResolvesThroughRoot(const fs::path& path, const std::vector<fs::path>& root
   if (canonical && *canonical == lexical) return false;
   for (fs::path at = lexical; at.has_relative_path(); at = at.parent_path()) {
     const auto resolved = core::Canonical(at);
-    if (resolved && InAny(*resolved, roots)) return true;
+    if (resolved && core::IsWithinAny(*resolved, roots)) return true;
   }
   return false;
 }
@@ -98,7 +93,8 @@ HomeViewPlan PlanHomeView(const SandboxConfig& config, HomeView home,
     }
     // Inside a writable root or the workspace it is the command's anyway; under /tmp or
     // /var/tmp the sandbox has private ones.
-    if (InAny(*canonical, visible) || InAny(*canonical, private_areas)) continue;
+    if (core::IsWithinAny(*canonical, visible) || core::IsWithinAny(*canonical, private_areas))
+      continue;
     view.areas.push_back(*canonical);
   }
   // The same trees mounted a second time elsewhere (a bind of /home into /srv): hidden there,
@@ -113,8 +109,8 @@ HomeViewPlan PlanHomeView(const SandboxConfig& config, HomeView home,
       if (::lstat(alias.path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
       // Under an area (hidden), a root or a private tmp anyway; in a root the planner refuses
       // what the root does not show anyway (FindAliasInRoots).
-      if (InAny(alias.path, view.own_areas) || InAny(alias.path, visible) ||
-          InAny(alias.path, private_areas)) {
+      if (core::IsWithinAny(alias.path, view.own_areas) || core::IsWithinAny(alias.path, visible) ||
+          core::IsWithinAny(alias.path, private_areas)) {
         continue;
       }
       aliases.push_back(alias.path);
@@ -150,13 +146,13 @@ HomeViewPlan PlanHomeView(const SandboxConfig& config, HomeView home,
     const auto canonical = core::Canonical(path);
     // For a toolchain's sake never a home or a directory every tool shares, nor anything in a
     // home's second mount (its real path is the one to grant).
-    if (!canonical || !InAny(*canonical, view.own_areas) ||
+    if (!canonical || !core::IsWithinAny(*canonical, view.own_areas) ||
         TooBroadForAToolchain(*canonical, homes)) {
       continue;
     }
     // Nor through a link the command could have made: a PATH entry or VIRTUAL_ENV in the
     // workspace that resolves out of it (`.venv -> ~/.mozilla`, made by an earlier command).
-    if (!InAny(*canonical, visible) && ResolvesThroughRoot(path, visible)) continue;
+    if (!core::IsWithinAny(*canonical, visible) && ResolvesThroughRoot(path, visible)) continue;
     wanted.push_back(*canonical);
   }
   wanted.insert(wanted.end(), config.readable_paths.begin(), config.readable_paths.end());
@@ -168,7 +164,7 @@ HomeViewPlan PlanHomeView(const SandboxConfig& config, HomeView home,
     const bool inside = std::any_of(view.areas.begin(), view.areas.end(), [&](const fs::path& a) {
       return *canonical != a && core::IsWithin(*canonical, a);
     });
-    if (!inside || InAny(*canonical, visible)) continue;
+    if (!inside || core::IsWithinAny(*canonical, visible)) continue;
     view.grants.push_back(*canonical);
   }
   // A grant inside another rides along in its bind.
@@ -178,7 +174,7 @@ HomeViewPlan PlanHomeView(const SandboxConfig& config, HomeView home,
 
 bool HiddenByHomeView(const HomeViewPlan& view, const std::vector<fs::path>& holes,
                       const fs::path& path) {
-  return InAny(path, view.areas) && !InAny(path, holes);
+  return core::IsWithinAny(path, view.areas) && !core::IsWithinAny(path, holes);
 }
 
 void AddHomeView(const HomeViewPlan& view, const std::vector<fs::path>& holes,

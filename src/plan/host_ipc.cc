@@ -21,11 +21,6 @@ namespace fs = std::filesystem;
 // /proc/net/unix grows with every socket on the host; a bound that keeps planning cheap.
 constexpr std::size_t kMaxProcNetUnix = 4 * 1024 * 1024;
 
-bool WithinAny(const fs::path& path, const std::vector<fs::path>& dirs) {
-  return std::any_of(dirs.begin(), dirs.end(),
-                     [&](const fs::path& d) { return core::IsWithin(path, d); });
-}
-
 // A mask over the entry `path` as it is now (lstat: a symlink is left alone, its target is
 // masked where it lies if it needs to be).
 void AddEntryMask(std::vector<MountOp>& ops, const fs::path& path) {
@@ -67,7 +62,7 @@ std::vector<MountOp> BuildRuntimeDirMasks(const std::vector<fs::path>& roots,
                                           NetworkPolicy network) {
   std::vector<MountOp> ops;
   auto run = core::Canonical("/run");
-  if (!run || WithinAny(*run, roots) ||
+  if (!run || core::IsWithinAny(*run, roots) ||
       std::any_of(roots.begin(), roots.end(),
                   [&](const fs::path& r) { return core::IsWithin(r, *run); })) {
     return ops;  // masking would hide a writable root
@@ -123,8 +118,9 @@ std::vector<MountOp> BuildHostSocketMasks(const std::vector<fs::path>& roots,
   }
   for (const fs::path& listed : ParseProcNetUnix(ReadBounded("/proc/net/unix"))) {
     auto canonical = core::Canonical(listed);
-    if (!canonical || WithinAny(*canonical, skipped)) continue;
-    if (WithinAny(*canonical, private_dirs) && !core::IsWithin(*canonical, workspace)) continue;
+    if (!canonical || core::IsWithinAny(*canonical, skipped)) continue;
+    if (core::IsWithinAny(*canonical, private_dirs) && !core::IsWithin(*canonical, workspace))
+      continue;
     const std::optional<Identified> found = IdentifyAt(AT_FDCWD, canonical->c_str(), /*mask=*/true);
     if (!found || !S_ISSOCK(found->mode)) continue;
     const bool seen = std::any_of(ops.begin(), ops.end(),

@@ -146,10 +146,7 @@ Result<std::vector<std::filesystem::path>> WritableRoots(const SandboxConfig& co
   std::sort(roots.begin(), roots.end());
   std::vector<std::filesystem::path> kept;
   for (auto& root : roots) {
-    bool covered = std::any_of(kept.begin(), kept.end(), [&](const std::filesystem::path& k) {
-      return core::IsWithin(root, k);
-    });
-    if (!covered) kept.push_back(std::move(root));
+    if (!core::IsWithinAny(root, kept)) kept.push_back(std::move(root));
   }
   return kept;
 }
@@ -210,8 +207,7 @@ std::vector<MountOp> BuildMountOps(const SandboxConfig& config,
   // workspace inside a configured root keeps its own .git protected).
   std::vector<std::filesystem::path> read_only;
   auto protect = [&](const std::filesystem::path& path) {
-    bool writable = std::any_of(writable_roots.begin(), writable_roots.end(),
-                                [&](const auto& r) { return core::IsWithin(path, r); });
+    bool writable = core::IsWithinAny(path, writable_roots);
     bool seen = std::find(read_only.begin(), read_only.end(), path) != read_only.end();
     if (writable && !seen) read_only.push_back(path);
   };
@@ -245,11 +241,6 @@ void OrderPinsBeforeReadOnlyBinds(std::vector<MountOp>& ops) {
     if (op.kind == MountOpKind::kHomeView) areas.push_back(op.path);
     if (op.kind == MountOpKind::kBindWritable && !op.optional) writable.push_back(op.path);
   }
-  auto within = [](const std::filesystem::path& path,
-                   const std::vector<std::filesystem::path>& in) {
-    return std::any_of(in.begin(), in.end(),
-                       [&](const std::filesystem::path& p) { return core::IsWithin(path, p); });
-  };
   auto rank = [&](const MountOp& op) {
     switch (op.kind) {
       case MountOpKind::kTmpfs:
@@ -259,7 +250,7 @@ void OrderPinsBeforeReadOnlyBinds(std::vector<MountOp>& ops) {
       case MountOpKind::kBindWritable:
         return op.optional ? 2 : 1;
       case MountOpKind::kBindReadOnly:
-        return within(op.path, areas) && !within(op.path, writable) ? 0 : 3;
+        return core::IsWithinAny(op.path, areas) && !core::IsWithinAny(op.path, writable) ? 0 : 3;
       case MountOpKind::kMaskDirectory:
       case MountOpKind::kMaskFile:
         return 4;

@@ -367,10 +367,7 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
   // The tools' caches (decision 0041): bound writable unless a root holds them already.
   const std::filesystem::path tool_cache =
       UsableToolCache(config.sandbox, request.tool_cache, hidden);
-  const bool bind_cache =
-      !tool_cache.empty() && std::none_of(roots.begin(), roots.end(), [&](const auto& root) {
-        return core::IsWithin(tool_cache, root);
-      });
+  const bool bind_cache = !tool_cache.empty() && !core::IsWithinAny(tool_cache, roots);
   std::vector<std::filesystem::path> writable = roots;
   if (bind_cache) writable.push_back(tool_cache);
   // The hidden home needs a view to hide it in (decision 0038): Landlock's read rules alone
@@ -556,16 +553,11 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
   plan.tmpdir = kPrivateTmp;
   // What the command is told of the home: a caller's home that is the workspace or lies in a
   // root (read_only mode may run in the home itself) is shown whole, whatever the view.
+  const bool home_in_root = std::any_of(
+      homes.begin(), homes.end(),
+      [&](const std::filesystem::path& home) { return core::IsWithinAny(home, visible); });
   const HomeView shown_home =
-      a.home == HomeView::kHidden &&
-              std::any_of(homes.begin(), homes.end(),
-                          [&](const std::filesystem::path& home) {
-                            return std::any_of(visible.begin(), visible.end(), [&](const auto& v) {
-                              return core::IsWithin(home, v);
-                            });
-                          })
-          ? HomeView::kReadOnly
-          : a.home;
+      a.home == HomeView::kHidden && home_in_root ? HomeView::kReadOnly : a.home;
   std::vector<std::string> defaults = ToolchainPointers(homes);
   if (!tool_cache.empty()) {
     for (std::string& variable : ToolCacheVariables(tool_cache)) {

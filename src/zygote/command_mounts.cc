@@ -48,9 +48,7 @@ std::optional<std::vector<CommandMount>> PlanCommandMounts(
       // cloned and re-attached like one beneath, so the fresh tmpfs never hides it.
       const bool covers = IsBind(op.kind) && op.path == tmpfs;
       if (!covers && !Beneath(op.path, tmpfs)) continue;
-      const bool covered = std::any_of(
-          tops.begin(), tops.end(), [&](const auto& top) { return core::IsWithin(op.path, top); });
-      if (covered) continue;
+      if (core::IsWithinAny(op.path, tops)) continue;
       if (op.kind == MountOpKind::kTmpfs || IsMask(op.kind)) return std::nullopt;
       if (op.kind == MountOpKind::kDirectory) {
         replay.push_back({CommandMountKind::kDirectory, op.path.string(), -1, false});
