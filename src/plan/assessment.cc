@@ -150,14 +150,14 @@ Assessment Assess(const Config& config, const KernelFeatures& f, const BackendPr
     // its creation refused): fail closed instead of running with unprotected git metadata.
     a.fallback = true;
     if (sandbox.mode == SandboxMode::kWorkspaceWrite && sandbox.protect_git_metadata) {
-      a.missing.push_back(fmt::format(
+      a.missing_unless_view_holds.push_back(fmt::format(
           "protect_git_metadata needs a mount namespace (Landlock cannot keep .git read-only "
           "inside a writable workspace), and {} (fix: enable user namespaces, or set "
           "sandbox.protect_git_metadata to false to accept that the command may write .git)",
           WhyNoNamespaces(f)));
     }
     if (sandbox.mode == SandboxMode::kWorkspaceWrite && sandbox.protect_host_run_files) {
-      a.missing.push_back(fmt::format(
+      a.missing_unless_view_holds.push_back(fmt::format(
           "protect_host_run_files needs a mount namespace (Landlock cannot keep agent and editor "
           "configs such as .claude/ or .mcp.json read-only inside a writable workspace), and {} "
           "(fix: enable user namespaces, or set sandbox.protect_host_run_files to false to "

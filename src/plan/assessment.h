@@ -29,7 +29,11 @@ struct Assessment {
   HomeView home = HomeView::kReadOnly;
   bool filesystem_enforced = false;
   bool network_enforced = false;
-  std::vector<std::string> missing;      // each: what is missing and how to fix it
+  std::vector<std::string> missing;  // each: what is missing and how to fix it
+  // The fallback's protect_git_metadata and protect_host_run_files: given only where the
+  // view itself already keeps every protected entry read-only (plan/view_protection.h: cordon
+  // inside a sandbox that does); each is what is missing otherwise, and how to fix it.
+  std::vector<std::string> missing_unless_view_holds;
   std::vector<std::string> unsupported;  // features cordon does not implement (yet)
 };
 

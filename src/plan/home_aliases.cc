@@ -45,10 +45,10 @@ std::vector<MountEntry> ParseMountInfo(std::string_view text) {
     const std::size_t end = text.find('\n');
     std::string_view line = text.substr(0, end);
     text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
-    // mount ID, parent ID, major:minor, root, mount point, ...
-    std::string_view fields[5];
+    // mount ID, parent ID, major:minor, root, mount point, mount options, ...
+    std::string_view fields[6];
     std::size_t count = 0;
-    while (count < 5 && !line.empty()) {
+    while (count < 6 && !line.empty()) {
       const std::size_t space = line.find(' ');
       fields[count++] = line.substr(0, space);
       line.remove_prefix(space == std::string_view::npos ? line.size() : space + 1);
@@ -57,8 +57,14 @@ std::vector<MountEntry> ParseMountInfo(std::string_view text) {
         !fields[4].starts_with('/')) {
       continue;
     }
+    bool read_only = false;
+    for (std::string_view options = count > 5 ? fields[5] : std::string_view(); !options.empty();) {
+      const std::size_t comma = options.find(',');
+      read_only = read_only || options.substr(0, comma) == "ro";
+      options.remove_prefix(comma == std::string_view::npos ? options.size() : comma + 1);
+    }
     entries.push_back({std::string(fields[2]), fs::path(Unescape(fields[3])).lexically_normal(),
-                       fs::path(Unescape(fields[4])).lexically_normal()});
+                       fs::path(Unescape(fields[4])).lexically_normal(), read_only});
   }
   return entries;
 }

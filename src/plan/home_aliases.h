@@ -18,6 +18,7 @@ struct MountEntry {
   std::string device;
   std::filesystem::path root;
   std::filesystem::path mount_point;
+  bool read_only = false;  // the mount's own options (mountinfo field 6) hold "ro"
 };
 
 // The entries of a mountinfo text, in order; octal escapes (\040 for a space) decoded; lines

@@ -209,8 +209,11 @@ struct LaunchPlan {
 
 // The capabilities payload for `config` on a machine with `features` (cordon status, MCP
 // initialize). Consistent with Plan: `missing` is non-empty exactly when Plan would refuse.
+// `workspace`: where the fallback's protected entries are looked for in this view
+// (plan/view_protection.h); without one they count as missing.
 Capabilities DescribeCapabilities(const Config& config,
                                   const linux_native::KernelFeatures& features,
-                                  const BackendProbes& backends = {});
+                                  const BackendProbes& backends = {},
+                                  const std::filesystem::path& workspace = {});
 
 }  // namespace cordon::plan

@@ -28,6 +28,7 @@
 #include "plan/root_only_watch.h"
 #include "plan/tool_caches.h"
 #include "plan/toolchain_env.h"
+#include "plan/view_protection.h"
 
 namespace cordon::plan {
 namespace {
@@ -41,6 +42,30 @@ std::string JoinMissing(const std::vector<std::string>& missing) {
     text += missing[i];
   }
   return text;
+}
+
+// The writable roots of `config` for `workspace`; none when one cannot be resolved.
+std::vector<std::filesystem::path> RootsOf(const SandboxConfig& config,
+                                           const std::filesystem::path& workspace) {
+  Result<std::vector<std::filesystem::path>> roots = WritableRoots(config, workspace);
+  return roots ? *std::move(roots) : std::vector<std::filesystem::path>{};
+}
+
+// The entries the fallback's protections name in the protected roots themselves (not in the
+// projects nested below them): `.git` and every host-run entry, present or not.
+std::vector<std::filesystem::path> RootEntries(const SandboxConfig& config,
+                                               const std::filesystem::path& workspace) {
+  std::vector<std::filesystem::path> entries;
+  const std::vector<std::string> host_run = config::HostRunFiles(config);
+  for (const std::filesystem::path& root :
+       ProtectedRoots(config, workspace, RootsOf(config, workspace))) {
+    if (config.protect_git_metadata) entries.push_back(root / ".git");
+    for (std::string_view entry : host_run) {
+      if (entry.ends_with('/')) entry.remove_suffix(1);
+      entries.push_back(root / entry);
+    }
+  }
+  return entries;
 }
 
 Result<std::filesystem::path> ResolveCwd(const PlanRequest& request) {
@@ -462,6 +487,21 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
   } else {
     for (const Placeholder& entry : absent) plan.absent_protected.push_back(entry.path());
   }
+  // The fallback keeps no entry read-only itself: only a view that already does may run it
+  // (cordon inside a sandbox that does; decision 0044), every entry checked, present or not.
+  if (!a.missing_unless_view_holds.empty()) {
+    std::vector<std::filesystem::path> entries = host_run.present;
+    for (const Placeholder& entry : absent) entries.push_back(entry.path());
+    if (config.sandbox.protect_git_metadata) {
+      for (const std::filesystem::path& root : protected_roots) entries.push_back(root / ".git");
+    }
+    if (const auto open = FirstNotHeldByView(entries, writable, mount_table)) {
+      return Fail(ErrorCode::kUnavailable,
+                  fmt::format("{} ({} is not kept read-only by this process's own view either, "
+                              "as it would be inside a sandbox that protects it)",
+                              JoinMissing(a.missing_unless_view_holds), open->string()));
+    }
+  }
   plan.landlock = BuildLandlock(config, a, features.landlock_abi, writable);
   if (masks) {
     plan.mounts = BuildMountOps(config.sandbox, request.workspace, roots, host_run.present, nested);
@@ -572,8 +612,31 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
 
 Capabilities DescribeCapabilities(const Config& config,
                                   const linux_native::KernelFeatures& features,
-                                  const BackendProbes& backends) {
+                                  const BackendProbes& backends,
+                                  const std::filesystem::path& workspace) {
   Assessment a = Assess(config, features, backends);
+  if (!a.missing_unless_view_holds.empty()) {
+    // The roots' own entries; a run checks the nested projects' too.
+    const std::vector<std::filesystem::path> entries = workspace.empty()
+                                                           ? std::vector<std::filesystem::path>{}
+                                                           : RootEntries(config.sandbox, workspace);
+    const std::vector<std::filesystem::path> writable = workspace.empty()
+                                                            ? std::vector<std::filesystem::path>{}
+                                                            : RootsOf(config.sandbox, workspace);
+    if (workspace.empty() || FirstNotHeldByView(entries, writable, ReadMountTable())) {
+      a.missing.insert(a.missing.end(), a.missing_unless_view_holds.begin(),
+                       a.missing_unless_view_holds.end());
+      a.filesystem_enforced = false;
+      a.network_enforced = false;
+      a.enforcement.filesystem = false;
+      a.enforcement.network = false;
+    } else {
+      a.unsupported.push_back(
+          "a mount namespace of cordon's own: protect_git_metadata and protect_host_run_files "
+          "are held by this view's own read-only mounts of every entry (cordon inside a "
+          "sandbox that keeps them; checked again at each run)");
+    }
+  }
   Capabilities caps;
   caps.mode = config.sandbox.mode;
   caps.network = config.sandbox.network;

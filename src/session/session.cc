@@ -116,13 +116,15 @@ Decision Session::Check(std::string_view command_text) const {
 
 Capabilities Session::GetCapabilities() const {
   if (state_->features.limits.cgroups_probed) {
-    return plan::DescribeCapabilities(state_->config, state_->features, state_->backends.probes);
+    return plan::DescribeCapabilities(state_->config, state_->features, state_->backends.probes,
+                                      state_->workspace);
   }
   // Status shows what every limit could use here, set or not: probe the cgroups now (the
   // session's own runs never need them, or Create would have probed).
   linux_native::KernelFeatures features = state_->features;
   features.limits = limits::ProbeLimits();
-  return plan::DescribeCapabilities(state_->config, features, state_->backends.probes);
+  return plan::DescribeCapabilities(state_->config, features, state_->backends.probes,
+                                    state_->workspace);
 }
 
 const Config& Session::config() const { return state_->config; }

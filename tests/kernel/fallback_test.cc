@@ -217,9 +217,11 @@ TEST_F(FallbackTest, AHomeMountedASecondTimeIsLeftOutOfTheReadList) {
 
 #ifdef CORDON_BINARY_PATH
 // cordon inside cordon: the outer sandbox refuses new user namespaces, so the inner cordon's
-// own probe finds none and it falls back to Landlock + seccomp inside the outer sandbox, or
-// refuses when that cannot give what its config asks. Never decided by a command's output.
-TEST_F(FallbackTest, CordonInsideCordonRefusesGitProtectionAndOtherwiseAddsItsOwnLayers) {
+// own probe finds none and it falls back to Landlock + seccomp inside the outer sandbox. Its
+// protect_git_metadata and protect_host_run_files hold where its own view already keeps every
+// entry read-only (the outer cordon's read-only binds and placeholders; decision 0044), read
+// from its own mount table, never from a command's output; elsewhere it refuses.
+TEST_F(FallbackTest, CordonInsideCordonKeepsProtectionsTheOuterViewHoldsAndAddsItsOwnLayers) {
   if (!Exists(CORDON_BINARY_PATH)) GTEST_SKIP() << "build the cordon target first";
   auto outer = SessionOrSkip(MakeConfig());
   if (!outer) return;
@@ -229,9 +231,38 @@ TEST_F(FallbackTest, CordonInsideCordonRefusesGitProtectionAndOtherwiseAddsItsOw
   std::ofstream(workspace_ / "inner.json")
       << R"({"sandbox": {"protect_git_metadata": false, "protect_host_run_files": false}})";
 
-  const RunResult refused = Shell(*outer, "./.cordon run -- sh -c 'echo x > refused-made'");
+  // The default config: the outer view keeps .git and the host-run entries read-only, so the
+  // inner run goes ahead; the inner command writes the workspace but neither of those.
+  const RunResult held = Shell(
+      *outer,
+      "./.cordon run -- sh -c 'echo x > inner-default; "
+      "echo x > .git/config 2>/dev/null && echo git-wrote || echo git-refused; "
+      "mkdir -p .claude 2>/dev/null; "
+      "echo x > .claude/settings.json 2>/dev/null && echo claude-wrote || echo claude-refused'");
+  EXPECT_EQ(held.exit_code, 0) << Describe(held);
+  EXPECT_EQ(held.stdout_data.data, "git-refused\nclaude-refused\n") << Describe(held);
+  EXPECT_TRUE(Exists(workspace_ / "inner-default")) << Describe(held);
+  EXPECT_FALSE(Exists(workspace_ / ".git" / "config"));
+  EXPECT_FALSE(Exists(workspace_ / ".claude" / "settings.json"));
+  // What status says inside: held by the view, not missing.
+  const RunResult status = Shell(*outer, "./.cordon status");
+  EXPECT_NE(status.stdout_data.data.find("held by this view's own read-only mounts"),
+            std::string::npos)
+      << Describe(status);
+  EXPECT_EQ(status.stdout_data.data.find("MISSING"), std::string::npos) << Describe(status);
+
+  // Twin: an outer sandbox that leaves .git writable. The inner cordon cannot keep it, and
+  // neither does its view: refused, naming the entry.
+  Config open = MakeConfig();
+  open.sandbox.protect_git_metadata = false;
+  auto unprotected = SessionOrSkip(open);
+  if (!unprotected) return;
+  const RunResult refused = Shell(*unprotected, "./.cordon run -- sh -c 'echo x > refused-made'");
   EXPECT_EQ(refused.exit_code, 125) << Describe(refused);
   EXPECT_NE(refused.stderr_data.data.find("protect_git_metadata"), std::string::npos)
+      << Describe(refused);
+  EXPECT_NE(refused.stderr_data.data.find(".git is not kept read-only by this process's own view"),
+            std::string::npos)
       << Describe(refused);
   EXPECT_FALSE(Exists(workspace_ / "refused-made"));
 

@@ -33,6 +33,11 @@ TEST(MountInfo, ParsesDeviceRootAndMountPointDecodingEscapesAndSkipsWhatDoesNotP
   EXPECT_EQ(entries[2].device, "254:0");
   EXPECT_EQ(entries[2].root, "/home");
   EXPECT_EQ(entries[2].mount_point, "/srv/all homes");
+  // The mount's own options: "ro" read-only, whatever the super block's say.
+  EXPECT_FALSE(entries[0].read_only);
+  EXPECT_TRUE(entries[4].read_only);
+  EXPECT_TRUE(ParseMountInfo("1 2 3:4 /a /b rw,ro x").at(0).read_only);
+  EXPECT_FALSE(ParseMountInfo("1 2 3:4 /a /b rw,nosuid,rorw x").at(0).read_only);
   EXPECT_TRUE(ParseMountInfo("").empty());
   EXPECT_TRUE(ParseMountInfo("1 2 3:4 /\n").empty()) << "too few fields";
   EXPECT_EQ(ParseMountInfo("1 2 3:4 /a /b\\134c x").at(0).mount_point, "/b\\c");
