@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -81,6 +82,26 @@ constexpr const char* RunLimitName(RunLimit limit) {
   return "none";
 }
 
+// The limit's key in the config's `limits` object: "timeout_seconds", "output_bytes",
+// "memory_bytes", "processes", "cpu_seconds"; "" for kNone.
+constexpr const char* RunLimitConfigKey(RunLimit limit) {
+  switch (limit) {
+    case RunLimit::kTimeout:
+      return "timeout_seconds";
+    case RunLimit::kOutput:
+      return "output_bytes";
+    case RunLimit::kMemory:
+      return "memory_bytes";
+    case RunLimit::kProcesses:
+      return "processes";
+    case RunLimit::kCpu:
+      return "cpu_seconds";
+    case RunLimit::kNone:
+      break;
+  }
+  return "";
+}
+
 // Which layers of the sandbox were in force for a run (or would be, in a capabilities report).
 struct Enforcement {
   std::string backend;      // "native", "bwrap", "seatbelt", "none"
@@ -95,6 +116,23 @@ struct Enforcement {
   bool seccomp = false;
   bool capabilities_dropped = false;
   bool no_new_privs = false;
+};
+
+// Something cordon refused the command, told exactly by the layer that refused it (never
+// guessed from the command's output; docs/denials.md): the run's `denials`.
+struct Denial {
+  // "command" (policy), "connect", "dns", "unix_socket", "limit", ...
+  std::string kind;
+  // What the command named: "93.184.216.34:443", "/run/docker.sock", "timeout", the command.
+  std::string target;
+  // "policy", "network", "seccomp", "landlock", "limits".
+  std::string layer;
+  // The setting or built-in rule that decided: "sandbox.network: deny", "limits.memory_bytes".
+  std::string rule;
+  // What would allow it, or "by design: " and the alternative. Never a widening to a secret
+  // store, the home, `/` or a protected path.
+  std::string fix;
+  bool operator==(const Denial&) const = default;
 };
 
 struct CapturedOutput {
@@ -121,6 +159,9 @@ struct RunResult {
   // Every limit the command ran into, the one that ended it included (e.g. kProcesses for a
   // fork bomb that was then ended by the timeout, kOutput for truncated output).
   std::vector<RunLimit> limits_reached;
+  // What cordon refused during the run, each once, in the order met (at most kMaxDenials).
+  std::vector<Denial> denials;
+  static constexpr std::size_t kMaxDenials = 32;
 
   // The exit code the CLI uses: own code; 124 timeout; 125 setup; 126 denied; 128+N signal.
   int CliExitCode() const;

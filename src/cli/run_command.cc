@@ -53,6 +53,7 @@ struct RunOptions {
   bool outside_sandbox = false;
   bool no_server = false;
   bool no_stdin = false;
+  bool quiet = false;  // no line per denial on stderr
   std::string justification;
 };
 
@@ -226,8 +227,8 @@ int RunRun(const GlobalOptions& global, const RunOptions& options) {
     request.capture_output = false;
   }
   const RunResult result = session->Run(request);
-  const report::RunOutcome outcome =
-      report::RenderRunOutcome(result, options.json, session->config().limits.timeout);
+  const report::RunOutcome outcome = report::RenderRunOutcome(
+      result, options.json, session->config().limits.timeout, !options.quiet);
   std::fflush(stdout);
   WriteAll(STDOUT_FILENO, outcome.stdout_text);
   WriteAll(STDERR_FILENO, outcome.stderr_text);
@@ -304,6 +305,8 @@ CLI::App* DefineRunCommand(CLI::App& root, RunOptions& options) {
       ->type_name("TEXT");
   app->add_option("command", options.argv, "The command and its arguments, after --")
       ->type_name("COMMAND");
+  app->add_flag("--quiet", options.quiet,
+                "No line on stderr for what the sandbox refused (--json still lists it)");
   app->add_flag("--no-stdin", options.no_stdin,
                 "The command reads nothing on stdin (/dev/null), whatever cordon's stdin is");
   app->add_flag("--no-server", options.no_server,
@@ -429,6 +432,7 @@ std::optional<server::ResolvedInvocation> ResolveRunInvocation(const server::Inv
   }
   request.cwd = ChooseCwd(request.workspace, caller.cwd);
   request.json = options.json;
+  request.quiet = options.quiet;
   request.has_stdin = CommandReadsStdin(stdin_fd, options);
   request.env = invocation.env;
   // session::CallerHome(), for the caller: its HOME when absolute, else the user's entry.

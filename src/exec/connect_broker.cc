@@ -1,6 +1,8 @@
 #include "exec/connect_broker.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <linux/netlink.h>
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
@@ -73,6 +75,7 @@ int SocketOption(int fd, int option) {
 struct Resolved {
   UniqueFd socket_file;  // O_PATH of the socket inode the command's path names
   int err = 0;
+  bool by_rule = false;  // err is cordon's refusal (outside the writable areas), not the path's
 };
 
 // Resolves `path` (from sun_path) as the command would: in its root (/proc/TID/root, which is
@@ -99,19 +102,134 @@ Resolved ResolveInView(pid_t tid, std::string path, const std::vector<std::strin
   // A read-only mount is never a writable area, even below one by path: the read_only mode's
   // workspace bound over the private /tmp, a .git bound read-only inside a writable root.
   struct statfs fs {};
-  if (::fstatfs(target.get(), &fs) != 0 || (fs.f_flags & ST_RDONLY) != 0) return {{}, EACCES};
+  if (::fstatfs(target.get(), &fs) != 0 || (fs.f_flags & ST_RDONLY) != 0) {
+    return {{}, EACCES, true};
+  }
   // The inode's path below the root of the mount tree it lives in: for the command's mount
   // namespace, the path as the command sees it.
   const std::string self = "/proc/self/fd/" + std::to_string(target.get());
   const ssize_t n = ::readlink(self.c_str(), link, sizeof link);
   if (n <= 0 || n >= static_cast<ssize_t>(sizeof link)) return {{}, EACCES};
   if (!ConnectBroker::IsBeneath(std::string_view(link, static_cast<std::size_t>(n)), beneath)) {
-    return {{}, EACCES};
+    return {{}, EACCES, true};
   }
   return {std::move(target), 0};
 }
 
+// "93.184.216.34:443", "[2001:db8::1]:443"; the port alone for another family.
+std::string FormatAddress(const sockaddr_storage& address, std::uint16_t* port) {
+  char text[INET6_ADDRSTRLEN] = {};
+  if (address.ss_family == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(&address);
+    *port = ntohs(in->sin_port);
+    ::inet_ntop(AF_INET, &in->sin_addr, text, sizeof text);
+    return std::string(text) + ":" + std::to_string(*port);
+  }
+  const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&address);
+  *port = ntohs(in6->sin6_port);
+  ::inet_ntop(AF_INET6, &in6->sin6_addr, text, sizeof text);
+  return "[" + std::string(text) + "]:" + std::to_string(*port);
+}
+
+bool IsLoopback(const sockaddr_storage& address) {
+  if (address.ss_family == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(&address);
+    return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+  }
+  const in6_addr& a = reinterpret_cast<const sockaddr_in6*>(&address)->sin6_addr;
+  if (IN6_IS_ADDR_LOOPBACK(&a)) return true;
+  return IN6_IS_ADDR_V4MAPPED(&a) && a.s6_addr[12] == 127;
+}
+
+// Whether a TCP socket of this process's network namespace (the host's: the supervisor's)
+// listens on `port` on the loopback or every address: read from /proc/self/net/tcp{,6}, never by
+// connecting to it.
+bool HostListens(std::uint16_t port) {
+  for (const char* table : {"/proc/self/net/tcp", "/proc/self/net/tcp6"}) {
+    UniqueFd fd(::open(table, O_RDONLY | O_CLOEXEC));
+    if (!fd) continue;
+    std::string text;
+    char buffer[8192];
+    for (ssize_t n; (n = ::read(fd.get(), buffer, sizeof buffer)) != 0;) {
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 || text.size() > (8u << 20)) break;
+      text.append(buffer, static_cast<std::size_t>(n));
+    }
+    // "  0: 0100007F:1F90 00000000:0000 0A ..." (address:port in hex; state 0A is LISTEN)
+    std::size_t at = text.find('\n');  // past the header
+    while (at != std::string::npos && at + 1 < text.size()) {
+      const std::size_t end = text.find('\n', at + 1);
+      std::string_view row(text.data() + at + 1,
+                           (end == std::string::npos ? text.size() : end) - at - 1);
+      at = end;
+      std::string_view fields[4];
+      for (std::string_view& field : fields) {
+        const std::size_t start = row.find_first_not_of(' ');
+        if (start == std::string_view::npos) break;
+        row.remove_prefix(start);
+        const std::size_t space = row.find(' ');
+        field = row.substr(0, space);
+        row.remove_prefix(space == std::string_view::npos ? row.size() : space);
+      }
+      const std::size_t sep = fields[1].find(':');
+      if (fields[3] != "0A" || sep == std::string_view::npos) continue;
+      const std::string_view local = fields[1].substr(0, sep);
+      if (std::strtoul(std::string(fields[1].substr(sep + 1)).c_str(), nullptr, 16) != port) {
+        continue;
+      }
+      const bool any = local.find_first_not_of('0') == std::string_view::npos;
+      const bool loopback4 = local.size() == 8 && local.ends_with("7F");
+      const bool loopback6 = local == "00000000000000000000000001000000" ||
+                             (local.size() == 32 && local.starts_with("0000000000000000FFFF0000") &&
+                              local.ends_with("7F"));
+      if (any || loopback4 || loopback6) return true;
+    }
+  }
+  return false;
+}
+
+constexpr const char* kNetworkFix =
+    "allow the network for this command: cordon run --network allow, or sandbox.network "
+    "\"allow\" in your config (an allow-list by domain is not available yet)";
+
 }  // namespace
+
+void ConnectBroker::Record(Denial denial) {
+  if (denials_.size() >= RunResult::kMaxDenials) return;
+  for (const Denial& seen : denials_) {
+    if (seen.kind == denial.kind && seen.target == denial.target) return;
+  }
+  denials_.push_back(std::move(denial));
+}
+
+void ConnectBroker::RecordInet(const sockaddr_storage& address, int type, int err,
+                               bool refused_tcp) {
+  std::uint16_t port = 0;
+  std::string target = FormatAddress(address, &port);
+  const bool dns = port == 53;
+  if (refused_tcp) {
+    Record({dns ? "dns" : "connect", std::move(target), "landlock", "sandbox.network: deny",
+            kNetworkFix});
+    return;
+  }
+  if (!rules_.private_network) return;
+  // In the sandbox's own network namespace there is only its loopback. A DNS query goes
+  // nowhere: no resolver listens on its port 53 (binding it needs a capability no command
+  // has), and the host's is beyond. Anything else beyond the loopback is unreachable.
+  const bool beyond = !IsLoopback(address);
+  const bool unreachable = err == ENETUNREACH || err == EHOSTUNREACH || err == EADDRNOTAVAIL;
+  if (dns && (beyond || type == SOCK_DGRAM || err == ECONNREFUSED)) {
+    Record({"dns", std::move(target), "network", "sandbox.network: deny", kNetworkFix});
+  } else if (beyond && unreachable) {
+    Record({"connect", std::move(target), "network", "sandbox.network: deny", kNetworkFix});
+  } else if (!beyond && err == ECONNREFUSED && type == SOCK_STREAM && HostListens(port)) {
+    // Nothing listens on the sandbox's loopback there, but the host's has a listener: the
+    // command meant the host's service (a database, a dev server), which it cannot reach.
+    Record({"connect", std::move(target), "network",
+            "sandbox.network: deny (the sandbox's loopback is its own, not the host's)",
+            kNetworkFix});
+  }
+}
 
 bool ConnectBroker::IsBeneath(std::string_view view_path, const std::vector<std::string>& beneath) {
   if (view_path.empty() || view_path.front() != '/') return false;
@@ -219,7 +337,13 @@ void ConnectBroker::HandleNotification() {
                                   static_cast<std::size_t>(len - kPathOffset - 1));
       if (!rules_.private_network && rules_.abstract_scoped) {
         abstract_held = HoldSandboxAbstractSocket(tid, name);
-        if (!abstract_held) return Respond(id, EACCES);
+        if (!abstract_held) {
+          Record({"unix_socket", "@" + std::string(name), "landlock",
+                  "abstract unix sockets of the host are out of reach (decision 0004)",
+                  "by design: a host service's socket is not reachable from the sandbox; use "
+                  "the service from outside cordon"});
+          return Respond(id, EACCES);
+        }
       }
     } else {
       const std::size_t max = static_cast<std::size_t>(len - kPathOffset);
@@ -239,21 +363,41 @@ void ConnectBroker::HandleNotification() {
     // uevents to udev) against the capabilities of the task that connects: ours, not the
     // command's. The command, which has none, may only connect to the kernel (0, no groups).
     const auto* netlink = reinterpret_cast<const sockaddr_nl*>(&address);
-    if (netlink->nl_pid != 0 || netlink->nl_groups != 0) return Respond(id, EPERM);
+    if (netlink->nl_pid != 0 || netlink->nl_groups != 0) {
+      Record({"netlink", fmt::format("port {} groups {:#x}", netlink->nl_pid, netlink->nl_groups),
+              "seccomp", "netlink only to the kernel (decision 0019)",
+              "by design: another process's netlink socket is not reachable from the sandbox"});
+      return Respond(id, EPERM);
+    }
   } else if (rules_.refuse_tcp && (domain == AF_INET || domain == AF_INET6) &&
              type == SOCK_STREAM && (protocol == IPPROTO_TCP || protocol == 0) &&
              family != AF_UNSPEC) {
+    if (family == domain) RecordInet(address, type, EACCES, true);
     return Respond(id, EACCES);
   }
   // Everything above about the target (its memory, descriptor, root, cwd) was read while it
   // waited in this connect(): it still does, so the thread id named the same task throughout.
   if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) return;
-  if (resolved.err != 0) return Respond(id, resolved.err);
-  const int err = Connect(id, std::move(socket), connect_to, connect_len);
+  if (resolved.err != 0) {
+    if (resolved.by_rule) {
+      const std::size_t max = static_cast<std::size_t>(len - kPathOffset);
+      Record({"unix_socket",
+              std::string(unix_address->sun_path, strnlen(unix_address->sun_path, max)), "seccomp",
+              "unix sockets only beneath the writable roots (decision 0019)",
+              "by design: a host service's socket is not reachable from the sandbox; use the "
+              "service from outside cordon"});
+    }
+    return Respond(id, resolved.err);
+  }
+  const int err = Connect(id, std::move(socket), connect_to, connect_len, type);
+  if (err >= 0 && (domain == AF_INET || domain == AF_INET6) && family == domain) {
+    RecordInet(address, type, err, false);
+  }
   if (err >= 0) Respond(id, err);
 }
 
-int ConnectBroker::Connect(std::uint64_t id, UniqueFd socket, const void* addr, unsigned len) {
+int ConnectBroker::Connect(std::uint64_t id, UniqueFd socket, const void* addr, unsigned len,
+                           int type) {
   // Never block the supervisor: connect non-blocking (the flag belongs to the open file
   // description, shared with the command, and is restored at once).
   const int flags = ::fcntl(socket.get(), F_GETFL);
@@ -270,7 +414,9 @@ int ConnectBroker::Connect(std::uint64_t id, UniqueFd socket, const void* addr, 
   event.events = EPOLLOUT;
   event.data.u64 = static_cast<std::uint64_t>(socket.get());
   if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, socket.get(), &event) != 0) return EINTR;
-  parked_.push_back(Parked{id, std::move(socket)});
+  Parked parked{id, std::move(socket), {}, type};
+  std::memcpy(&parked.address, addr, std::min<std::size_t>(len, sizeof parked.address));
+  parked_.push_back(std::move(parked));
   return -1;
 }
 
@@ -283,6 +429,8 @@ void ConnectBroker::FinishParked(int socket_fd) {
   if (::getsockopt(socket_fd, SOL_SOCKET, SO_ERROR, &err, &size) != 0) err = errno;
   (void)::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, socket_fd, nullptr);
   Respond(it->id, err);
+  const int family = it->address.ss_family;
+  if (family == AF_INET || family == AF_INET6) RecordInet(it->address, it->type, err, false);
   parked_.erase(it);
 }
 

@@ -16,6 +16,11 @@
 //   - anything else (inet, netlink, AF_UNSPEC) is connected as asked, except TCP when Landlock
 //     refuses TCP connects (EACCES).
 //
+// What it refuses by cordon's rules, and what the sandbox's own network namespace refuses (a
+// connect beyond its loopback, a DNS query to a resolver it cannot reach), it records as the
+// run's denials (TakeDenials; docs/denials.md): never a failure the command meets for its own
+// reasons (a closed port on its loopback, a socket path that does not exist, permissions).
+//
 // A blocking connect that is in progress (TCP) is parked until the socket is writable and then
 // answered with SO_ERROR; a blocking unix connect to a listener whose backlog is full gets
 // EAGAIN (what SO_SNDTIMEO's expiry gives) instead of waiting.
@@ -24,12 +29,15 @@
 // connect. Not thread-safe; one broker per supervised run.
 #pragma once
 
+#include <sys/socket.h>
+
 #include <cstdint>
 #include <memory>
 #include <string_view>
 #include <vector>
 
 #include "cordon/error.h"
+#include "cordon/run.h"
 #include "core/unique_fd.h"
 #include "exec/launched_process.h"
 
@@ -48,24 +56,35 @@ class ConnectBroker {
   // Whether `view_path` (a path as the command sees it) lies beneath one of `beneath`.
   static bool IsBeneath(std::string_view view_path, const std::vector<std::string>& beneath);
 
+  // What was refused so far, each (kind, target) once, at most RunResult::kMaxDenials; the
+  // list is handed over (empty afterwards).
+  std::vector<Denial> TakeDenials() { return std::move(denials_); }
+
  private:
   struct Parked {
     std::uint64_t id;
     core::UniqueFd socket;
+    sockaddr_storage address;  // an inet destination, for RecordInet once it is done
+    int type;
   };
 
   ConnectBroker(core::UniqueFd listener, core::UniqueFd epoll, ConnectRules rules);
   void HandleNotification();
   void FinishParked(int socket_fd);
   // The errno for the command (0: connected), or -1 when the connect was parked.
-  int Connect(std::uint64_t id, core::UniqueFd socket, const void* addr, unsigned len);
+  int Connect(std::uint64_t id, core::UniqueFd socket, const void* addr, unsigned len, int type);
   void Respond(std::uint64_t id, int err) const;
+  void Record(Denial denial);
+  // An inet connect that the sandbox's network setting decides: recorded when it is refused
+  // (or doomed: a DNS query) because of it. `err`: what the connect gave (0, errno).
+  void RecordInet(const sockaddr_storage& address, int type, int err, bool refused_tcp);
 
   core::UniqueFd listener_;
   core::UniqueFd epoll_;
   ConnectRules rules_;
   std::vector<Parked> parked_;
   bool listener_open_ = true;
+  std::vector<Denial> denials_;
 };
 
 }  // namespace cordon::exec

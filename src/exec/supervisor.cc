@@ -35,6 +35,7 @@ class ConnectBroker {
   }
   int fd() const { return -1; }
   void Service() {}
+  std::vector<Denial> TakeDenials() { return {}; }
 };
 #endif
 
@@ -390,6 +391,7 @@ void Supervisor::ReportLimits(RunResult& result) const {
 RunResult Supervisor::Finish() {
   RunResult result = FinishStatus();
   ReportLimits(result);
+  if (broker_) result.denials = broker_->TakeDenials();
   return result;
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/paths.h"
 #include "report/json_report.h"
+#include "report/run_outcome.h"
 
 namespace cordon::mcp {
 
@@ -39,6 +40,19 @@ void AppendStream(std::string& text, const char* name, const CapturedOutput& out
   if (out.truncated_bytes > 0) {
     text += fmt::format("[{} of {} bytes of {} were dropped from the middle]\n",
                         out.truncated_bytes, out.total_bytes, name);
+  }
+}
+
+// What the sandbox refused during the run (the policy's and the limits' refusals are the
+// headline already), so the model adapts instead of retrying.
+void AppendDenials(std::string& text, const RunResult& result) {
+  bool header = false;
+  for (const Denial& d : result.denials) {
+    if (d.layer == "policy" || d.layer == "limits") continue;
+    if (!header) text += "--- refused by cordon's sandbox ---\n";
+    header = true;
+    text += report::DescribeDenial(d);
+    text += '\n';
   }
 }
 
@@ -147,6 +161,7 @@ json ToolResultFromRun(const RunResult& result, std::string_view command, bool o
                                  static_cast<double>(result.duration.count()) / 1000.0);
   AppendStream(text, "stdout", result.stdout_data);
   AppendStream(text, "stderr", result.stderr_data);
+  AppendDenials(text, result);
 
   json structured = report::RunResultToJson(result);
   structured["truncated"] = result.stdout_data.truncated_bytes + result.stderr_data.truncated_bytes;

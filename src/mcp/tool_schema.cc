@@ -66,6 +66,12 @@ json RunCommandOutputSchema() {
         {"outside_sandbox", {{"type", "boolean"}}},
         {"duration_ms", {{"type", "number"}}},
         {"decision", {{"type", "object"}}},
+        {"denials",
+         {{"type", "array"},
+          {"description",
+           "What cordon refused during the run, each with kind, target, layer, rule and fix "
+           "(docs/denials.md)"},
+          {"items", {{"type", "object"}}}}},
         {"enforcement", {{"type", "object"}}}}},
       {"required", json::array({"status", "exit_code", "stdout", "stderr", "timed_out", "denied",
                                 "truncated", "reason"})}};

@@ -53,6 +53,15 @@ json RunResultToJson(const RunResult& r) {
   json reached = json::array();
   for (RunLimit limit : r.limits_reached) reached.push_back(RunLimitName(limit));
   out["limits_reached"] = std::move(reached);
+  json denials = json::array();
+  for (const Denial& d : r.denials) {
+    denials.push_back({{"kind", d.kind},
+                       {"target", d.target},
+                       {"layer", d.layer},
+                       {"rule", d.rule},
+                       {"fix", d.fix}});
+  }
+  out["denials"] = std::move(denials);
   return out;
 }
 

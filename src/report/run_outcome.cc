@@ -7,24 +7,6 @@
 namespace cordon::report {
 namespace {
 
-const char* RunLimitConfigKey(RunLimit limit) {
-  switch (limit) {
-    case RunLimit::kMemory:
-      return "memory_bytes";
-    case RunLimit::kProcesses:
-      return "processes";
-    case RunLimit::kCpu:
-      return "cpu_seconds";
-    case RunLimit::kOutput:
-      return "output_bytes";
-    case RunLimit::kTimeout:
-      return "timeout_seconds";
-    case RunLimit::kNone:
-      break;
-  }
-  return "?";
-}
-
 // Names the resource limit that ended the command or that it ran into (the exit code alone
 // cannot say: 137 is any SIGKILL), after the command's own output.
 void DescribeLimits(const RunResult& result, std::string& out) {
@@ -39,9 +21,31 @@ void DescribeLimits(const RunResult& result, std::string& out) {
   }
 }
 
+// The sandbox's refusals, after everything else cordon says.
+void DescribeDenials(const RunResult& result, std::string& out) {
+  std::size_t shown = 0;
+  std::size_t more = 0;
+  for (const Denial& d : result.denials) {
+    if (d.layer == "policy" || d.layer == "limits") continue;  // said above
+    if (shown == kMaxDenialLines) {
+      ++more;
+      continue;
+    }
+    out += fmt::format("cordon: {}\n", DescribeDenial(d));
+    ++shown;
+  }
+  if (more > 0) out += fmt::format("cordon: ...and {} more refused (--json lists them)\n", more);
+}
+
 }  // namespace
 
-RunOutcome RenderRunOutcome(const RunResult& result, bool json, std::chrono::milliseconds timeout) {
+std::string DescribeDenial(const Denial& d) {
+  return fmt::format("{} {} refused ({}: {}); {}{}", d.kind, d.target, d.layer, d.rule,
+                     d.fix.starts_with("by design") ? "" : "fix: ", d.fix);
+}
+
+RunOutcome RenderRunOutcome(const RunResult& result, bool json, std::chrono::milliseconds timeout,
+                            bool explain) {
   RunOutcome outcome;
   outcome.exit_code = result.CliExitCode();
   outcome.duration = result.duration;
@@ -72,6 +76,7 @@ RunOutcome RenderRunOutcome(const RunResult& result, bool json, std::chrono::mil
       DescribeLimits(result, outcome.stderr_text);
       break;
   }
+  if (explain) DescribeDenials(result, outcome.stderr_text);
   return outcome;
 }
 

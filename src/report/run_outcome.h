@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <string>
 
 #include "cordon/run.h"
@@ -18,7 +19,14 @@ struct RunOutcome {
   std::chrono::microseconds duration{0};  // RunResult::duration
 };
 
-// `timeout` is the limit the run had (for the timed-out message).
-RunOutcome RenderRunOutcome(const RunResult& result, bool json, std::chrono::milliseconds timeout);
+// `timeout` is the limit the run had (for the timed-out message). `explain`: a line per denial
+// of the sandbox's layers (the policy and the limits have their own lines), at most
+// kMaxDenialLines and a count of the rest; `cordon run --quiet` turns them off.
+inline constexpr std::size_t kMaxDenialLines = 5;
+RunOutcome RenderRunOutcome(const RunResult& result, bool json, std::chrono::milliseconds timeout,
+                            bool explain = true);
+// The text of one denial: "connect 192.0.2.1:443 refused (network: sandbox.network: deny);
+// fix: ...".
+std::string DescribeDenial(const Denial& denial);
 
 }  // namespace cordon::report

@@ -249,7 +249,7 @@ Result<report::RunOutcome> Server::Execute(int connection, ServedRun& run,
   // Nothing of the command is created before the client is let in.
   caller.before_start = admit;
   const RunResult result = session::RunFor(session, request, caller);
-  return report::RenderRunOutcome(result, r.json, session.config().limits.timeout);
+  return report::RenderRunOutcome(result, r.json, session.config().limits.timeout, !r.quiet);
 }
 
 std::optional<ServedRun> Server::Resolve(ReceivedRequest& received) {

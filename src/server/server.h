@@ -46,6 +46,7 @@ struct RunRequest {
   std::optional<std::string> shell_text;
   std::filesystem::path cwd;
   bool json = false;       // capture and reply with the --json report; no descriptors used
+  bool quiet = false;      // --quiet: no line per denial on stderr
   bool has_stdin = false;  // the command reads the caller's stdin (its terminal, or copied)
   std::vector<std::string> env;
   std::string home;

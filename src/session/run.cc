@@ -19,6 +19,7 @@
 #include "plan/launch_plan.h"
 #include "session/backend_choice.h"
 #include "session/request.h"
+#include "session/run_denials.h"
 #include "session/run_for.h"
 #include "session/session_internals.h"
 #include "session/session_state.h"
@@ -245,6 +246,7 @@ RunResult session::RunFor(const Session& session, const CommandRequest& request,
                               caller.take_fds, fds, *timeout, state.config.limits.output_bytes,
                               on_output, std::move(r));
   }();
+  session::AddRunDenials(result);
   result.duration = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
   return result;
 }

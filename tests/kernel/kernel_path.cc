@@ -166,6 +166,12 @@ RunResult RunResultFromJson(const json& object) {
     if (reached.is_string())
       result.limits_reached.push_back(LimitNamed(reached.get<std::string>()));
   }
+  for (const json& d : Field(object, "denials", json::array())) {
+    if (!d.is_object()) continue;
+    result.denials.push_back({Field(d, "kind", std::string()), Field(d, "target", std::string()),
+                              Field(d, "layer", std::string()), Field(d, "rule", std::string()),
+                              Field(d, "fix", std::string())});
+  }
   return result;
 }
 

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <thread>
@@ -63,6 +64,13 @@ TEST_F(LateSocketTest, HostSocketBoundDuringTheRunInAReadOnlyPlaceGetsNothing) {
       const LateOutcome late = ConnectToLateSocket(*session, path, type);
       EXPECT_EQ(late.result.stdout_data.data, "EACCES\n") << Describe(late.result);
       EXPECT_FALSE(late.reached) << NetworkPolicyName(network) << " type " << type;
+      // Reported as the sandbox's refusal, naming the socket (docs/denials.md).
+      EXPECT_TRUE(std::any_of(late.result.denials.begin(), late.result.denials.end(),
+                              [&](const Denial& d) {
+                                return d.kind == "unix_socket" && d.target == path &&
+                                       d.layer == "seccomp";
+                              }))
+          << Describe(late.result);
     }
   }
 }
@@ -78,6 +86,7 @@ TEST_F(LateSocketTest, HostSocketBoundDuringTheRunInTheWorkspaceIsReached) {
       const LateOutcome late = ConnectToLateSocket(*session, path, type);
       EXPECT_EQ(late.result.stdout_data.data, "ok\n") << Describe(late.result);
       EXPECT_TRUE(late.reached) << NetworkPolicyName(network) << " type " << type;
+      EXPECT_TRUE(late.result.denials.empty()) << Describe(late.result);
     }
   }
 }

@@ -7,6 +7,7 @@
 //   read PATH                read PATH; "ok <bytes>"
 //   mkdir PATH
 //   connect-tcp HOST PORT    IPv4 TCP connect
+//   connect-udp HOST PORT    IPv4 UDP connect (no datagram sent)
 //   serve-tcp PORT           listen on 127.0.0.1:PORT, print "listening", accept until killed
 //   loopback-echo            bind+listen on 127.0.0.1:0 and connect to it (own loopback)
 //   connect-unix PATH        AF_UNIX stream connect to a pathname socket
@@ -100,8 +101,10 @@ int Read(const char* path) {
   return Result(true, std::to_string(total));
 }
 
-int ConnectTcp(const char* host, const char* port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+// An IPv4 connect of a socket of `type`: TCP, or UDP (no datagram sent: what a resolver does
+// before its query).
+int ConnectInet(const char* host, const char* port, int type) {
+  int fd = ::socket(AF_INET, type | SOCK_CLOEXEC, 0);
   if (fd < 0) return Result(false);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -405,7 +408,8 @@ int main(int argc, char** argv) {
   if (cmd == "write" && arg(1)) return Write(arg(1));
   if (cmd == "read" && arg(1)) return Read(arg(1));
   if (cmd == "mkdir" && arg(1)) return Result(::mkdir(arg(1), 0755) == 0);
-  if (cmd == "connect-tcp" && arg(2)) return ConnectTcp(arg(1), arg(2));
+  if (cmd == "connect-tcp" && arg(2)) return ConnectInet(arg(1), arg(2), SOCK_STREAM);
+  if (cmd == "connect-udp" && arg(2)) return ConnectInet(arg(1), arg(2), SOCK_DGRAM);
   if (cmd == "loopback-echo") return LoopbackEcho();
   if (cmd == "serve-tcp" && arg(1)) return ServeTcp(arg(1));
   if (cmd == "connect-unix" && arg(1)) return ConnectUnix(arg(1), false);

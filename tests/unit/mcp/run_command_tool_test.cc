@@ -157,5 +157,27 @@ TEST(ToolResult, ARefusedEscapeIsADenialExplainingItself) {
   EXPECT_EQ(result["structuredContent"]["reason"], "the person declined");
 }
 
+TEST(ToolResult, TheSandboxsRefusalsAreSaidInTheTextAndListedInStructuredContent) {
+  RunResult r;
+  r.status = RunStatus::kExited;
+  r.exit_code = 6;
+  r.denials = {{"dns", "127.0.0.53:53", "network", "sandbox.network: deny", "allow the network"},
+               {"limit", "output", "limits", "limits.output_bytes", "write it to a file"}};
+  const json result = ToolResultFromRun(r, "curl https://example.test", false, milliseconds(1000));
+  const std::string text = result["content"][0]["text"];
+  EXPECT_NE(text.find("--- refused by cordon's sandbox ---\ndns 127.0.0.53:53 refused (network: "
+                      "sandbox.network: deny); fix: allow the network\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("limits.output_bytes"), std::string::npos) << "the limits have their own";
+  ASSERT_EQ(result["structuredContent"]["denials"].size(), 2u);
+  EXPECT_EQ(result["structuredContent"]["denials"][0]["kind"], "dns");
+  // Nothing refused: no such block.
+  r.denials.clear();
+  const std::string plain =
+      ToolResultFromRun(r, "true", false, milliseconds(1000))["content"][0]["text"];
+  EXPECT_EQ(plain.find("refused by cordon"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace cordon::mcp
