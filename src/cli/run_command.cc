@@ -154,7 +154,10 @@ std::optional<int> TryRunServer(const GlobalOptions& global, server::ServerUse u
   invocation.env = session::CallerEnvironment();
   const server::ClientResult result = server::RunThroughServer(paths, invocation);
   if (!result.warning.empty()) {
-    fmt::print(stderr, "cordon: {}; running the command without it\n", result.warning);
+    fmt::print(stderr,
+               "cordon: {}; running the command in this process instead (sandboxed as "
+               "always)\n",
+               result.warning);
   }
   if (result.none_running && use == server::ServerUse::kAuto) {
     server::StartServerInBackground(paths);

@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "cli/subcommands.h"
+#include "server/control.h"
 #include "server/server.h"
 
 namespace cordon::cli {
@@ -20,17 +21,62 @@ namespace {
 
 struct ServeOptions {
   double idle_timeout_seconds = 900;
+  bool status = false;
+  bool stop = false;
 };
 
+// The LSB's "program is not running" for --status.
+constexpr int kExitNotRunning = 3;
+
+server::ServerPaths Paths() {
+  const char* runtime_dir = std::getenv("XDG_RUNTIME_DIR");
+  return server::DefaultServerPaths(runtime_dir != nullptr ? std::optional<std::string>(runtime_dir)
+                                                           : std::nullopt);
+}
+
+int ShowStatus() {
+  const server::ServerPaths paths = Paths();
+  Result<server::ServerStatus> status = server::QueryServer(paths);
+  if (!status) return ReportSetupError(status.error());
+  if (!status->running) {
+    fmt::print("no run server is running for this user (socket {})\n", paths.socket.string());
+    return kExitNotRunning;
+  }
+  fmt::print("run server: pid {}, listening on {}\n", status->pid, paths.socket.string());
+  if (!status->stale.empty()) {
+    fmt::print(
+        "not used by this cordon: {}; `cordon serve --stop` ends it, and the next "
+        "`cordon run` starts a new one\n",
+        status->stale);
+  }
+  return 0;
+}
+
+int Stop() {
+  const server::ServerPaths paths = Paths();
+  Result<server::ServerStatus> stopped = server::StopServer(paths, std::chrono::seconds(5));
+  if (!stopped) return ReportSetupError(stopped.error());
+  if (!stopped->running) {
+    fmt::print("no run server was running for this user\n");
+  } else {
+    fmt::print("stopped the run server (pid {})\n", stopped->pid);
+  }
+  return 0;
+}
+
 int RunServe(const ServeOptions& options) {
+  if (options.status && options.stop) {
+    fmt::print(stderr, "cordon: serve: --status and --stop cannot be combined\n");
+    return kExitSetupFailed;
+  }
+  if (options.status) return ShowStatus();
+  if (options.stop) return Stop();
   if (!(options.idle_timeout_seconds > 0)) {
     fmt::print(stderr, "cordon: --idle-timeout: expected seconds > 0\n");
     return kExitSetupFailed;
   }
   server::ServerOptions server_options;
-  const char* runtime_dir = std::getenv("XDG_RUNTIME_DIR");
-  server_options.paths = server::DefaultServerPaths(
-      runtime_dir != nullptr ? std::optional<std::string>(runtime_dir) : std::nullopt);
+  server_options.paths = Paths();
   server_options.resolve_invocation = ResolveRunInvocation;
   server_options.runtime_dir = RuntimeDirectory();
   server_options.idle_timeout =
@@ -58,6 +104,11 @@ Subcommand AddServeCommand(CLI::App& root, const GlobalOptions&) {
   app->add_option("--idle-timeout", options->idle_timeout_seconds,
                   "Exit after this many seconds without a command (default 900)")
       ->type_name("SECONDS");
+  app->add_flag("--status", options->status,
+                "Say whether this user's run server runs (its pid); exit 3 when none does");
+  app->add_flag("--stop", options->stop,
+                "Stop this user's run server (SIGTERM, then SIGKILL after 5 s); a command it "
+                "runs ends with it");
   return {app, [options] { return RunServe(*options); }};
 }
 

@@ -297,7 +297,8 @@ Result<void> CheckServer(const Confinement& own, int socket) {
       own.exe_ino != server->exe_ino) {
     return Fail(ErrorCode::kUnavailable,
                 "it runs another cordon executable than this one (one started before an "
-                "upgrade, or another install): restart it");
+                "upgrade, or another install): stop it with `cordon serve --stop`, and the next "
+                "`cordon run` starts a new one");
   }
   return {};
 }

@@ -319,6 +319,8 @@ bool Server::Handle(core::UniqueFd connection, HelperThread& helper) {
   timeval timeout{kRequestTimeoutSeconds, 0};
   (void)::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
   Result<ReceivedRequest> received = ReceiveRequest(fd);
+  // A client that left before asking (`cordon serve --status` only looks) is no bad request.
+  if (!received && received.error().errno_value == ECONNRESET) return false;
   if (!received) {
     (void)Refuse(fd, "bad request", "could not read the request", received.error());
     DrainBriefly(fd);  // the rest of what it sent is not read: the client then reads why

@@ -158,6 +158,11 @@ Result<ReceivedRequest> ReceiveRequest(int socket, std::chrono::milliseconds bod
     n = ::recvmsg(socket, &msg, MSG_CMSG_CLOEXEC | MSG_WAITALL);
   } while (n < 0 && errno == EINTR);
   if (n < 0) return core::FailSyscall("recvmsg", "run request header");
+  if (n == 0) {
+    // Gone before asking anything (`cordon serve --status` looking, a client that gave up).
+    return std::unexpected(
+        Error{ErrorCode::kSystem, ECONNRESET, "the client left before sending a request"});
+  }
   ReceivedRequest received;
   for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
     if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == kScmPidfd &&
