@@ -57,7 +57,7 @@ TEST_F(BackgroundTest, StartAnswersAtOnceReadGivesNewOutputStopKillsTheTree) {
   EXPECT_EQ(started["structuredContent"]["stdout"], "first\nsecond\n");
   EXPECT_NE(Text(started).find("read_background"), std::string::npos);
   ASSERT_EQ(runner_.calls().size(), 1u);
-  const CommandRequest& request = runner_.calls()[0].request;
+  const CommandRequest request = runner_.calls()[0].request;  // a copy: calls() is one
   EXPECT_FALSE(request.capture_output);
   ASSERT_TRUE(request.timeout.has_value());
   EXPECT_EQ(*request.timeout, std::chrono::hours(24));  // no deadline but the session's end
