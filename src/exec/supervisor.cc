@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -20,6 +21,7 @@
 #include "exec/process_control.h"
 #if defined(__linux__)
 #include "exec/connect_broker.h"
+#include "exec/init_report.h"
 #endif
 
 namespace cordon::exec {
@@ -80,10 +82,11 @@ Stream MakeStream(OutputStream which, core::UniqueFd fd, const SuperviseOptions&
   return stream;
 }
 
-// The sandbox init's report of the command's wait status: one int, or EOF without it.
+// The sandbox init's report (init_report.h): the command's wait status (one int), then from
+// cordon-init what was left running; or EOF without it. It comes in one write.
 struct StatusChannel {
   core::UniqueFd fd;
-  std::array<unsigned char, sizeof(int)> bytes{};
+  std::array<unsigned char, sizeof(InitReport)> bytes{};
   std::size_t got = 0;
   bool have = false;
 
@@ -94,8 +97,8 @@ struct StatusChannel {
     if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
     if (n > 0) {
       got += static_cast<std::size_t>(n);
+      have = got >= sizeof(int);
       if (got < bytes.size()) return;
-      have = true;
     }
     fd.Reset();  // complete, EOF or a broken channel: nothing more will come
   }
@@ -105,7 +108,36 @@ struct StatusChannel {
     std::memcpy(&value, bytes.data(), sizeof value);
     return value;
   }
+
+  // The processes cordon-init found still running when the command ended, and their names;
+  // nullopt when the report does not say (an older or other init).
+  std::optional<std::pair<int, std::vector<std::string>>> left_running() const {
+    if (got < sizeof(InitReport)) return std::nullopt;
+    InitReport report{};
+    std::memcpy(&report, bytes.data(), sizeof report);
+    std::vector<std::string> names;
+    for (std::size_t at = 0; at < sizeof report.names && report.names[at] != '\0';) {
+      const std::size_t end =
+          std::find(report.names + at, report.names + sizeof report.names, '\0') - report.names;
+      names.emplace_back(report.names + at, end - at);
+      at = end + 1;
+    }
+    return std::pair{report.left_running, std::move(names)};
+  }
 };
+
+// The denial for processes the command left running, which die with its PID namespace.
+std::optional<Denial> LeftRunningDenial(int count, const std::vector<std::string>& names) {
+  if (count <= 0) return std::nullopt;
+  std::string listed;
+  for (const std::string& name : names) listed += (listed.empty() ? "" : ", ") + name;
+  if (static_cast<int>(names.size()) < count) listed += listed.empty() ? "..." : ", ...";
+  return Denial{"killed_at_exit",
+                fmt::format("{} process{} ({})", count, count == 1 ? "" : "es", listed),
+                "pid namespace", "the command's process tree ends with it",
+                "by design: start a service and what uses it in one command, or with cordon "
+                "mcp's start_background"};
+}
 
 int MillisUntil(Clock::time_point now, Clock::time_point when) {
   if (when <= now) return 0;
@@ -391,7 +423,10 @@ void Supervisor::ReportLimits(RunResult& result) const {
 RunResult Supervisor::Finish() {
   RunResult result = FinishStatus();
   ReportLimits(result);
-  if (broker_) result.denials = broker_->TakeDenials();
+  if (broker_) {
+    std::vector<Denial> brokered = broker_->TakeDenials();
+    result.denials.insert(result.denials.begin(), brokered.begin(), brokered.end());
+  }
   return result;
 }
 
@@ -429,6 +464,11 @@ RunResult Supervisor::FinishStatus() {
   result.status = command.signaled ? RunStatus::kSignaled : RunStatus::kExited;
   result.signal = command.signaled ? command.signal : 0;
   result.exit_code = command.signaled ? 0 : command.code;
+  if (const auto left = status_.left_running()) {
+    if (std::optional<Denial> killed = LeftRunningDenial(left->first, left->second)) {
+      result.denials.push_back(std::move(*killed));
+    }
+  }
   return result;
 }
 

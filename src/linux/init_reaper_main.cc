@@ -15,6 +15,7 @@
 // No C library (nolibc/sys.h, decision 0028: its execve is two per prepared command, and glibc's
 // start-up alone cost more than the rest), no allocation: it runs as PID 1 with the sandbox's
 // capabilities in its user namespace (never handed to the command, which drops them).
+#include "exec/init_report.h"
 #include "linux/exec_stub.h"
 #include "nolibc/sys.h"
 
@@ -41,6 +42,62 @@ bool IsExecFlag(const char* text) {
   return true;
 }
 
+// Whether `name` is a process id other than 1 (this init).
+bool IsOtherPid(const char* name) {
+  if (name[0] < '1' || name[0] > '9' || (name[0] == '1' && name[1] == '\0')) return false;
+  for (const char* p = name; *p != '\0'; ++p) {
+    if (*p < '0' || *p > '9') return false;
+  }
+  return true;
+}
+
+// The processes of this PID namespace still running (not zombies) besides init, and the names
+// of the first few, from its own /proc: the tree that dies when init exits.
+void CountLeftRunning(cordon::exec::InitReport& report) {
+  const long proc = OpenAt(AT_FDCWD, "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (proc < 0) {
+    report.left_running = -1;
+    return;
+  }
+  long used = 0;
+  alignas(8) char entries[2048];
+  for (long n; (n = Getdents64(static_cast<int>(proc), entries, sizeof entries)) > 0;) {
+    for (long at = 0; at < n;) {
+      unsigned short length = 0;
+      __builtin_memcpy(&length, entries + at + 16, sizeof length);  // linux_dirent64.d_reclen
+      const char* name = entries + at + 19;                         // d_name
+      at += length;
+      if (length == 0) break;
+      if (!IsOtherPid(name)) continue;
+      // /proc/PID/stat: "PID (COMM) STATE ..."; COMM may hold ") ".
+      char path[32] = "/proc/";
+      unsigned p = 6;
+      for (const char* c = name; *c != '\0' && p < sizeof path - 6; ++c) path[p++] = *c;
+      const char tail[] = "/stat";
+      for (unsigned i = 0; i < sizeof tail; ++i) path[p++] = tail[i];
+      char stat[128];
+      const long fd = OpenAt(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+      if (fd < 0) continue;  // gone meanwhile
+      const long got = Read(static_cast<int>(fd), stat, sizeof stat - 1);
+      Close(static_cast<int>(fd));
+      if (got <= 0) continue;
+      long open = -1;
+      long close = -1;
+      for (long i = 0; i < got; ++i) {
+        if (stat[i] == '(' && open < 0) open = i;
+        if (stat[i] == ')') close = i;
+      }
+      if (open < 0 || close < open || close + 2 >= got || stat[close + 2] == 'Z') continue;
+      ++report.left_running;
+      const long comm = close - open - 1;
+      if (used + comm + 1 > static_cast<long>(sizeof report.names)) continue;
+      for (long i = 0; i < comm; ++i) report.names[used++] = stat[open + 1 + i];
+      report.names[used++] = '\0';
+    }
+  }
+  Close(static_cast<int>(proc));
+}
+
 [[noreturn]] void Reap(int argc, char** argv) {
   if (argc == 3 && IsExecFlag(argv[1])) {
     const long request_fd = ParseNumber(argv[2]);
@@ -57,7 +114,10 @@ bool IsExecFlag(const char* text) {
     int status = 0;
     const long pid = Wait4(-1, &status);
     if (pid == command) {
-      (void)Write(static_cast<int>(status_fd), &status, sizeof status);
+      cordon::exec::InitReport report{};
+      report.wait_status = status;
+      CountLeftRunning(report);
+      (void)Write(static_cast<int>(status_fd), &report, sizeof report);
       Exit(0);
     }
     if (pid < 0 && pid != -kEintr) Exit(126);  // ECHILD: the command was not our child

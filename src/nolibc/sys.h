@@ -115,6 +115,9 @@ inline long Write(int fd, const void* data, size_t size) {
   return Sys(__NR_write, fd, (long)data, (long)size);
 }
 inline long Close(int fd) { return Sys(__NR_close, fd); }
+inline long Getdents64(int fd, void* buffer, size_t size) {
+  return Sys(__NR_getdents64, fd, (long)buffer, (long)size);
+}
 inline long OpenAt(int dir, const char* path, int flags) {
   return Sys(__NR_openat, dir, (long)path, flags, 0);
 }

@@ -40,6 +40,10 @@ void DescribeDenials(const RunResult& result, std::string& out) {
 }  // namespace
 
 std::string DescribeDenial(const Denial& d) {
+  if (d.kind == "killed_at_exit") {
+    return fmt::format("{} still running when the command ended were killed ({}: {}); {}", d.target,
+                       d.layer, d.rule, d.fix);
+  }
   return fmt::format("{} {} refused ({}: {}); {}{}", d.kind, d.target, d.layer, d.rule,
                      d.fix.starts_with("by design") ? "" : "fix: ", d.fix);
 }

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "kernel_support.h"
@@ -96,6 +97,23 @@ TEST_F(ProcessTreeTest, DaemonIsDeadWhenTheCommandExits) {
   // The PID namespace died with its init before Run returned: no wait needed.
   EXPECT_TRUE(NoneWithMarker(heartbeat.string()));
   EXPECT_TRUE(FileStopsChanging(heartbeat, 300ms));
+  // And the run says so (docs/denials.md), where cordon's init ended the command: the native
+  // backend's (bubblewrap has its own init, which reports nothing).
+  const auto killed = std::find_if(result.denials.begin(), result.denials.end(),
+                                   [](const Denial& d) { return d.kind == "killed_at_exit"; });
+  if (!UnderBwrap()) {
+    ASSERT_NE(killed, result.denials.end()) << Describe(result);
+    EXPECT_EQ(killed->layer, "pid namespace");
+    EXPECT_TRUE(killed->target.starts_with("1 process (") ||
+                killed->target.find(" processes (") != std::string::npos)
+        << killed->target;
+  }
+  // The twin: a command that leaves nothing running reports nothing of the kind.
+  const RunResult clean = Shell(*session, "sleep 0.1 & wait; echo done");
+  EXPECT_EQ(clean.stdout_data.data, "done\n") << Describe(clean);
+  EXPECT_TRUE(std::none_of(clean.denials.begin(), clean.denials.end(), [](const Denial& d) {
+    return d.kind == "killed_at_exit";
+  })) << Describe(clean);
 }
 
 TEST_F(ProcessTreeTest, DaemonOutlivesTheCommandInModeOff) {
