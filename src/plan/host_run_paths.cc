@@ -21,7 +21,9 @@ enum class Found { kPresent, kAbsent, kLink };
 
 bool EmptyDirectory(const std::filesystem::path& path) {
   core::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd) return false;
+  // Gone since it was looked at: a placeholder another run removed meanwhile (the entry is
+  // absent now, which is what the caller then plans for).
+  if (!fd) return errno == ENOENT;
   DIR* dir = ::fdopendir(fd.Release());
   if (dir == nullptr) return false;
   bool empty = true;
@@ -34,18 +36,6 @@ bool EmptyDirectory(const std::filesystem::path& path) {
   }
   ::closedir(dir);
   return empty;
-}
-
-bool IsPlaceholder(const std::filesystem::path& path, const struct stat& st) {
-  if (S_ISDIR(st.st_mode)) {
-    return (st.st_mode & 07777) == kPlaceholderDirectoryMode && EmptyDirectory(path);
-  }
-  if (!S_ISLNK(st.st_mode)) return false;
-  char target[128];
-  const ssize_t n = ::readlink(path.c_str(), target, sizeof target);
-  const std::size_t expected = std::strlen(kPlaceholderLinkTarget);
-  return n == static_cast<ssize_t>(expected) &&
-         std::memcmp(target, kPlaceholderLinkTarget, expected) == 0;
 }
 
 // lstat of each component of `relative` below `root`, stopping at the first that is missing,
@@ -68,6 +58,21 @@ Found Walk(const std::filesystem::path& root, const std::filesystem::path& relat
 }
 
 }  // namespace
+
+bool IsPlaceholder(const std::filesystem::path& path, const struct stat& st) {
+  if (S_ISDIR(st.st_mode)) {
+    return (st.st_mode & 07777) == kPlaceholderDirectoryMode && EmptyDirectory(path);
+  }
+  if (!S_ISLNK(st.st_mode)) return false;
+  char target[128];
+  const ssize_t n = ::readlink(path.c_str(), target, sizeof target);
+  // Gone between the lstat and here: a placeholder link another run removed meanwhile. Absent
+  // now; whatever is made there next is looked at again when the run holds its placeholders.
+  if (n < 0 && errno == ENOENT) return true;
+  const std::size_t expected = std::strlen(kPlaceholderLinkTarget);
+  return n == static_cast<ssize_t>(expected) &&
+         std::memcmp(target, kPlaceholderLinkTarget, expected) == 0;
+}
 
 bool IsPlaceholder(const std::filesystem::path& path) {
   struct stat st {};

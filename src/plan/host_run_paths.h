@@ -3,6 +3,8 @@
 // from lstat of the candidate paths.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -31,6 +33,9 @@ struct HostRunPaths {
 
 // Whether `path` is a placeholder a run of cordon made (see above). No symlink is followed.
 bool IsPlaceholder(const std::filesystem::path& path);
+// The same for the entry as `st` (its lstat) showed it. One that is gone by the time it is
+// looked into (a placeholder another run removed meanwhile) counts as one: it is absent now.
+bool IsPlaceholder(const std::filesystem::path& path, const struct stat& st);
 
 // The directories on the way to each placeholder (".github" for ".github/hooks"), outermost
 // first, each once: pinned for the command (bound onto themselves, writable) so that none can

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstring>
@@ -61,6 +62,29 @@ TEST_F(HostRunPathsTest, APlaceholderAnotherRunMadeOrAKilledRunLeftCountsAsAbsen
   // The twin: a placeholder directory with something in it is the user's now.
   Touch(".claude/settings.json");
   EXPECT_FALSE(IsPlaceholder(root_ / ".claude"));
+}
+
+// Runs beside each other in one root: one removes its placeholder while another looks at it.
+// An entry gone between its lstat and the look inside is absent now, never "a link of the
+// user's" (which refuses the run: CI saw that once under the sanitizer).
+TEST_F(HostRunPathsTest, APlaceholderRemovedWhileLookedAtIsAbsentNotAForeignLink) {
+  std::filesystem::create_symlink(kPlaceholderLinkTarget, root_ / ".mcp.json");
+  std::filesystem::create_directory(root_ / ".claude");
+  std::filesystem::permissions(root_ / ".claude",
+                               static_cast<std::filesystem::perms>(kPlaceholderDirectoryMode));
+  struct stat link {};
+  struct stat dir {};
+  ASSERT_EQ(::lstat((root_ / ".mcp.json").c_str(), &link), 0);
+  ASSERT_EQ(::lstat((root_ / ".claude").c_str(), &dir), 0);
+  std::filesystem::remove(root_ / ".mcp.json");
+  std::filesystem::remove(root_ / ".claude");
+  EXPECT_TRUE(IsPlaceholder(root_ / ".mcp.json", link));
+  EXPECT_TRUE(IsPlaceholder(root_ / ".claude", dir));
+  // The twin: a link of the user's that is still there is no placeholder.
+  Touch("real.json");
+  std::filesystem::create_symlink("real.json", root_ / ".mcp.json");
+  ASSERT_EQ(::lstat((root_ / ".mcp.json").c_str(), &link), 0);
+  EXPECT_FALSE(IsPlaceholder(root_ / ".mcp.json", link));
 }
 
 TEST_F(HostRunPathsTest, ALinkAsTheEntryOrOnTheWayToItIsRefusedNamingBothWaysOut) {
