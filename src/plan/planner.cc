@@ -54,11 +54,11 @@ std::vector<std::filesystem::path> RootsOf(const SandboxConfig& config,
 // The entries the fallback's protections name in the protected roots themselves (not in the
 // projects nested below them): `.git` and every host-run entry, present or not.
 std::vector<std::filesystem::path> RootEntries(const SandboxConfig& config,
-                                               const std::filesystem::path& workspace) {
+                                               const std::filesystem::path& workspace,
+                                               const std::vector<std::filesystem::path>& roots) {
   std::vector<std::filesystem::path> entries;
   const std::vector<std::string> host_run = config::HostRunFiles(config);
-  for (const std::filesystem::path& root :
-       ProtectedRoots(config, workspace, RootsOf(config, workspace))) {
+  for (const std::filesystem::path& root : ProtectedRoots(config, workspace, roots)) {
     if (config.protect_git_metadata) entries.push_back(root / ".git");
     for (std::string_view entry : host_run) {
       if (entry.ends_with('/')) entry.remove_suffix(1);
@@ -617,12 +617,13 @@ Capabilities DescribeCapabilities(const Config& config,
   Assessment a = Assess(config, features, backends);
   if (!a.missing_unless_view_holds.empty()) {
     // The roots' own entries; a run checks the nested projects' too.
-    const std::vector<std::filesystem::path> entries = workspace.empty()
-                                                           ? std::vector<std::filesystem::path>{}
-                                                           : RootEntries(config.sandbox, workspace);
+    // The writable roots, resolved once for the entries and for the check.
     const std::vector<std::filesystem::path> writable = workspace.empty()
                                                             ? std::vector<std::filesystem::path>{}
                                                             : RootsOf(config.sandbox, workspace);
+    const std::vector<std::filesystem::path> entries =
+        workspace.empty() ? std::vector<std::filesystem::path>{}
+                          : RootEntries(config.sandbox, workspace, writable);
     if (workspace.empty() || FirstNotHeldByView(entries, writable, ReadMountTable())) {
       a.missing.insert(a.missing.end(), a.missing_unless_view_holds.begin(),
                        a.missing_unless_view_holds.end());
