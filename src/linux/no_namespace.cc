@@ -61,9 +61,16 @@ void RemoveAt(int dirfd, const char* name, int depth) {
 }  // namespace
 
 Result<std::string> CreatePrivateDir() {
-  char pattern[] = "/tmp/cordon-XXXXXX";
-  if (::mkdtemp(pattern) == nullptr) return core::FailSyscall("mkdtemp", pattern);
-  std::string dir = pattern;
+  // Inside another sandbox /tmp may be a read-only view whose scratch is elsewhere (cordon's
+  // own, decision 0046): the caller's TMPDIR when it names an absolute directory.
+  std::string base = "/tmp";
+  struct stat st {};
+  if (const char* tmpdir = std::getenv("TMPDIR");
+      tmpdir != nullptr && tmpdir[0] == '/' && ::stat(tmpdir, &st) == 0 && S_ISDIR(st.st_mode)) {
+    base = tmpdir;
+  }
+  std::string dir = base + "/cordon-XXXXXX";
+  if (::mkdtemp(dir.data()) == nullptr) return core::FailSyscall("mkdtemp", dir);
   for (const char* sub : {"/home", "/tmp"}) {
     if (::mkdir((dir + sub).c_str(), 0700) != 0) {
       Error error = core::SyscallError("mkdir", dir + sub);

@@ -11,7 +11,8 @@
 
 namespace cordon::linux_native {
 
-// Parent side: mkdtemp("/tmp/cordon-XXXXXX") (mode 0700) with "home" and "tmp" inside.
+// Parent side: mkdtemp("<base>/cordon-XXXXXX") (mode 0700) with "home" and "tmp" inside; the
+// base is the caller's TMPDIR when that is an absolute directory, else /tmp.
 [[nodiscard]] Result<std::string> CreatePrivateDir();
 
 // Init side (allocation-free): SIGKILLs every remaining child of init (orphans reparent to init,

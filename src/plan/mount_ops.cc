@@ -189,18 +189,46 @@ std::vector<std::filesystem::path> ProtectionPins(
   return pins;
 }
 
+std::vector<MountOp> PrivateAreaOps(const std::vector<std::filesystem::path>& held, bool views) {
+  auto holds = [&](const std::filesystem::path& area) {
+    return views && std::any_of(held.begin(), held.end(), [&](const std::filesystem::path& p) {
+             return p != area && core::IsWithin(p, area);
+           });
+  };
+  std::vector<MountOp> ops;
+  // A root at the area's own path is bound over it later, and its writes reach the host.
+  if (holds(kPrivateTmp)) {
+    ops.push_back({MountOpKind::kHomeView, kPrivateTmp});
+    ops.push_back({MountOpKind::kTmpfs, kViewScratch});
+    ops.push_back({MountOpKind::kDirectory, kViewScratchHome});
+  } else {
+    ops.push_back({MountOpKind::kTmpfs, kPrivateTmp});
+    ops.push_back({MountOpKind::kDirectory, kPrivateHome});
+  }
+  if (auto var_tmp = core::Canonical("/var/tmp"); var_tmp && *var_tmp != kPrivateTmp) {
+    ops.push_back({holds(*var_tmp) ? MountOpKind::kHomeView : MountOpKind::kTmpfs, *var_tmp});
+  }
+  return ops;
+}
+
+Scratch ScratchOf(const std::vector<MountOp>& mounts) {
+  const bool view = std::any_of(mounts.begin(), mounts.end(), [](const MountOp& op) {
+    return op.kind == MountOpKind::kTmpfs && op.path == kViewScratch;
+  });
+  if (view) return {kViewScratch, kViewScratchHome};
+  return {kPrivateTmp, kPrivateHome};
+}
+
 std::vector<MountOp> BuildMountOps(const SandboxConfig& config,
                                    const std::filesystem::path& workspace,
                                    const std::vector<std::filesystem::path>& writable_roots,
                                    const std::vector<std::filesystem::path>& host_run_files,
-                                   const std::vector<std::filesystem::path>& nested_projects) {
-  std::vector<MountOp> ops;
-  // Private scratch space first: a writable root below /tmp is bound on top of it later.
-  ops.push_back({MountOpKind::kTmpfs, kPrivateTmp});
-  ops.push_back({MountOpKind::kDirectory, kPrivateHome});
-  if (auto var_tmp = core::Canonical("/var/tmp"); var_tmp && *var_tmp != kPrivateTmp) {
-    ops.push_back({MountOpKind::kTmpfs, *var_tmp});
-  }
+                                   const std::vector<std::filesystem::path>& nested_projects,
+                                   bool views) {
+  // Private scratch space first: the roots below /tmp are bound on top of it later.
+  std::vector<std::filesystem::path> held = writable_roots;
+  if (config.mode == SandboxMode::kReadOnly) held.push_back(workspace);
+  std::vector<MountOp> ops = PrivateAreaOps(held, views);
   for (const auto& root : writable_roots) ops.push_back({MountOpKind::kBindWritable, root});
   // .git and the host-run files are made read-only again on top of their writable root. Every
   // root the user named counts, including those dropped as nested in another writable root (a

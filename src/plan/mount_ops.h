@@ -15,6 +15,27 @@ namespace cordon::plan {
 // The private HOME, created inside the private /tmp (so it is gone with it).
 inline constexpr const char* kPrivateHome = "/tmp/.cordon-home";
 inline constexpr const char* kPrivateTmp = "/tmp";
+// With /tmp an empty read-only view (a root lies beneath it, PrivateAreaOps): the command's
+// scratch, a private tmpfs inside the view, and the private HOME inside that.
+inline constexpr const char* kViewScratch = "/tmp/.cordon-tmp";
+inline constexpr const char* kViewScratchHome = "/tmp/.cordon-tmp/.cordon-home";
+
+// Where the command's own scratch space is: its TMPDIR and its HOME.
+struct Scratch {
+  std::filesystem::path tmpdir;
+  std::filesystem::path home;
+};
+
+// The private areas, first of the mount view: /tmp (with the private HOME in it) and /var/tmp,
+// each a fresh tmpfs. With `views` (the sandbox has a mount namespace), an area that holds one
+// of `held` (the writable roots, the bound workspace) strictly beneath it is instead an empty
+// view (MountOpKind::kHomeView) made read-only once they are bound into it: a file the command
+// moves or writes beside its root fails there instead of vanishing with the run (decision
+// 0046). With /tmp such a view, the scratch is kViewScratch inside it.
+std::vector<MountOp> PrivateAreaOps(const std::vector<std::filesystem::path>& held, bool views);
+
+// The scratch space of a mount view PrivateAreaOps began.
+Scratch ScratchOf(const std::vector<MountOp>& mounts);
 
 // The canonical writable roots of `config` for `workspace` (empty in read_only mode): the
 // workspace first, then the configured roots; roots inside another root are dropped (the outer
@@ -50,7 +71,8 @@ std::vector<std::filesystem::path> ProtectedRoots(
     const std::vector<std::filesystem::path>& writable_roots);
 
 // Mount operations in replay order:
-//   private tmpfs /tmp (+ the private HOME inside it) and /var/tmp; writable binds (or, in
+//   the private areas (PrivateAreaOps of the writable roots and, in read_only mode, the
+//   workspace, with `views`); writable binds (or, in
 //   read_only mode, a read-only bind of the workspace: it may lie below the private /tmp);
 //   the pins (ProtectionPins) of `nested_projects` and the read-only paths' parents; read-only
 //   binds of the GitMetadataPaths of each protected root and nested project and of `host_run_files`
@@ -60,7 +82,8 @@ std::vector<MountOp> BuildMountOps(const SandboxConfig& config,
                                    const std::filesystem::path& workspace,
                                    const std::vector<std::filesystem::path>& writable_roots,
                                    const std::vector<std::filesystem::path>& host_run_files = {},
-                                   const std::vector<std::filesystem::path>& nested_projects = {});
+                                   const std::vector<std::filesystem::path>& nested_projects = {},
+                                   bool views = false);
 
 // The directories pinned: each of `directories` (nested projects) and
 // each directory above it, and each directory above each of `protected_paths`, up to (not

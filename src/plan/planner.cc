@@ -504,7 +504,8 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
   }
   plan.landlock = BuildLandlock(config, a, features.landlock_abi, writable);
   if (masks) {
-    plan.mounts = BuildMountOps(config.sandbox, request.workspace, roots, host_run.present, nested);
+    plan.mounts = BuildMountOps(config.sandbox, request.workspace, roots, host_run.present, nested,
+                                a.namespaces.mount);
     if (bind_cache) plan.mounts.push_back({MountOpKind::kBindWritable, tool_cache});
     auto append = [&](std::vector<MountOp> ops) {
       plan.mounts.insert(plan.mounts.end(), ops.begin(), ops.end());
@@ -589,8 +590,9 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
                                  .refuse_setid_modes = true,
                                  .broker_connect = features.seccomp_listener};
   plan.unix_connect_beneath = UnixConnectBeneath(config, a, roots);
-  plan.home = kPrivateHome;
-  plan.tmpdir = kPrivateTmp;
+  const Scratch scratch = ScratchOf(plan.mounts);
+  plan.home = scratch.home;
+  plan.tmpdir = scratch.tmpdir;
   // What the command is told of the home: a caller's home that is the workspace or lies in a
   // root (read_only mode may run in the home itself) is shown whole, whatever the view.
   const bool home_in_root = std::any_of(

@@ -31,9 +31,12 @@ std::optional<std::vector<CommandMount>> PlanCommandMounts(
   for (std::size_t i = 0; i < mounts.size(); ++i) {
     if (mounts[i].kind != MountOpKind::kTmpfs) continue;
     const std::filesystem::path& tmpfs = mounts[i].path;
-    // Anything mounted earlier at or above it, or beneath it, would be lost or misplaced.
+    // Anything mounted earlier at or above it, or beneath it, would be lost or misplaced. An
+    // empty view above it (the scratch inside a /tmp that holds a root) is neither: the fresh
+    // tmpfs goes on its mount point there, which the view keeps.
     for (std::size_t j = 0; j < i; ++j) {
       if (mounts[j].kind == MountOpKind::kDirectory) continue;
+      if (mounts[j].kind == MountOpKind::kHomeView && Beneath(tmpfs, mounts[j].path)) continue;
       if (core::IsWithin(tmpfs, mounts[j].path) || core::IsWithin(mounts[j].path, tmpfs)) {
         return std::nullopt;
       }

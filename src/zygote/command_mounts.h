@@ -6,7 +6,8 @@
 // its place, so nothing a command writes there reaches the next one. What the plan mounted
 // beneath such a tmpfs (a workspace under /tmp, with its read-only .git and masks) is first
 // cloned recursively (open_tree) and re-attached on the new tmpfs (move_mount), and the
-// plan's directories there (the private HOME) are made again.
+// plan's directories there (the private HOME) are made again. A /tmp that holds a root is an
+// empty read-only view instead (plan/mount_ops.h): only the scratch tmpfs inside it is new.
 #pragma once
 
 #include <optional>

@@ -266,7 +266,7 @@ TEST_F(FallbackTest, CordonInsideCordonKeepsProtectionsTheOuterViewHoldsAndAddsI
       << Describe(refused);
   EXPECT_FALSE(Exists(workspace_ / "refused-made"));
 
-  // The outer sandbox lets a command write its private /tmp; the inner one adds Landlock and
+  // The outer sandbox lets a command write its private TMPDIR; the inner one adds Landlock and
   // allows only the workspace and its own private directory. Its config lies outside its
   // writable root: without a mount namespace a config file inside it could not be hidden, and
   // the inner cordon refuses that (decision 0033).
@@ -276,10 +276,10 @@ TEST_F(FallbackTest, CordonInsideCordonKeepsProtectionsTheOuterViewHoldsAndAddsI
       << Describe(config_inside);
   const RunResult nested =
       Shell(*outer,
-            "cp inner.json /tmp/inner.json && "
-            "./.cordon --config /tmp/inner.json run -- sh -c 'echo x > inner-made; "
-            "echo x > /tmp/inner-tmp 2>/dev/null && echo tmp-wrote || echo tmp-refused'; "
-            "echo x > /tmp/outer-tmp && echo outer-wrote");
+            "cp inner.json \"$TMPDIR/inner.json\" && "
+            "./.cordon --config \"$TMPDIR/inner.json\" run -- sh -c 'echo x > inner-made; "
+            "echo x > /tmp/.cordon-tmp/inner-tmp 2>/dev/null && echo tmp-wrote || "
+            "echo tmp-refused'; echo x > \"$TMPDIR/outer-tmp\" && echo outer-wrote");
   EXPECT_EQ(nested.stdout_data.data, "tmp-refused\nouter-wrote\n") << Describe(nested);
   EXPECT_TRUE(Exists(workspace_ / "inner-made")) << Describe(nested);
 }

@@ -1,9 +1,9 @@
 // Where a sandboxed command can write, checked on the host filesystem after the run. Every
 // denied write has an allowed twin (the workspace, the private TMPDIR, or mode off).
 //
-// The test tree lives under the host's /tmp, which the sandbox replaces with a private tmpfs:
-// inside, a write next to the workspace may "succeed" into that tmpfs. What counts is the host
-// side, so those cases assert only that nothing landed on the host.
+// The test tree lives under the host's /tmp, which the sandbox shows as an empty read-only view
+// around the workspace (decision 0046). What counts is the host side: those cases assert that
+// nothing landed there.
 #include <fmt/format.h>
 
 #include "kernel_support.h"
@@ -70,25 +70,74 @@ TEST_F(FilesystemTest, WriteInTheHostsTmpDoesNotLandButPrivateTmpWorks) {
   if (!session) return;
   const std::filesystem::path target = "/tmp/" + unique_ + "-from-sandbox";
   cleanup_.push_back(target);
-  // The write into /tmp succeeds inside (a private tmpfs) and is gone after the run.
+  // The suite's workspace lies under the host's /tmp, so /tmp is an empty read-only view there
+  // (decision 0046): the write is refused, and the private TMPDIR inside it takes scratch.
   const RunResult result =
-      Shell(*session, WriteShell(target) + fmt::format("; cat '{}'", target.string()));
-  EXPECT_EQ(result.stdout_data.data, "wrote\ncordon\n") << Describe(result);
+      Shell(*session, WriteShell(target) + "; echo scratch > \"$TMPDIR/f\" && cat \"$TMPDIR/f\"");
+  EXPECT_EQ(result.stdout_data.data, "refused\nscratch\n") << Describe(result);
+  EXPECT_FALSE(Exists(target));
+}
+
+// A workspace directly below /tmp or /var/tmp: what the command moves or writes beside it is
+// refused, never put in a private layer that vanishes with the run; TMPDIR and HOME work.
+TEST_F(FilesystemTest, AWorkspaceInTmpKeepsWhatIsMovedBesideIt) {
+  for (const char* area : {"/tmp", "/var/tmp"}) {
+    SCOPED_TRACE(area);
+    std::string dir = std::string(area) + "/cordon-beside-XXXXXX";
+    ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+    const std::filesystem::path parent = dir;
+    cleanup_.push_back(parent);
+    const std::filesystem::path workspace = parent / "ws";
+    std::filesystem::create_directory(workspace);
+    test_support::WriteFile(workspace / "f", "precious\n");
+    auto session = SessionOrSkip(MakeConfig(), workspace);
+    if (!session) return;
+    const RunResult moved = Shell(
+        *session,
+        "mv f ../f 2>/dev/null && echo moved || echo kept; " + WriteShell(parent / "g") +
+            "; mkdir ../d 2>/dev/null && echo made || echo refused; "
+            "echo s > \"$TMPDIR/s\" && echo h > \"$HOME/h\" && cat \"$TMPDIR/s\" \"$HOME/h\"");
+    EXPECT_EQ(moved.stdout_data.data, "kept\nrefused\nrefused\ns\nh\n") << Describe(moved);
+    EXPECT_EQ(ReadFile(workspace / "f"), "precious\n") << Describe(moved);
+    EXPECT_FALSE(Exists(parent / "f"));
+    EXPECT_FALSE(Exists(parent / "g"));
+    // Twin: inside the workspace the same move lands on the host.
+    const RunResult inside = Shell(*session, "mv f f2 && echo moved");
+    EXPECT_EQ(inside.stdout_data.data, "moved\n") << Describe(inside);
+    EXPECT_EQ(ReadFile(workspace / "f2"), "precious\n") << Describe(inside);
+  }
+}
+
+// Twin of the test above: with the workspace outside both areas, /tmp is the private tmpfs,
+// writable by any path, and what is written there is gone after the run.
+TEST_F(FilesystemTest, AWorkspaceOutsideTmpLeavesTmpAPrivateWritableTmpfs) {
+  const char* base = ::getenv("CORDON_ESCAPE_BASE");
+  std::string dir = fmt::format("{}/cordon-outside-XXXXXX",
+                                base != nullptr && base[0] == '/' ? base : "/var/lib");
+  if (::mkdtemp(dir.data()) == nullptr) GTEST_SKIP() << "cannot make " << dir;
+  cleanup_.push_back(dir);
+  auto session = SessionOrSkip(MakeConfig(), dir);
+  if (!session) return;
+  const std::filesystem::path target = "/tmp/" + unique_ + "-outside";
+  cleanup_.push_back(target);
+  const RunResult result = Shell(
+      *session, WriteShell(target) + fmt::format("; cat '{}'; echo \"$TMPDIR\"", target.string()));
+  EXPECT_EQ(result.stdout_data.data, "wrote\ncordon\n/tmp\n") << Describe(result);
   EXPECT_FALSE(Exists(target));
 }
 
 TEST_F(FilesystemTest, PrivateTmpAndHomeAreGoneAfterTheCommand) {
-  // Within one run /tmp and $HOME are writable (tools put caches there); the next run starts
+  // Within one run TMPDIR and $HOME are writable (tools put caches there); the next run starts
   // with both empty again.
   auto session = SessionOrSkip(MakeConfig());
   if (!session) return;
-  const RunResult first =
-      Shell(*session,
-            "echo 1 > /tmp/left-behind && mkdir -p \"$HOME/.cache/tool\" && "
-            "echo 1 > \"$HOME/.cache/tool/x\" && cat /tmp/left-behind \"$HOME/.cache/tool/x\"");
+  const RunResult first = Shell(
+      *session,
+      "echo 1 > \"$TMPDIR/left-behind\" && mkdir -p \"$HOME/.cache/tool\" && "
+      "echo 1 > \"$HOME/.cache/tool/x\" && cat \"$TMPDIR/left-behind\" \"$HOME/.cache/tool/x\"");
   EXPECT_EQ(first.stdout_data.data, "1\n1\n") << Describe(first);
   const RunResult second =
-      Shell(*session, "ls -A /tmp \"$HOME\" | grep -c -e left-behind -e .cache");
+      Shell(*session, "ls -A \"$TMPDIR\" \"$HOME\" | grep -c -e left-behind -e .cache");
   EXPECT_EQ(second.stdout_data.data, "0\n") << Describe(second);
 }
 

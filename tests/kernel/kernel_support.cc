@@ -89,7 +89,7 @@ void KernelTest::TearDown() {
     ::unsetenv("HOME");
   }
   std::error_code ec;
-  for (const auto& path : cleanup_) std::filesystem::remove(path, ec);
+  for (const auto& path : cleanup_) std::filesystem::remove_all(path, ec);
   if (!root_.empty()) std::filesystem::remove_all(root_, ec);
 }
 

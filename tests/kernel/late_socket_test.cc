@@ -112,7 +112,7 @@ TEST_F(LateSocketTest, HostSocketBoundDuringTheRunUnderVarLibGetsNothingWhenRunA
 }
 
 // What was checked is what is connected: another thread flips the address between the
-// command's own socket in /tmp and a late host socket while the command connects in a loop. A
+// command's own socket in TMPDIR and a late host socket while the command connects in a loop. A
 // broker that checked the address and then let the kernel read it again would lose this race.
 TEST_F(LateSocketTest, AnAddressFlippedByAnotherThreadNeverReachesALateHostSocket) {
   std::filesystem::create_directory(workspace_ / "svc");
@@ -124,12 +124,12 @@ TEST_F(LateSocketTest, AnAddressFlippedByAnotherThreadNeverReachesALateHostSocke
     std::this_thread::sleep_for(kBindDelay);
     listener.emplace(HostListener::Pathname(path));
   });
-  const RunResult result = Shell(
-      *session,
-      fmt::format("'{0}' wait-socket '{1}' >/dev/null && '{0}' connect-unix-race /tmp/decoy.sock "
-                  "'{1}' 3000",
-                  probe_, path),
-      60s);
+  const RunResult result =
+      Shell(*session,
+            fmt::format("'{0}' wait-socket '{1}' >/dev/null && '{0}' connect-unix-race "
+                        "\"$TMPDIR/decoy.sock\" '{1}' 3000",
+                        probe_, path),
+            60s);
   binder.join();
   EXPECT_TRUE(result.stdout_data.data.starts_with("ok ")) << Describe(result);
   EXPECT_NE(result.stdout_data.data, "ok 0\n") << "the decoy was never reached: no race ran";
@@ -157,7 +157,7 @@ TEST_F(LateSocketTest, TheCommandsOwnSocketsWorkInTheWorkspaceTmpAndHome) {
     for (const char* cmd : {"unix-echo", "unix-dgram-echo"}) {
       for (const std::string& path :
            {(workspace_ / "own.sock").string(), std::string("rel.sock"),
-            std::string("/tmp/own.sock"), std::string("$HOME/own.sock")}) {
+            std::string("$TMPDIR/own.sock"), std::string("$HOME/own.sock")}) {
         const RunResult own = Shell(*session, fmt::format("'{}' {} {}", probe_, cmd, path));
         EXPECT_EQ(own.stdout_data.data, "ok\n") << cmd << " " << path << ": " << Describe(own);
       }
@@ -179,7 +179,8 @@ TEST_F(LateSocketTest, ThroughTheZygoteALateHostSocketGetsNothingAndOwnSocketsWo
     const LateOutcome late = ConnectToLateSocket(*session, path, SOCK_STREAM);
     EXPECT_EQ(late.result.stdout_data.data, "EACCES\n") << Describe(late.result);
     EXPECT_FALSE(late.reached);
-    const RunResult own = Shell(*session, fmt::format("'{}' unix-echo /tmp/own.sock", probe_));
+    const RunResult own =
+        Shell(*session, fmt::format("'{}' unix-echo \"$TMPDIR/own.sock\"", probe_));
     EXPECT_EQ(own.stdout_data.data, "ok\n") << Describe(own);
     EXPECT_EQ(zygote::ZygoteLaunches(), before + 2) << "not launched through the zygote";
   }

@@ -141,7 +141,7 @@ TEST_F(NetworkTest, ASocketTheCommandCreatesInTheWorkspaceWorksWithEitherNetwork
     if (!session) return;
     const RunResult ws = Probe(*session, "unix-echo " + (workspace_ / "own.sock").string());
     EXPECT_EQ(ws.stdout_data.data, "ok\n") << Describe(ws);
-    const RunResult tmp = Probe(*session, "unix-echo /tmp/own.sock");
+    const RunResult tmp = Probe(*session, "unix-echo \"$TMPDIR/own.sock\"");
     EXPECT_EQ(tmp.stdout_data.data, "ok\n") << Describe(tmp);
   }
 }

@@ -54,22 +54,25 @@ TEST_P(ZygoteTest, WorkspaceWriteLandsAndWriteOutsideDoesNot) {
 TEST_P(ZygoteTest, TmpIsPrivateToEachCommand) {
   auto session = SessionOrSkip(MakeConfig());
   if (!session) return;
-  // Twin first: within one command the private /tmp, /var/tmp, /dev/shm and HOME work.
-  const RunResult first =
-      Joined(*session,
-             "echo a > /tmp/left && echo b > /var/tmp/left && echo c > /dev/shm/left && "
-             "echo d > \"$HOME/left\" && cat /tmp/left /var/tmp/left /dev/shm/left \"$HOME/left\"");
+  // Twin first: within one command the private TMPDIR (inside /tmp, an empty read-only view
+  // around the suite's workspace: decision 0046), /var/tmp, /dev/shm and HOME work.
+  const RunResult first = Joined(
+      *session,
+      "echo a > \"$TMPDIR/left\" && echo b > /var/tmp/left && echo c > /dev/shm/left && "
+      "echo d > \"$HOME/left\" && cat \"$TMPDIR/left\" /var/tmp/left /dev/shm/left \"$HOME/left\"");
   EXPECT_EQ(first.stdout_data.data, "a\nb\nc\nd\n") << Describe(first);
   // The next command of the same session finds none of it.
-  const RunResult second = Joined(
-      *session,
-      "ls -A /tmp /var/tmp /dev/shm \"$HOME\"; test ! -e /tmp/left && test ! -e /var/tmp/left "
-      "&& test ! -e /dev/shm/left && test ! -e \"$HOME/left\" && test -d \"$HOME\"");
+  const RunResult second =
+      Joined(*session,
+             "ls -A \"$TMPDIR\" /var/tmp /dev/shm \"$HOME\"; test ! -e \"$TMPDIR/left\" && "
+             "test ! -e /var/tmp/left && test ! -e /dev/shm/left && test ! -e \"$HOME/left\" && "
+             "test -d \"$HOME\"");
   EXPECT_EQ(second.status, RunStatus::kExited) << Describe(second);
   EXPECT_EQ(second.exit_code, 0) << Describe(second);
   // Nor on the host.
-  EXPECT_FALSE(Exists("/tmp/left"));
-  // The workspace (here under the host's /tmp, re-attached on each fresh /tmp) persists.
+  EXPECT_FALSE(Exists("/tmp/.cordon-tmp/left"));
+  EXPECT_FALSE(Exists("/var/tmp/left"));
+  // The workspace (here under the host's /tmp, bound into the view) persists.
   EXPECT_EQ(Joined(*session, "echo w > kept").exit_code, 0);
   EXPECT_EQ(Joined(*session, "cat kept").stdout_data.data, "w\n");
 }
@@ -235,9 +238,12 @@ TEST_P(ZygoteTest, ConcurrentCommandsDoNotShareTmp) {
   (void)Joined(*session, "true");
   RunResult a;
   RunResult b;
-  std::thread other([&] { a = Shell(*session, "echo a > /tmp/mine; sleep 0.5; cat /tmp/mine"); });
+  std::thread other(
+      [&] { a = Shell(*session, "echo a > \"$TMPDIR/mine\"; sleep 0.5; cat \"$TMPDIR/mine\""); });
   std::this_thread::sleep_for(100ms);
-  b = Shell(*session, "sleep 0.1; test ! -e /tmp/mine && echo b > /tmp/mine; cat /tmp/mine");
+  b = Shell(
+      *session,
+      "sleep 0.1; test ! -e \"$TMPDIR/mine\" && echo b > \"$TMPDIR/mine\"; cat \"$TMPDIR/mine\"");
   other.join();
   EXPECT_EQ(a.stdout_data.data, "a\n") << Describe(a);
   EXPECT_EQ(b.stdout_data.data, "b\n") << Describe(b);

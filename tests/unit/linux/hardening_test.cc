@@ -17,6 +17,7 @@
 #include <fstream>
 #include <thread>
 
+#include "plan/mount_ops.h"
 #include "sandbox_runner.h"
 #include "support/host_listener.h"
 
@@ -118,8 +119,12 @@ TEST(NativeHardening, OnlyNamedEnvironmentVariablesReachTheCommand) {
   EXPECT_EQ(Probe(kDefault, workspace.path(), {"env", "CORDON_CANARY_SECRET"}, env), "unset");
   EXPECT_EQ(Probe(kDefault, workspace.path(), {"env", "DATABASE_URL"}, env), "unset");
   EXPECT_EQ(Probe(kDefault, workspace.path(), {"env", "LANG"}, env), "ok C.UTF-8");
-  EXPECT_EQ(Probe(kDefault, workspace.path(), {"env", "HOME"}, env), "ok /tmp/.cordon-home");
-  EXPECT_EQ(Probe(kDefault, workspace.path(), {"write", "/tmp/.cordon-home/cache"}, env), "ok");
+  // The private HOME: in the private /tmp, or in the scratch of the empty view /tmp is when it
+  // holds the workspace (plan/mount_ops.h).
+  const std::string home =
+      workspace.path().string().starts_with("/tmp/") ? plan::kViewScratchHome : plan::kPrivateHome;
+  EXPECT_EQ(Probe(kDefault, workspace.path(), {"env", "HOME"}, env), "ok " + home);
+  EXPECT_EQ(Probe(kDefault, workspace.path(), {"write", home + "/cache"}, env), "ok");
 }
 
 TEST(NativeHardening, InheritedDescriptorsAreClosed) {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <sstream>
 
+#include "plan/mount_ops.h"
 #include "sandbox_runner.h"
 
 namespace cordon::testing {
@@ -75,9 +76,19 @@ TEST(NativeLauncher, ReadOnlyModeRefusesWorkspaceWritesButAllowsPrivateTmp) {
   ASSERT_TRUE(denied) << denied.error().message;
   EXPECT_EQ(denied->line(), "EROFS");
   EXPECT_FALSE(std::filesystem::exists(workspace.path() / "x"));
-  auto allowed = RunInSandbox(config, workspace.path(), {"probe", "write", "/tmp/scratch"});
+  // The private TMPDIR: /tmp itself, or the scratch inside it when /tmp is the empty
+  // read-only view around a workspace below it (plan/mount_ops.h).
+  const bool view = workspace.path().string().starts_with("/tmp/");
+  auto allowed = RunInSandbox(
+      config, workspace.path(),
+      {"probe", "write", std::string(view ? plan::kViewScratch : plan::kPrivateTmp) + "/scratch"});
   ASSERT_TRUE(allowed) << allowed.error().message;
   EXPECT_EQ(allowed->line(), "ok");
+  if (view) {
+    auto beside = RunInSandbox(config, workspace.path(), {"probe", "write", "/tmp/scratch"});
+    ASSERT_TRUE(beside) << beside.error().message;
+    EXPECT_EQ(beside->line(), "EROFS");
+  }
 }
 
 TEST(NativeLauncher, CapabilitiesAreEmpty) {

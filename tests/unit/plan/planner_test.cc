@@ -194,7 +194,7 @@ TEST(Planner, WorkspaceIsWritableInWorkspaceWriteAndReadOnlyInReadOnly) {
                        [&](const MountOp& op) { return op.kind == kind && op.path == path; });
   };
   EXPECT_TRUE(has(*writable, MountOpKind::kBindWritable, dir));
-  EXPECT_TRUE(has(*writable, MountOpKind::kTmpfs, "/tmp"));
+  EXPECT_TRUE(has(*writable, MountOpKind::kHomeView, "/tmp"));
   Config read_only = Default();
   read_only.sandbox.mode = SandboxMode::kReadOnly;
   auto ro = Plan(read_only, Everything(), request);
@@ -202,6 +202,57 @@ TEST(Planner, WorkspaceIsWritableInWorkspaceWriteAndReadOnlyInReadOnly) {
   EXPECT_FALSE(has(*ro, MountOpKind::kBindWritable, dir));
   EXPECT_TRUE(has(*ro, MountOpKind::kBindReadOnly, dir));
   ::rmdir(dir);
+}
+
+// A workspace below /tmp or /var/tmp: the area around it is an empty view, read-only once the
+// workspace is bound into it, never a private tmpfs where a file moved to `..` vanishes with
+// the run (decision 0046); with /tmp such a view, TMPDIR and HOME are a private tmpfs in it.
+TEST(Planner, AnAreaThatHoldsTheWorkspaceIsAnEmptyViewWithTheScratchInside) {
+  auto has = [](const LaunchPlan& p, MountOpKind kind, const std::string& path) {
+    return std::any_of(p.mounts.begin(), p.mounts.end(),
+                       [&](const MountOp& op) { return op.kind == kind && op.path == path; });
+  };
+  auto env_has = [](const LaunchPlan& p, const std::string& entry) {
+    return std::find(p.env.begin(), p.env.end(), entry) != p.env.end();
+  };
+  for (const char* area : {"/tmp", "/var/tmp"}) {
+    SCOPED_TRACE(area);
+    std::string dir = std::string(area) + "/cordon-plan-XXXXXX";
+    ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+    PlanRequest request = Request();
+    request.workspace = dir;
+    for (SandboxMode mode : {SandboxMode::kWorkspaceWrite, SandboxMode::kReadOnly}) {
+      Config config = Default();
+      config.sandbox.mode = mode;
+      auto plan = Plan(config, Everything(), request);
+      ASSERT_TRUE(plan) << plan.error().message;
+      EXPECT_TRUE(has(*plan, MountOpKind::kHomeView, area));
+      EXPECT_FALSE(has(*plan, MountOpKind::kTmpfs, area));
+      const bool tmp = std::string(area) == "/tmp";
+      EXPECT_EQ(plan->tmpdir, tmp ? kViewScratch : kPrivateTmp);
+      EXPECT_EQ(plan->home, tmp ? kViewScratchHome : kPrivateHome);
+      EXPECT_TRUE(has(*plan, MountOpKind::kTmpfs, tmp ? "/var/tmp" : "/tmp"));
+      EXPECT_TRUE(env_has(*plan, "TMPDIR=" + plan->tmpdir.string()));
+      EXPECT_TRUE(env_has(*plan, "HOME=" + plan->home.string()));
+    }
+    // Twin: without a mount namespace nothing is private there, and nothing a view.
+    Config unprotected = Default();
+    unprotected.sandbox.protect_git_metadata = false;
+    unprotected.sandbox.protect_host_run_files = false;
+    auto fallback = Plan(unprotected, NoNamespaces(7), request);
+    ASSERT_TRUE(fallback) << fallback.error().message;
+    EXPECT_FALSE(has(*fallback, MountOpKind::kHomeView, area));
+    EXPECT_EQ(fallback->tmpdir, kPrivateTmp);
+    ::rmdir(dir.c_str());
+  }
+  // Twin: a workspace elsewhere leaves both areas fresh private tmpfs mounts.
+  auto elsewhere = Plan(Default(), Everything(), Request());
+  ASSERT_TRUE(elsewhere) << elsewhere.error().message;
+  EXPECT_TRUE(has(*elsewhere, MountOpKind::kTmpfs, "/tmp"));
+  EXPECT_TRUE(has(*elsewhere, MountOpKind::kTmpfs, "/var/tmp"));
+  EXPECT_FALSE(has(*elsewhere, MountOpKind::kHomeView, "/tmp"));
+  EXPECT_EQ(elsewhere->home, kPrivateHome);
+  EXPECT_EQ(elsewhere->tmpdir, kPrivateTmp);
 }
 
 TEST(Planner, GitMetadataInAWritableRootIsBoundReadOnly) {

@@ -91,6 +91,24 @@ TEST(PlanCommandMounts, RefusesATmpfsInsideAnEarlierBind) {
           .has_value());
 }
 
+// A /tmp that holds the workspace is an empty read-only view (plan/mount_ops.h): it stays the
+// session's, and only the scratch tmpfs inside it is fresh for each command, with the HOME.
+TEST(PlanCommandMounts, GivesTheScratchInsideAnEmptyViewAFreshFilesystem) {
+  auto steps = PlanCommandMounts(Ops({{MountOpKind::kHomeView, "/tmp"},
+                                      {MountOpKind::kTmpfs, "/tmp/.cordon-tmp"},
+                                      {MountOpKind::kDirectory, "/tmp/.cordon-tmp/.cordon-home"},
+                                      {MountOpKind::kTmpfs, "/var/tmp"},
+                                      {MountOpKind::kBindWritable, "/tmp/ws"},
+                                      {MountOpKind::kBindReadOnly, "/tmp/ws/.git"}}));
+  ASSERT_TRUE(steps.has_value());
+  EXPECT_EQ(Describe(*steps),
+            "tmpfs /tmp/.cordon-tmp;mkdir /tmp/.cordon-tmp/.cordon-home;tmpfs /var/tmp;");
+  // Twin: the same tmpfs inside a bind (the host's tree, not an empty view) is refused.
+  EXPECT_FALSE(PlanCommandMounts(Ops({{MountOpKind::kBindWritable, "/tmp"},
+                                      {MountOpKind::kTmpfs, "/tmp/.cordon-tmp"}}))
+                   .has_value());
+}
+
 TEST(PlanCommandMounts, RefusesMoreTreesThanItCanHold) {
   std::vector<MountOp> ops = {{MountOpKind::kTmpfs, "/tmp"}};
   for (int i = 0; i < kMaxClonedTrees; ++i) {
