@@ -67,10 +67,17 @@ void SetStdin(Command& c, bool piped) {
 // Each variable used as a command word multiplies the commands judged; this bounds the total
 // (x='$x'-style self references, for loops over loops).
 constexpr int kMaxVariants = 256;
+// The directories an earlier cd may have left a command in (RecordCd), at most.
+constexpr std::size_t kMaxDirectories = 64;
 
 class Analyser {
  public:
   explicit Analyser(Analysis& out) : out_(out) {}
+
+  // After the last AddScript: an operator that went past its bounds makes the text too complex.
+  void Finish() {
+    if (vars_.TooComplex()) out_.too_complex = true;
+  }
 
   void AddScript(const Script& script, int depth) {
     for (const SimpleCommand& sc : script.commands) {
@@ -178,7 +185,42 @@ class Analyser {
     }
   }
 
+  // A variable that may hold several values (VariableTable: every value assigned to it):
+  // the command is judged once with each combination, the budget spent on each; past it the
+  // text is too complex rather than judged on some of its values only.
   void Add(const SimpleCommand& original, int depth) {
+    std::vector<std::string> several;
+    for (const Word& w : original.words) {
+      if (!w.Has(kWordParam)) continue;
+      for (std::string& name : vars_.SeveralValued(w.text)) {
+        if (std::find(several.begin(), several.end(), name) == several.end()) {
+          several.push_back(std::move(name));
+        }
+      }
+    }
+    AddEachValue(original, depth, several, 0);
+  }
+
+  void AddEachValue(const SimpleCommand& sc, int depth, const std::vector<std::string>& names,
+                    std::size_t next) {
+    if (next == names.size()) {
+      AddOne(sc, depth);
+      return;
+    }
+    const Variable* v = vars_.Find(names[next]);
+    const std::vector<std::string> values = v != nullptr ? v->values : std::vector<std::string>{};
+    for (const std::string& value : values) {
+      if (++variants_ > kMaxVariants) {
+        out_.too_complex = true;
+        return;
+      }
+      Variable before = vars_.Pin(names[next], value);
+      AddEachValue(sc, depth, names, next + 1);
+      vars_.Unpin(names[next], std::move(before), value);
+    }
+  }
+
+  void AddOne(const SimpleCommand& original, int depth) {
     SimpleCommand split_ifs;
     const bool has_ifs = std::any_of(
         original.words.begin(), original.words.end(),
@@ -194,12 +236,24 @@ class Analyser {
       if (auto var = WholeParameter(u.argv[0])) {
         auto it = vars_.Find(*var);
         if (it != nullptr && !it->from_output && depth < kMaxNesting && variants_ < kMaxVariants) {
-          // Judge the command once for each value the variable may have.
-          std::vector<std::string> values = it->values;
-          for (const std::string& value : values) {
-            if (++variants_ > kMaxVariants) break;
+          // Judge the command once for each value the variable may have; for one element of
+          // an array, once for each of its words.
+          std::vector<std::vector<Word>> heads;
+          for (const std::string& value : it->values) {
+            std::vector<Word> words = SplitValue(value);
+            if (!OneElement(u.argv[0])) {
+              heads.push_back(std::move(words));
+              continue;
+            }
+            for (Word& word : words) heads.push_back({std::move(word)});
+          }
+          for (std::vector<Word>& head : heads) {
+            if (++variants_ > kMaxVariants) {
+              out_.too_complex = true;
+              return;
+            }
             SimpleCommand variant = sc;
-            variant.words = SplitValue(value);
+            variant.words = std::move(head);
             for (std::size_t i = 1; i < u.argv.size(); ++i) variant.words.push_back(u.argv[i]);
             if (variant.words.empty()) continue;
             AddResolved(variant, Unwrap(variant.words), depth + 1, false);
@@ -234,7 +288,7 @@ class Analyser {
     c.redirects = sc.redirects;
     c.origin = sc.origin;
     c.query_only = u.query_only;
-    c.known_cwd = cwd_;
+    c.known_cwd = cwds_.empty() ? std::string() : cwds_.front();
     c.args_from_stdin = u.args_from_stdin;
     c.stdin_replace = std::move(u.stdin_replace);
     c.name_from_output = name_from_output;
@@ -258,6 +312,14 @@ class Analyser {
     if (c.name() == "rm" || c.name() == "find") ExpandKnownOperands(c);
     if (c.name() == "cd") RecordCd(c);
     c.text = Join(c.argv);
+    if (c.name() == "rm" || c.name() == "find") {
+      // Judged in every directory an earlier cd may have left it in (RecordCd).
+      for (std::size_t i = 1; i < cwds_.size(); ++i) {
+        Command elsewhere = c;
+        elsewhere.known_cwd = cwds_[i];
+        out_.commands.push_back(std::move(elsewhere));
+      }
+    }
     out_.commands.push_back(c);  // a copy: the nested commands below may grow the vector
     if (u.shell_text) AddText(*u.shell_text, depth);
     if (c.argv.empty() || c.query_only) return;
@@ -276,23 +338,32 @@ class Analyser {
     }
   }
 
-  // cd DIR: where later relative paths of the same text lie, when DIR says it (absolute, ~, or
-  // relative to a directory known already); anything else makes it unknown again.
+  // cd DIR: where later relative paths of the same text may lie, when DIR says it (absolute,
+  // ~, or relative to a directory known already). Like a variable's values these accumulate:
+  // a cd in a subshell, a pipeline stage or a branch that is not taken leaves the directory as
+  // it was, which the text alone cannot tell, so each directory stays possible. A cd to a place
+  // the text does not say adds nothing known (a relative path there is not judged).
   void RecordCd(const Command& c) {
     std::size_t i = 1;
     while (i < c.argv.size() && (c.argv[i].text == "-L" || c.argv[i].text == "-P")) ++i;
     if (i < c.argv.size() && c.argv[i].text == "--") ++i;
+    std::vector<std::string> reached;
     if (i >= c.argv.size()) {
-      cwd_ = "~";
-      return;
-    }
-    const Word& dir = c.argv[i];
-    if (dir.Dynamic() || dir.text == "-" || dir.text.empty()) {
-      cwd_.clear();
+      reached.emplace_back("~");
+    } else if (const Word& dir = c.argv[i]; dir.Dynamic() || dir.text == "-" || dir.text.empty()) {
+      // Not known.
     } else if (dir.text.starts_with("/") || dir.text == "~" || dir.text.starts_with("~/")) {
-      cwd_ = dir.text;
-    } else if (!cwd_.empty()) {
-      cwd_ += "/" + dir.text;
+      reached.push_back(dir.text);
+    } else {
+      for (const std::string& from : cwds_) reached.push_back(from + "/" + dir.text);
+    }
+    for (std::string& place : reached) {
+      if (std::find(cwds_.begin(), cwds_.end(), place) != cwds_.end()) continue;
+      if (cwds_.size() == kMaxDirectories) {
+        out_.too_complex = true;
+        return;
+      }
+      cwds_.push_back(std::move(place));
     }
   }
 
@@ -378,7 +449,9 @@ class Analyser {
 
   Analysis& out_;
   VariableTable vars_;
-  std::string cwd_;  // Command::known_cwd for the commands that follow
+  // Every directory the commands that follow may run in, as far as the text says (RecordCd);
+  // each is a Command::known_cwd of a deleting command.
+  std::vector<std::string> cwds_;
   std::size_t reparsed_bytes_ = 0;
   int variants_ = 0;
 };
@@ -387,7 +460,9 @@ class Analyser {
 
 Analysis Analyse(const Script& script, int depth) {
   Analysis out;
-  Analyser(out).AddScript(script, depth);
+  Analyser analyser(out);
+  analyser.AddScript(script, depth);
+  analyser.Finish();
   return out;
 }
 
