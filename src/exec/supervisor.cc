@@ -124,7 +124,35 @@ struct StatusChannel {
     }
     return std::pair{report.left_running, std::move(names)};
   }
+
+  // The bytes the command left in its private tmpfs mounts; 0 when the report does not say.
+  unsigned long long discarded_bytes() const {
+    if (got < sizeof(InitReport)) return 0;
+    InitReport report{};
+    std::memcpy(&report, bytes.data(), sizeof report);
+    return report.discarded_bytes;
+  }
 };
+
+// What a size reads as: bytes, KiB or MiB with one decimal.
+std::string ReadableSize(unsigned long long bytes) {
+  if (bytes < 1024) return fmt::format("{} bytes", bytes);
+  if (bytes < 1024ull * 1024) return fmt::format("{:.1f} KiB", static_cast<double>(bytes) / 1024);
+  return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1024.0 * 1024));
+}
+
+// The report of what the command left in its private /tmp, HOME, /var/tmp and /dev/shm, which
+// vanish with it: an agent that expected a cache or an output file there learns where it went.
+std::optional<Denial> DiscardedDenial(unsigned long long bytes) {
+  if (bytes == 0) return std::nullopt;
+  return Denial{
+      "discarded",
+      fmt::format("{} left in the private /tmp, HOME, /var/tmp and /dev/shm", ReadableSize(bytes)),
+      "mount view", "the command's scratch space ends with it",
+      "by design: write what must outlive the command in the workspace or a "
+      "writable root (sandbox.writable_roots); tools' caches persist with "
+      "sandbox.tool_caches"};
+}
 
 // The denial for processes the command left running, which die with its PID namespace.
 std::optional<Denial> LeftRunningDenial(int count, const std::vector<std::string>& names) {
@@ -468,6 +496,9 @@ RunResult Supervisor::FinishStatus() {
     if (std::optional<Denial> killed = LeftRunningDenial(left->first, left->second)) {
       result.denials.push_back(std::move(*killed));
     }
+  }
+  if (std::optional<Denial> discarded = DiscardedDenial(status_.discarded_bytes())) {
+    result.denials.push_back(std::move(*discarded));
   }
   return result;
 }

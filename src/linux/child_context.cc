@@ -6,6 +6,7 @@
 
 #include <string_view>
 
+#include "exec/init_report.h"
 #include "linux/init_reaper.h"
 #include "linux/seccomp_filter.h"
 #include "plan/host_run_paths.h"
@@ -105,6 +106,19 @@ Result<std::unique_ptr<ChildContext>> PrepareChildContext(const plan::LaunchPlan
   c->landlock_list_root = plan.landlock.list_root;
 
   c->init_reaper_fd = InitReaperFdFor(plan);
+  if (plan.namespaces.mount) {
+    for (const plan::MountOp& op : plan.mounts) {
+      if (op.kind == plan::MountOpKind::kTmpfs)
+        c->private_tmpfs.push_back(c->Keep(op.path.native()));
+    }
+    c->private_tmpfs.push_back("/dev/shm");  // MountDev's
+    if (!plan.home.empty()) {
+      c->own_file = c->Keep((plan.home / plan::kPlaceholderGitIgnore).native());
+    }
+    if (c->private_tmpfs.size() > static_cast<std::size_t>(exec::kInitMaxPrivatePaths)) {
+      c->private_tmpfs.resize(exec::kInitMaxPrivatePaths);
+    }
+  }
   c->rlimits = plan.limits.rlimits;
   c->seccomp = plan.seccomp.enabled;
   if (plan.seccomp.enabled) {

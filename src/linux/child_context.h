@@ -107,6 +107,12 @@ struct ChildContext {
   // Without a mount namespace: the host directory holding the private HOME and TMPDIR, which
   // init removes after the command (nullptr with a mount namespace: the tmpfs vanishes).
   const char* private_dir = nullptr;
+  // With one: the private tmpfs mounts (the plan's scratch /tmp or TMPDIR, /var/tmp, and
+  // /dev/shm), which cordon-init measures once the command ended (exec/init_report.h).
+  std::vector<const char*> private_tmpfs;
+  // cordon's own file among them (git's ignore file in the private HOME, which a prepared view
+  // gets only once the command is known): never counted as the command's.
+  const char* own_file = nullptr;
 
   bool seccomp = false;
   std::vector<sock_filter> seccomp_program;

@@ -1,10 +1,13 @@
 #include "linux/child_steps.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +15,7 @@
 #include <cstring>
 #include <utility>
 
+#include "exec/init_report.h"
 #include "linux/capabilities.h"
 #include "linux/error_pipe.h"
 #include "linux/landlock_ruleset.h"
@@ -41,6 +45,22 @@ bool ParentAlive(int alive_fd) {
 }
 
 // `value` (>= 0) in decimal into `out` (room for 16 bytes): no allocation, no locale.
+// What the private tmpfs mounts hold already, but cordon's own file: cordon-init reports only
+// what the command adds (exec/init_report.h), and subtracts that file itself at the end.
+long UsedTmpfsBytes(const ChildContext& c) {
+  long total = 0;
+  for (const char* path : c.private_tmpfs) {
+    struct statfs fs {};
+    if (::statfs(path, &fs) != 0 || fs.f_type != TMPFS_MAGIC || fs.f_blocks < fs.f_bfree) continue;
+    total += static_cast<long>((fs.f_blocks - fs.f_bfree) * fs.f_bsize);
+  }
+  struct stat own {};
+  if (c.own_file != nullptr && ::lstat(c.own_file, &own) == 0 && S_ISREG(own.st_mode)) {
+    total -= static_cast<long>(own.st_blocks) * 512;
+  }
+  return total < 0 ? 0 : total;
+}
+
 void FormatDecimal(char* out, long value) {
   char digits[16];
   int n = 0;
@@ -209,6 +229,7 @@ void ForkCommandAndWait(const ChildContext& c) {
   if (!c.init_shares_parent_memory) {
     Require(c, ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0, Step::kNotDumpable);
   }
+  const long baseline = UsedTmpfsBytes(c);
   // 7. The command runs as init's child: init must stay to reap orphans (it is PID 1) and to
   //    report the command's status. Raw clone, not fork(): no atfork handlers or libc locks.
   //    In init's address space on a stack of its own when the parent mapped one: no copy of
@@ -238,7 +259,20 @@ void ForkCommandAndWait(const ChildContext& c) {
     FormatDecimal(status_arg, c.status_fd);
     FormatDecimal(command_arg, command);
     char name[] = "cordon-init";
-    char* const argv[] = {name, status_arg, command_arg, nullptr};
+    // cordon-init STATUS_FD COMMAND_PID [BASELINE OWN_FILE PRIVATE_TMPFS...]
+    // (exec/init_report.h).
+    char baseline_arg[24];
+    FormatDecimal(baseline_arg, baseline);
+    char no_file[] = "-";
+    char* own = c.own_file != nullptr ? const_cast<char*>(c.own_file) : no_file;
+    char* argv[5 + exec::kInitMaxPrivatePaths + 1] = {name, status_arg, command_arg, baseline_arg,
+                                                      own};
+    std::size_t argc = c.private_tmpfs.empty() ? 3 : 5;
+    for (const char* path : c.private_tmpfs) {
+      if (argc == 5 + exec::kInitMaxPrivatePaths) break;
+      argv[argc++] = const_cast<char*>(path);
+    }
+    argv[argc] = nullptr;
     char* const envp[] = {nullptr};
     // The status pipe was made close-on-exec for the command's sake; the reaper needs it.
     if (::fcntl(c.status_fd, F_SETFD, 0) == 0) {

@@ -98,6 +98,30 @@ void CountLeftRunning(cordon::exec::InitReport& report) {
   Close(static_cast<int>(proc));
 }
 
+// What the command left in the private tmpfs mounts named by `paths` (used blocks of each;
+// anything that is not a tmpfs, such as a workspace bound over /var/tmp, is not counted),
+// beyond the `baseline` they held when it started.
+unsigned long long DiscardedBytes(long baseline, const char* own_file, char** paths, int count) {
+  unsigned long long total = 0;
+  for (int i = 0; i < count; ++i) {
+    StatFs fs{};
+    if (Statfs(paths[i], &fs) != 0 || fs.type != kTmpfsMagic || fs.blocks < fs.blocks_free) {
+      continue;
+    }
+    total += static_cast<unsigned long long>(fs.blocks - fs.blocks_free) *
+             static_cast<unsigned long long>(fs.block_size);
+  }
+  // cordon's own file (git's ignore file in HOME) is not the command's.
+  struct statx own {};
+  if (own_file[0] == '/' && Statx(AT_FDCWD, own_file, AT_SYMLINK_NOFOLLOW, &own) == 0 &&
+      (own.stx_mode & S_IFMT) == S_IFREG) {
+    const auto blocks = static_cast<unsigned long long>(own.stx_blocks) * 512;
+    total = total > blocks ? total - blocks : 0;
+  }
+  const auto before = static_cast<unsigned long long>(baseline < 0 ? 0 : baseline);
+  return total > before ? total - before : 0;
+}
+
 [[noreturn]] void Reap(int argc, char** argv) {
   if (argc == 3 && IsExecFlag(argv[1])) {
     const long request_fd = ParseNumber(argv[2]);
@@ -106,7 +130,7 @@ void CountLeftRunning(cordon::exec::InitReport& report) {
   }
   // exec made this process dumpable again; the command must not be able to read or trace it.
   if (Prctl(kPrSetDumpable, 0) != 0) Exit(126);
-  if (argc != 3) Exit(126);
+  if (argc < 3 || argc == 4 || argc > 5 + cordon::exec::kInitMaxPrivatePaths) Exit(126);
   const long status_fd = ParseNumber(argv[1]);
   const long command = ParseNumber(argv[2]);
   if (status_fd < 3 || command < 2) Exit(126);
@@ -117,6 +141,8 @@ void CountLeftRunning(cordon::exec::InitReport& report) {
       cordon::exec::InitReport report{};
       report.wait_status = status;
       CountLeftRunning(report);
+      if (argc > 5)
+        report.discarded_bytes = DiscardedBytes(ParseNumber(argv[3]), argv[4], argv + 5, argc - 5);
       (void)Write(static_cast<int>(status_fd), &report, sizeof report);
       Exit(0);
     }

@@ -49,7 +49,7 @@ void AppendDenials(std::string& text, const RunResult& result) {
   bool header = false;
   for (const Denial& d : result.denials) {
     if (d.layer == "policy" || d.layer == "limits") continue;
-    if (!header) text += "--- refused by cordon's sandbox ---\n";
+    if (!header) text += "--- refused or discarded by cordon's sandbox ---\n";
     header = true;
     text += report::DescribeDenial(d);
     text += '\n';

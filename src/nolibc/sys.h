@@ -115,6 +115,25 @@ inline long Write(int fd, const void* data, size_t size) {
   return Sys(__NR_write, fd, (long)data, (long)size);
 }
 inline long Close(int fd) { return Sys(__NR_close, fd); }
+// The kernel's struct statfs on the 64-bit architectures above (every field a long but f_fsid).
+struct StatFs {
+  long type;
+  long block_size;
+  long blocks;
+  long blocks_free;
+  long blocks_available;
+  long files;
+  long files_free;
+  int fsid[2];
+  long name_length;
+  long fragment_size;
+  long flags;
+  long spare[4];
+};
+inline constexpr long kTmpfsMagic = 0x01021994;
+inline long Statfs(const char* path, StatFs* out) {
+  return Sys(__NR_statfs, (long)path, (long)out);
+}
 inline long Getdents64(int fd, void* buffer, size_t size) {
   return Sys(__NR_getdents64, fd, (long)buffer, (long)size);
 }

@@ -44,6 +44,9 @@ std::string DescribeDenial(const Denial& d) {
     return fmt::format("{} still running when the command ended were killed ({}: {}); {}", d.target,
                        d.layer, d.rule, d.fix);
   }
+  if (d.kind == "discarded") {
+    return fmt::format("{}, discarded at its end ({}: {}); {}", d.target, d.layer, d.rule, d.fix);
+  }
   return fmt::format("{} {} refused ({}: {}); {}{}", d.kind, d.target, d.layer, d.rule,
                      d.fix.starts_with("by design") ? "" : "fix: ", d.fix);
 }

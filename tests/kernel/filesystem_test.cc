@@ -6,6 +6,8 @@
 // nothing landed there.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "kernel_support.h"
 
 namespace cordon::kernel_test {
@@ -139,6 +141,35 @@ TEST_F(FilesystemTest, PrivateTmpAndHomeAreGoneAfterTheCommand) {
   const RunResult second =
       Shell(*session, "ls -A \"$TMPDIR\" \"$HOME\" | grep -c -e left-behind -e .cache");
   EXPECT_EQ(second.stdout_data.data, "0\n") << Describe(second);
+}
+
+// What a command leaves in its private scratch space vanishes with it: the run reports how
+// much (docs/denials.md), from cordon-init on the native backend. Twin: a command that writes
+// only in the workspace reports nothing of the kind (cordon's own files there do not count).
+TEST_F(FilesystemTest, WhatTheCommandLeavesInItsScratchIsReportedAsDiscarded) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  auto discarded = [](const RunResult& r) {
+    return std::find_if(r.denials.begin(), r.denials.end(),
+                        [](const Denial& d) { return d.kind == "discarded"; });
+  };
+  const RunResult left = Shell(*session,
+                               "mkdir -p \"$HOME/.cache\" && "
+                               "head -c 524288 /dev/zero > \"$HOME/.cache/blob\" && "
+                               "head -c 262144 /dev/zero > /var/tmp/blob && "
+                               "head -c 262144 /dev/zero > /dev/shm/blob && echo written");
+  EXPECT_EQ(left.stdout_data.data, "written\n") << Describe(left);
+  if (!UnderBwrap()) {
+    const auto found = discarded(left);
+    ASSERT_NE(found, left.denials.end()) << Describe(left);
+    EXPECT_EQ(found->layer, "mount view");
+    // 1 MiB of data, page-aligned; a directory may add a page.
+    EXPECT_TRUE(found->target.starts_with("1.0 MiB left in the private")) << found->target;
+  }
+  const RunResult kept = Shell(*session, "head -c 524288 /dev/zero > kept && echo written");
+  EXPECT_EQ(kept.stdout_data.data, "written\n") << Describe(kept);
+  EXPECT_EQ(discarded(kept), kept.denials.end()) << Describe(kept);
+  EXPECT_EQ(std::filesystem::file_size(workspace_ / "kept"), 524288u);
 }
 
 TEST_F(FilesystemTest, ModeOffIsUnconfinedSoTheSameWritesLand) {

@@ -165,9 +165,11 @@ TEST(ToolResult, TheSandboxsRefusalsAreSaidInTheTextAndListedInStructuredContent
                {"limit", "output", "limits", "limits.output_bytes", "write it to a file"}};
   const json result = ToolResultFromRun(r, "curl https://example.test", false, milliseconds(1000));
   const std::string text = result["content"][0]["text"];
-  EXPECT_NE(text.find("--- refused by cordon's sandbox ---\ndns 127.0.0.53:53 refused (network: "
-                      "sandbox.network: deny); fix: allow the network\n"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(
+          "--- refused or discarded by cordon's sandbox ---\ndns 127.0.0.53:53 refused (network: "
+          "sandbox.network: deny); fix: allow the network\n"),
+      std::string::npos)
       << text;
   EXPECT_EQ(text.find("limits.output_bytes"), std::string::npos) << "the limits have their own";
   ASSERT_EQ(result["structuredContent"]["denials"].size(), 2u);
