@@ -42,10 +42,11 @@ struct CommandRequest {
   bool capture_output = true;
   // Where stdout and stderr go as they arrive, instead of the OutputCallback: descriptors the
   // caller keeps owning (`cordon run` passes its own stdout and stderr). -1: that stream goes
-  // to the callback. With capture_output false the bytes move from the command's pipe with
-  // splice(2) wherever the descriptor takes it (a pipe, a file, a socket), never copied
-  // through cordon's memory; a terminal gets them read and written. A descriptor whose
-  // reader is gone is dropped; the command's output is still read to its end.
+  // to the callback. With capture_output false a pipe is given to the command itself as that
+  // stream (decision 0047: no hop through cordon; its reader going away is the command's
+  // SIGPIPE); into a file or a socket the bytes move from the command's pipe with splice(2),
+  // never copied through cordon's memory; a terminal gets them read and written. A descriptor
+  // whose reader is gone ends the stream, and the command's next write fails as it would.
   int stdout_fd = -1;
   int stderr_fd = -1;
 };

@@ -1,6 +1,7 @@
 #include "exec/command_pipes.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/syscall_error.h"
@@ -62,6 +63,11 @@ Result<core::UniqueFd> OpenDevNull() {
 
 StdioFds MakeStdio(const CommandPipes& pipes, int stdin_fd) {
   return StdioFds{stdin_fd, pipes.stdout_write.get(), pipes.stderr_write.get()};
+}
+
+bool GivenDirectly(int sink) {
+  struct stat st {};
+  return sink >= 0 && ::fstat(sink, &st) == 0 && S_ISFIFO(st.st_mode);
 }
 
 }  // namespace cordon::exec

@@ -38,4 +38,11 @@ struct CommandPipes {
 // pipes and stdin_fd must outlive the launch.
 StdioFds MakeStdio(const CommandPipes& pipes, int stdin_fd);
 
+// Whether a caller's output sink that cordon need not see (no capture) is given to the command
+// itself, as it would be without cordon (decision 0047): a pipe only. Never a terminal (its
+// ioctls reach the caller's session), a socket (descriptors could be passed through it) or a
+// file (the command could change its mode or read it back through /proc/self/fd); those go
+// through the supervisor (exec/pass_through.h).
+bool GivenDirectly(int sink);
+
 }  // namespace cordon::exec

@@ -111,7 +111,14 @@ RunResult LaunchAndSupervise(const session::SessionBackends& backends, zygote::Z
     relay = std::move(*started);
     stdin_fd = relay.command_end();
   }
-  const exec::StdioFds stdio = exec::MakeStdio(*pipes, stdin_fd);
+  exec::StdioFds stdio = exec::MakeStdio(*pipes, stdin_fd);
+  // Output that nothing of cordon's needs to see, bound for a pipe of the caller's: the
+  // command writes it there itself, as without cordon (decision 0047). No hop through the
+  // supervisor, and a reader that goes away gives the command its SIGPIPE.
+  const bool stdout_given = !request.capture_output && exec::GivenDirectly(request.stdout_fd);
+  const bool stderr_given = !request.capture_output && exec::GivenDirectly(request.stderr_fd);
+  if (stdout_given) stdio.stdout_fd = request.stdout_fd;
+  if (stderr_given) stdio.stderr_fd = request.stderr_fd;
   // The memory and process limits of the whole tree: a cgroup of this run, which the command
   // process joins first and which is killed and removed when the run ends.
   std::unique_ptr<limits::RunCgroup> cgroup;
@@ -143,12 +150,16 @@ RunResult LaunchAndSupervise(const session::SessionBackends& backends, zygote::Z
   options.output_cap = output_cap;
   options.capture_output = request.capture_output;
   options.on_output = on_output;
-  options.sinks = {request.stdout_fd, request.stderr_fd};
+  options.sinks = {stdout_given ? -1 : request.stdout_fd, stderr_given ? -1 : request.stderr_fd};
   if (take_fds) {
-    // The supervisor closes each as its stream ends (SuperviseOptions::own_sinks).
+    // The supervisor closes each as its stream ends (SuperviseOptions::own_sinks); one given to
+    // the command stays in `fds`, closed when the run is over.
     options.own_sinks = true;
-    options.sinks = {fds.stdout_fd.Release(), fds.stderr_fd.Release()};
+    options.sinks = {stdout_given ? -1 : fds.stdout_fd.Release(),
+                     stderr_given ? -1 : fds.stderr_fd.Release()};
   }
+  if (stdout_given) pipes->stdout_read.Reset();
+  if (stderr_given) pipes->stderr_read.Reset();
   options.cancel_fd = request.cancel_fd;
   options.cgroup = cgroup.get();
   options.cpu_limited = plan.limits.rlimits.cpu_seconds != 0;

@@ -57,6 +57,42 @@ TEST_F(ServedEquivalence, AHiddenFileSavedOnTheHostStaysHidden) {
   }
 }
 
+// Output into a pipe of the caller's is the command's own write (decision 0047), served and
+// one-shot alike, as a user's shell pipeline sees it: the reader's stdin is the very pipe the
+// command's stdout is. Twin: redirected into a file, the command writes a pipe of cordon's.
+TEST_F(ServedEquivalence, OutputIntoAPipeIsTheCommandsOwnWrite) {
+  StartServer();
+  auto quoted = [](const std::vector<std::string>& argv) {
+    std::string text;
+    for (const std::string& arg : argv) {
+      std::string q = "'";
+      for (char c : arg) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      text += (text.empty() ? "" : " ") + q + "'";
+    }
+    return text;
+  };
+  const std::filesystem::path file = std::filesystem::canonical(tmp_.path()) / "out.txt";
+  for (bool served : {true, false}) {
+    Invocation inv = CordonInvocation({"run"}, {RuntimeEnv()});
+    if (!served) inv.argv.push_back("--no-server");
+    const std::string cordon = quoted(inv.argv) + " -- sh -c 'stat -L -c %i /proc/self/fd/1'";
+    const int before = Served();
+    inv.argv = {"/bin/sh", "-c", cordon + " | { stat -L -c %i /proc/self/fd/0; cat; }"};
+    const Outcome piped = RunBinary(inv);
+    ASSERT_EQ(piped.exit_code, 0) << Way(served) << piped.err;
+    const std::size_t newline = piped.out.find('\n');
+    ASSERT_NE(newline, std::string::npos) << piped.out;
+    EXPECT_EQ(piped.out.substr(newline + 1), piped.out.substr(0, newline + 1)) << Way(served);
+    EXPECT_EQ(Served(), before + (served ? 1 : 0)) << ServerLog();
+    inv.argv = {"/bin/sh", "-c",
+                cordon + " > '" + file.string() + "'; stat -L -c %i '" + file.string() + "'"};
+    const Outcome redirected = RunBinary(inv);
+    ASSERT_EQ(redirected.exit_code, 0) << Way(served) << redirected.err;
+    EXPECT_NE(ReadFile(file), redirected.out) << Way(served);
+    EXPECT_FALSE(ReadFile(file).empty()) << Way(served);
+  }
+}
+
 // Real work (issue 30): what the caller pipes or redirects into `cordon run` reaches the
 // command, served and one-shot alike — data for a reader, a script for a shell that reads it
 // (`sh -s`, `python3 - <<EOF`), a file. The twin: with --no-stdin the command reads nothing.
