@@ -22,6 +22,7 @@
 #include "bwrap/trampoline_protocol.h"
 #include "core/paths.h"
 #include "core/syscall_error.h"
+#include "linux/child_steps.h"
 #include "linux/error_pipe.h"
 #include "linux/launcher.h"
 #include "linux/seccomp_filter.h"
@@ -117,6 +118,10 @@ UniqueFd OpenSandboxInit(int info_fd) {
 // (allocated before the fork).
 [[noreturn]] void ExecBwrap(const char* bwrap, char* const* argv, const int (&fds)[kFirstFreeFd],
                             const int* sources, int* scratch, int source_count, pid_t parent) {
+  // The caller's signal dispositions and this thread's mask are not the command's: a caller
+  // that ignores SIGPIPE (Python does) or a thread that blocks signals would pass that on
+  // through bwrap to everything the command starts. Default and unblocked, as cordon-init does.
+  if (!linux_native::ResetSignals()) ::_exit(125);
   // Die with cordon (bwrap's --die-with-parent then takes the sandbox down with it), and not
   // at all if cordon is already gone.
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || ::getppid() != parent) ::_exit(125);

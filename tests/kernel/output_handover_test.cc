@@ -94,7 +94,8 @@ TEST_F(OutputHandoverTest, ASocketSinkGoesThroughTheSupervisor) {
 }
 
 // A reader that stops early ends the command with SIGPIPE from its own write, as without cordon
-// (`yes | head -1`), long before its timeout.
+// (`yes | head -1`), long before its timeout — also when the caller ignores SIGPIPE, as Python
+// does: the command starts with default signal dispositions and none blocked, on both backends.
 TEST_F(OutputHandoverTest, AReaderThatGoesAwayEndsTheCommandWithSigpipe) {
   CORDON_SKIP_UNLESS_LIBRARY("it hands the session its own descriptors");
   auto session = SessionOrSkip(MakeConfig());
@@ -107,7 +108,12 @@ TEST_F(OutputHandoverTest, AReaderThatGoesAwayEndsTheCommandWithSigpipe) {
   request.capture_output = false;
   request.stdout_fd = p[1];
   request.timeout = 10s;
+  struct sigaction ignore {};
+  struct sigaction saved {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ignore, &saved);
   const RunResult piped = session->Run(request);
+  ::sigaction(SIGPIPE, &saved, nullptr);
   ::close(p[1]);
   EXPECT_EQ(piped.status, RunStatus::kSignaled) << Describe(piped);
   EXPECT_EQ(piped.signal, SIGPIPE) << Describe(piped);
