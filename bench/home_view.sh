@@ -29,15 +29,9 @@ mkdir -p "$conf"
 echo '{"sandbox": {"home": "hidden"}}' >"$conf/hidden.json"
 echo '{"sandbox": {"home": "read_only"}}' >"$conf/read_only.json"
 
-# A run server of its own (its own runtime directory), stopped at the end.
 export HOME=$home
-export XDG_RUNTIME_DIR=$root/runtime
-mkdir -p "$XDG_RUNTIME_DIR"
-chmod 700 "$XDG_RUNTIME_DIR"
-"$cordon" serve --idle-timeout 600 >"$root/serve.log" 2>&1 &
-server=$!
-trap 'kill $server 2>/dev/null' EXIT
-sleep 0.5
+. bench/run_server.sh
+start_run_server "$root" "$cordon"
 
 cd "$home/proj"
 served() { echo "env CORDON_RUN_SERVER=use $cordon --config $conf/$1.json run -- true"; }

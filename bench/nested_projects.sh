@@ -37,14 +37,8 @@ mkdir -p "$conf"
 echo '{"sandbox": {"nested_project_depth": 0}}' >"$conf/depth0.json"
 echo '{"sandbox": {"nested_project_depth": 2}}' >"$conf/depth2.json"
 
-# A run server of its own (its own runtime directory), stopped at the end.
-export XDG_RUNTIME_DIR=$root/runtime
-mkdir -p "$XDG_RUNTIME_DIR"
-chmod 700 "$XDG_RUNTIME_DIR"
-"$cordon" serve --idle-timeout 600 >"$root/serve.log" 2>&1 &
-server=$!
-trap 'kill $server 2>/dev/null; rm -rf "$ws/p1/.git" "$ws/p2/m1/.git" "$ws/p3/.git"' EXIT
-sleep 0.5
+. bench/run_server.sh
+start_run_server "$root" "$cordon" "rm -rf '$ws/p1/.git' '$ws/p2/m1/.git' '$ws/p3/.git'"
 
 cd "$ws"
 served() { echo "env CORDON_RUN_SERVER=use $cordon --config $conf/$1.json run -- true"; }

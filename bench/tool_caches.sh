@@ -49,14 +49,8 @@ GO
 # npm: one dependency from a tarball, locked to the registry npm is configured with.
 tests/e2e/toolchains/npm_locked_project.sh "$root/npm" benchdep 'module.exports = 1;'
 
-# A run server of its own, stopped at the end.
-export XDG_RUNTIME_DIR=$root/runtime
-mkdir -p "$XDG_RUNTIME_DIR"
-chmod 700 "$XDG_RUNTIME_DIR"
-"$cordon" serve --idle-timeout 600 >"$root/serve.log" 2>&1 &
-server=$!
-trap 'kill $server 2>/dev/null' EXIT
-sleep 0.5
+. bench/run_server.sh
+start_run_server "$root" "$cordon"
 
 go_test="env GOTOOLCHAIN=local GOFLAGS=-mod=mod go test ./..."
 npm_ci="npm ci --offline --no-audit --no-fund --silent"

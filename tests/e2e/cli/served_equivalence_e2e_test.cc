@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "policy/shell_quote.h"
 #include "server_fixture.h"
 
 namespace cordon::e2e {
@@ -62,20 +63,12 @@ TEST_F(ServedEquivalence, AHiddenFileSavedOnTheHostStaysHidden) {
 // command's stdout is. Twin: redirected into a file, the command writes a pipe of cordon's.
 TEST_F(ServedEquivalence, OutputIntoAPipeIsTheCommandsOwnWrite) {
   StartServer();
-  auto quoted = [](const std::vector<std::string>& argv) {
-    std::string text;
-    for (const std::string& arg : argv) {
-      std::string q = "'";
-      for (char c : arg) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-      text += (text.empty() ? "" : " ") + q + "'";
-    }
-    return text;
-  };
   const std::filesystem::path file = std::filesystem::canonical(tmp_.path()) / "out.txt";
   for (bool served : {true, false}) {
     Invocation inv = CordonInvocation({"run"}, {RuntimeEnv()});
     if (!served) inv.argv.push_back("--no-server");
-    const std::string cordon = quoted(inv.argv) + " -- sh -c 'stat -L -c %i /proc/self/fd/1'";
+    const std::string cordon =
+        policy::ShellQuote(inv.argv) + " -- sh -c 'stat -L -c %i /proc/self/fd/1'";
     const int before = Served();
     inv.argv = {"/bin/sh", "-c", cordon + " | { stat -L -c %i /proc/self/fd/0; cat; }"};
     const Outcome piped = RunBinary(inv);
