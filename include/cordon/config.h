@@ -64,6 +64,9 @@ struct SandboxConfig {
   // The tools' caches (ToolCaches): persistent, cordon-owned, wired through each tool's own
   // variable (plan/tool_caches.h).
   ToolCaches tool_caches = ToolCaches::kShared;
+  // The supervisor watches the command's write-intent calls and reports the ones the sandbox
+  // refused as denials (docs/denials.md); false: only the kernel's own error.
+  bool explain_file_denials = true;
   BackendChoice backend = BackendChoice::kAuto;
   // cordon's own configuration as this process reads it, set by the loader (never from a
   // config file): the file named with --config, or the directory the default file lies in

@@ -30,6 +30,7 @@ constexpr std::string_view kSandboxKeys[] = {"mode",
                                              "home",
                                              "readable_paths",
                                              "tool_caches",
+                                             "explain_file_denials",
                                              "backend"};
 constexpr std::string_view kHostRunFilesKeys[] = {"add", "remove"};
 constexpr std::string_view kPolicyKeys[] = {"deny", "allow", "default_deny", "nested_agents",
@@ -162,6 +163,8 @@ Result<void> ReadSandbox(const Reader& reader, const Json& json, SandboxConfig& 
     } else if (key == "tool_caches") {
       CORDON_TRY(out.tool_caches,
                  reader.EnumValue(value, pointer, kToolCachesNames, &ParseToolCaches));
+    } else if (key == "explain_file_denials") {
+      CORDON_TRY(out.explain_file_denials, reader.Bool(value, pointer));
     } else if (key == "backend") {
       CORDON_TRY(out.backend,
                  reader.EnumValue(value, pointer, kBackendChoiceNames, &ParseBackendChoice));

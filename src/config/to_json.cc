@@ -47,6 +47,7 @@ OrderedJson ToDocument(const Config& config) {
   sandbox["home"] = HomeViewName(config.sandbox.home);
   sandbox["readable_paths"] = PathList(config.sandbox.readable_paths);
   sandbox["tool_caches"] = ToolCachesName(config.sandbox.tool_caches);
+  sandbox["explain_file_denials"] = config.sandbox.explain_file_denials;
   sandbox["backend"] = BackendChoiceName(config.sandbox.backend);
 
   OrderedJson policy = OrderedJson::object();

@@ -30,6 +30,7 @@
 
 #include "core/syscall_error.h"
 #include "exec/abstract_owner.h"
+#include "exec/notified_task.h"
 
 namespace cordon::exec {
 namespace {
@@ -42,10 +43,6 @@ constexpr std::uint64_t kListenerTag = ~0ULL;
 constexpr std::size_t kMaxParked = 256;
 constexpr int kEventsPerRound = 16;
 
-std::string ProcPath(pid_t tid, const char* name) {
-  return "/proc/" + std::to_string(tid) + "/" + name;
-}
-
 // The notification names a thread; pidfd_open wants its thread group leader.
 pid_t ThreadGroupOf(pid_t tid) {
   UniqueFd fd(::open(ProcPath(tid, "status").c_str(), O_RDONLY | O_CLOEXEC));
@@ -57,12 +54,6 @@ pid_t ThreadGroupOf(pid_t tid) {
   const char* line = std::strstr(buffer, "\nTgid:");
   if (line == nullptr) return -1;
   return static_cast<pid_t>(std::strtol(line + 6, nullptr, 10));
-}
-
-bool ReadMemory(pid_t tid, std::uint64_t address, void* out, std::size_t len) {
-  iovec local{out, len};
-  iovec remote{reinterpret_cast<void*>(address), len};
-  return ::process_vm_readv(tid, &local, 1, &remote, 1, 0) == static_cast<ssize_t>(len);
 }
 
 int SocketOption(int fd, int option) {
@@ -83,13 +74,12 @@ struct Resolved {
 // working directory, symlinks followed inside that root. The check is made on the inode
 // reached (its path as the command sees it), and the connect later goes to that same inode.
 Resolved ResolveInView(pid_t tid, std::string path, const std::vector<std::string>& beneath) {
-  char link[PATH_MAX];
   if (path.front() != '/') {
-    const ssize_t n = ::readlink(ProcPath(tid, "cwd").c_str(), link, sizeof link);
-    if (n <= 0 || n >= static_cast<ssize_t>(sizeof link) || link[0] != '/') return {{}, EACCES};
-    path = std::string(link, static_cast<std::size_t>(n)) + "/" + path;
+    const std::string cwd = ReadLinkPath(ProcPath(tid, "cwd"));
+    if (cwd.empty()) return {{}, EACCES};
+    path = cwd + "/" + path;
   }
-  UniqueFd root(::open(ProcPath(tid, "root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd root = OpenRoot(tid);
   if (!root) return {{}, EACCES};
   open_how how{};
   how.flags = O_PATH | O_CLOEXEC;
@@ -107,10 +97,9 @@ Resolved ResolveInView(pid_t tid, std::string path, const std::vector<std::strin
   }
   // The inode's path below the root of the mount tree it lives in: for the command's mount
   // namespace, the path as the command sees it.
-  const std::string self = "/proc/self/fd/" + std::to_string(target.get());
-  const ssize_t n = ::readlink(self.c_str(), link, sizeof link);
-  if (n <= 0 || n >= static_cast<ssize_t>(sizeof link)) return {{}, EACCES};
-  if (!ConnectBroker::IsBeneath(std::string_view(link, static_cast<std::size_t>(n)), beneath)) {
+  const std::string seen = ReadLinkPath("/proc/self/fd/" + std::to_string(target.get()));
+  if (seen.empty()) return {{}, EACCES};
+  if (!ConnectBroker::IsBeneath(seen, beneath)) {
     return {{}, EACCES, true};
   }
   return {std::move(target), 0};
@@ -249,12 +238,10 @@ Result<std::unique_ptr<ConnectBroker>> ConnectBroker::Create(UniqueFd listener,
   // Thread ids from the listener are in this process's PID namespace, and the broker reads
   // /proc/<tid>/{root,cwd}: a /proc of another PID namespace (unshare -p without remounting
   // it) would name other tasks. Refuse to broker then: the command's connects fail (ENOSYS).
+  // The write-intent calls still continue then, unexamined.
   char self[32] = {};
   const ssize_t n = ::readlink("/proc/self", self, sizeof self - 1);
-  if (n <= 0 || std::strtol(self, nullptr, 10) != ::getpid()) {
-    return Fail(ErrorCode::kUnavailable,
-                "connect broker: /proc does not belong to this process's PID namespace");
-  }
+  const bool blind = n <= 0 || std::strtol(self, nullptr, 10) != ::getpid();
   UniqueFd epoll(::epoll_create1(EPOLL_CLOEXEC));
   if (!epoll) return core::FailSyscall("epoll_create1", "EPOLL_CLOEXEC");
   epoll_event event{};
@@ -264,11 +251,15 @@ Result<std::unique_ptr<ConnectBroker>> ConnectBroker::Create(UniqueFd listener,
     return core::FailSyscall("epoll_ctl", "EPOLL_CTL_ADD, seccomp listener");
   }
   return std::unique_ptr<ConnectBroker>(
-      new ConnectBroker(std::move(listener), std::move(epoll), std::move(rules)));
+      new ConnectBroker(std::move(listener), std::move(epoll), std::move(rules), blind));
 }
 
-ConnectBroker::ConnectBroker(UniqueFd listener, UniqueFd epoll, ConnectRules rules)
-    : listener_(std::move(listener)), epoll_(std::move(epoll)), rules_(std::move(rules)) {}
+ConnectBroker::ConnectBroker(UniqueFd listener, UniqueFd epoll, ConnectRules rules, bool blind)
+    : listener_(std::move(listener)),
+      epoll_(std::move(epoll)),
+      rules_(std::move(rules)),
+      observer_(rules_.writes),
+      blind_(blind) {}
 
 void ConnectBroker::Service() {
   epoll_event events[kEventsPerRound];
@@ -294,12 +285,59 @@ void ConnectBroker::Respond(std::uint64_t id, int err) const {
   (void)::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, &response);
 }
 
+void ConnectBroker::ObserveDatagram(const seccomp_notif& request) {
+  const pid_t tid = static_cast<pid_t>(request.pid);
+  const int len = static_cast<int>(request.data.args[5]);
+  sockaddr_storage address{};
+  if (!rules_.private_network || len < static_cast<int>(sizeof(sockaddr_in)) ||
+      static_cast<std::size_t>(len) > sizeof address ||
+      !ReadMemory(tid, request.data.args[4], &address, static_cast<std::size_t>(len))) {
+    return;
+  }
+  if (address.ss_family != AF_INET && address.ss_family != AF_INET6) return;
+  // A datagram socket of that family: a connected stream socket ignores the address.
+  UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, ThreadGroupOf(tid), 0)));
+  if (!pidfd) return;
+  UniqueFd socket(static_cast<int>(
+      ::syscall(SYS_pidfd_getfd, pidfd.get(), static_cast<int>(request.data.args[0]), 0)));
+  if (!socket || SocketOption(socket.get(), SO_TYPE) != SOCK_DGRAM ||
+      SocketOption(socket.get(), SO_DOMAIN) != address.ss_family) {
+    return;
+  }
+  std::uint64_t id = request.id;
+  if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) return;
+  // Beyond the sandbox's loopback there is no route in its own network namespace.
+  RecordInet(address, SOCK_DGRAM, IsLoopback(address) ? 0 : ENETUNREACH, false);
+}
+
+void ConnectBroker::Continue(std::uint64_t id) const {
+  seccomp_notif_resp response{};
+  response.id = id;
+  response.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+  (void)::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, &response);
+}
+
 void ConnectBroker::HandleNotification() {
   seccomp_notif request{};  // the kernel wants it zeroed
   if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_RECV, &request) != 0) return;
   const std::uint64_t id = request.id;
   const pid_t tid = static_cast<pid_t>(request.pid);
-  if (request.data.nr != __NR_connect || tid <= 0) return Respond(id, ENOSYS);
+  if (request.data.nr == __NR_sendto) {
+    if (!blind_ && tid > 0) ObserveDatagram(request);
+    return Continue(id);
+  }
+  if (request.data.nr != __NR_connect) {
+    if (!rules_.writes.observe || !WriteObserver::Observes(request.data.nr)) {
+      return Respond(id, ENOSYS);
+    }
+    if (!blind_) {
+      if (std::optional<Denial> denial = observer_.Examine(request, listener_.get())) {
+        Record(std::move(*denial));
+      }
+    }
+    return Continue(id);
+  }
+  if (tid <= 0 || blind_) return Respond(id, ENOSYS);
   const int target_fd = static_cast<int>(request.data.args[0]);
   const int len = static_cast<int>(request.data.args[2]);  // socklen_t, taken as an int
   // The address, copied once: what the command's other threads write afterwards is not read.

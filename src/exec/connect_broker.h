@@ -25,6 +25,10 @@
 // answered with SO_ERROR; a blocking unix connect to a listener whose backlog is full gets
 // EAGAIN (what SO_SNDTIMEO's expiry gives) instead of waiting.
 //
+// The same filter sends the write-intent calls (exec/write_calls.h) when the plan observes
+// them, and sendto() with an address in the sandbox's own network namespace: the broker lets
+// each continue and records what the sandbox refuses (WriteObserver; ObserveDatagram).
+//
 // Ownership: the broker owns the listener, an epoll instance, and a descriptor for each parked
 // connect. Not thread-safe; one broker per supervised run.
 #pragma once
@@ -40,6 +44,7 @@
 #include "cordon/run.h"
 #include "core/unique_fd.h"
 #include "exec/launched_process.h"
+#include "exec/write_observer.h"
 
 namespace cordon::exec {
 
@@ -47,6 +52,9 @@ class ConnectBroker {
  public:
   [[nodiscard]] static Result<std::unique_ptr<ConnectBroker>> Create(core::UniqueFd listener,
                                                                      ConnectRules rules);
+
+  // /proc belongs to another PID namespace (see blind_).
+  bool blind() const { return blind_; }
 
   // Poll for POLLIN: readable when a notification waits or a parked connect finished.
   int fd() const { return epoll_.get(); }
@@ -68,8 +76,13 @@ class ConnectBroker {
     int type;
   };
 
-  ConnectBroker(core::UniqueFd listener, core::UniqueFd epoll, ConnectRules rules);
+  ConnectBroker(core::UniqueFd listener, core::UniqueFd epoll, ConnectRules rules, bool blind);
   void HandleNotification();
+  // Lets an observed call go on unchanged (SECCOMP_USER_NOTIF_FLAG_CONTINUE).
+  void Continue(std::uint64_t id) const;
+  // A sendto() with an address (UDP without a connect), which goes on unchanged: recorded like
+  // a connect to that address when the sandbox's own network namespace refuses it.
+  void ObserveDatagram(const seccomp_notif& request);
   void FinishParked(int socket_fd);
   // The errno for the command (0: connected), or -1 when the connect was parked.
   int Connect(std::uint64_t id, core::UniqueFd socket, const void* addr, unsigned len, int type);
@@ -85,6 +98,10 @@ class ConnectBroker {
   std::vector<Parked> parked_;
   bool listener_open_ = true;
   std::vector<Denial> denials_;
+  WriteObserver observer_;
+  // /proc is another PID namespace's: thread ids cannot be read there. Connects get ENOSYS;
+  // write-intent calls continue unexamined.
+  bool blind_ = false;
 };
 
 }  // namespace cordon::exec

@@ -21,6 +21,16 @@ struct StdioFds {
   int stderr_fd = -1;
 };
 
+// What the write observer (exec/write_observer.h) needs to tell Landlock's refusals.
+struct WriteRules {
+  // Whether the command's write-intent calls are observed at all (sandbox.explain_file_denials).
+  bool observe = false;
+  // Landlock's ABI for the command's domain (0: none) and the paths beneath which it lets the
+  // command write, as the command sees them.
+  int landlock_abi = 0;
+  std::vector<std::string> landlock_writable;
+};
+
 // What the supervisor lets the command's connect() calls reach (docs/decisions/0019).
 struct ConnectRules {
   // Pathname unix sockets: only beneath these directories, as the command sees them.
@@ -32,6 +42,8 @@ struct ConnectRules {
   bool abstract_scoped = false;
   // Landlock refuses TCP connects (no port rules): so does the supervisor.
   bool refuse_tcp = false;
+  // The write-intent calls the same filter sends (exec/write_observer.h).
+  WriteRules writes;
 };
 
 // Something a backend holds for one command until the run is over (the Seatbelt backend's

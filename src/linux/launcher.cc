@@ -394,6 +394,14 @@ exec::ConnectRules BrokerRules(const plan::LaunchPlan& plan, const char* private
   rules.private_network = plan.namespaces.net;
   rules.abstract_scoped = (plan.landlock.scoped & sys::kScopeAbstractUnixSocket) != 0;
   rules.refuse_tcp = (plan.landlock.handled_net & sys::kAccessNetConnectTcp) != 0;
+  rules.writes.observe = plan.seccomp.observe_writes;
+  if (plan.landlock.abi >= 1) {
+    rules.writes.landlock_abi = plan.landlock.abi;
+    for (const auto& path : plan.landlock.writable) {
+      rules.writes.landlock_writable.push_back(path.string());
+    }
+    if (private_dir != nullptr) rules.writes.landlock_writable.emplace_back(private_dir);
+  }
   return rules;
 }
 

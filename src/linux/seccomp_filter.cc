@@ -1,5 +1,6 @@
 #include "linux/seccomp_filter.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <linux/seccomp.h>
 #include <sched.h>
@@ -19,6 +20,7 @@
 #include "core/fd_passing.h"
 #include "core/syscall_error.h"
 #include "core/unique_fd.h"
+#include "exec/write_calls.h"
 
 namespace cordon::linux_native {
 namespace {
@@ -96,6 +98,44 @@ Result<void> DenySetidModes(void* ctx) {
         Check(seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), kNrFchmodat2, 1, cmp), "fchmodat2"));
   }
   return Check(seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0), "openat2");
+}
+
+// The write-intent calls go to the supervisor, which reports the ones the sandbox refuses and
+// lets each continue (exec/write_observer.h). An open only when its flags ask to write, create
+// or truncate; with set-id modes refused, only a mode without set-id bits, so that no call
+// matches both this rule and the refusal's.
+Result<void> ObserveWrites(void* ctx, bool refuse_setid_modes) {
+  constexpr scmp_datum_t kSetid = S_ISUID | S_ISGID;
+  const scmp_arg_cmp wants_write[] = {
+      {0, SCMP_CMP_MASKED_EQ, O_ACCMODE, O_WRONLY},
+      {0, SCMP_CMP_MASKED_EQ, O_ACCMODE, O_RDWR},
+      {0, SCMP_CMP_MASKED_EQ, O_CREAT, O_CREAT},
+      {0, SCMP_CMP_MASKED_EQ, O_TRUNC, O_TRUNC},
+  };
+  for (const exec::WriteCall& call : exec::ObservedWriteCalls()) {
+    const int nr = seccomp_syscall_resolve_name(call.name);
+    if (nr == __NR_SCMP_ERROR) continue;  // not on this architecture
+    std::vector<scmp_arg_cmp> common;
+    if (refuse_setid_modes && call.mode_arg >= 0) {
+      common.push_back({static_cast<unsigned>(call.mode_arg), SCMP_CMP_MASKED_EQ, kSetid, 0});
+    }
+    if (call.flags_arg < 0) {
+      CORDON_TRY_VOID(
+          Check(seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, nr,
+                                       static_cast<unsigned>(common.size()), common.data()),
+                call.name));
+      continue;
+    }
+    for (scmp_arg_cmp flags : wants_write) {
+      flags.arg = static_cast<unsigned>(call.flags_arg);
+      std::vector<scmp_arg_cmp> cmps = common;
+      cmps.push_back(flags);
+      CORDON_TRY_VOID(Check(seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, nr,
+                                                   static_cast<unsigned>(cmps.size()), cmps.data()),
+                            call.name));
+    }
+  }
+  return {};
 }
 
 Result<std::vector<sock_filter>> Export(void* ctx) {
@@ -202,6 +242,15 @@ Result<std::vector<sock_filter>> BuildSeccompProgram(const plan::SeccompSettings
     // the command's other threads, so the supervisor performs each one (ADR 0019).
     CORDON_TRY_VOID(
         Check(seccomp_rule_add(ctx.get(), SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0), "connect"));
+    if (settings.observe_writes) {
+      CORDON_TRY_VOID(ObserveWrites(ctx.get(), settings.refuse_setid_modes));
+    }
+    if (settings.observe_datagrams) {
+      // A datagram sent with an address: what a connect() names, without one (UDP).
+      CORDON_TRY_VOID(Check(seccomp_rule_add(ctx.get(), SCMP_ACT_NOTIFY, SCMP_SYS(sendto), 1,
+                                             SCMP_A4(SCMP_CMP_NE, 0)),
+                            "sendto"));
+    }
   }
   return Export(ctx.get());
 }

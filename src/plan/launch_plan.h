@@ -138,6 +138,14 @@ struct SeccompSettings {
   // LaunchPlan::unix_connect_beneath: host sockets bound during the run stay out of reach on
   // every kernel (docs/decisions/0019).
   bool broker_connect = false;
+  // With broker_connect: the write-intent calls (open for writing, mkdir, unlink, rename, ...)
+  // go to the supervisor too, which reports the ones the sandbox refuses and lets every one
+  // continue unchanged (exec/write_observer.h; sandbox.explain_file_denials).
+  bool observe_writes = false;
+  // With broker_connect: sendto() with an address (UDP without a connect) goes to the
+  // supervisor, which reports one the sandbox's own network namespace refuses and lets it
+  // continue unchanged. Only with that namespace (network deny).
+  bool observe_datagrams = false;
   bool operator==(const SeccompSettings&) const = default;
 };
 

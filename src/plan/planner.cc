@@ -581,14 +581,17 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
                                  : ReadableAroundHomeView(view, list, home_view, home_holes);
     plan.landlock.list_root = true;
   }
-  plan.seccomp = SeccompSettings{.enabled = true,
-                                 .sockets = a.sockets,
-                                 // Without a listener of our own the outer sandbox's broker
-                                 // answers connect() outside this run's Landlock domain.
-                                 .refuse_unix_sockets = a.fallback && (features.landlock_abi < 9 ||
-                                                                       !features.seccomp_listener),
-                                 .refuse_setid_modes = true,
-                                 .broker_connect = features.seccomp_listener};
+  plan.seccomp = SeccompSettings{
+      .enabled = true,
+      .sockets = a.sockets,
+      // Without a listener of our own the outer sandbox's broker
+      // answers connect() outside this run's Landlock domain.
+      .refuse_unix_sockets =
+          a.fallback && (features.landlock_abi < 9 || !features.seccomp_listener),
+      .refuse_setid_modes = true,
+      .broker_connect = features.seccomp_listener,
+      .observe_writes = features.seccomp_listener && config.sandbox.explain_file_denials,
+      .observe_datagrams = features.seccomp_listener && a.namespaces.net};
   plan.unix_connect_beneath = UnixConnectBeneath(config, a, roots);
   const Scratch scratch = ScratchOf(plan.mounts);
   plan.home = scratch.home;

@@ -15,6 +15,7 @@
 #include "exec/spawn_unsandboxed.h"
 #include "exec/stdin_relay.h"
 #include "exec/supervisor.h"
+#include "plan/file_denials.h"
 #include "plan/host_placeholders.h"
 #include "plan/launch_plan.h"
 #include "session/backend_choice.h"
@@ -253,9 +254,11 @@ RunResult session::RunFor(const Session& session, const CommandRequest& request,
       plan->placeholders = placeholders.covered();
     }
 
-    return LaunchAndSupervise(state.backends, state.zygote, state.features.limits, *plan, request,
-                              caller.take_fds, fds, *timeout, state.config.limits.output_bytes,
-                              on_output, std::move(r));
+    RunResult ran = LaunchAndSupervise(state.backends, state.zygote, state.features.limits, *plan,
+                                       request, caller.take_fds, fds, *timeout,
+                                       state.config.limits.output_bytes, on_output, std::move(r));
+    plan::ExplainFileDenials(*plan, plan_request.caller_home, ran.denials);
+    return ran;
   }();
   session::AddRunDenials(result);
   result.duration = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);

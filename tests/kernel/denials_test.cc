@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 
 #include "kernel_support.h"
 
@@ -85,6 +87,24 @@ TEST_F(DenialsTest, ADnsQueryIsReportedAndOtherLoopbackUdpIsNot) {
   EXPECT_TRUE(other.denials.empty()) << Listed(other);
 }
 
+// UDP without a connect: a datagram sent with sendto() to an address beyond the loopback, or
+// to a resolver's port, is reported like the connect it stands for. Twin: a datagram to
+// another port of the sandbox's own loopback.
+TEST_F(DenialsTest, ADatagramSentWithoutAConnectIsReported) {
+  auto session = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite, NetworkPolicy::kDeny));
+  if (!session) return;
+  const RunResult beyond = Probe(*session, "sendto-udp 192.0.2.1 443");
+  EXPECT_EQ(beyond.stdout_data.data, "ENETUNREACH\n") << Describe(beyond);
+  const Denial* d = Find(beyond, "connect", "192.0.2.1:443");
+  ASSERT_NE(d, nullptr) << Listed(beyond) << Describe(beyond);
+  EXPECT_EQ(d->rule, "sandbox.network: deny");
+  const RunResult dns = Probe(*session, "sendto-udp 127.0.0.53 53");
+  EXPECT_NE(Find(dns, "dns", "127.0.0.53:53"), nullptr) << Listed(dns) << Describe(dns);
+  const RunResult own = Probe(*session, "sendto-udp 127.0.0.1 5353");
+  EXPECT_EQ(own.stdout_data.data, "ok\n") << Describe(own);
+  EXPECT_TRUE(own.denials.empty()) << Listed(own);
+}
+
 // Network allow: nothing of the above is cordon's doing (only loopback is tried here).
 TEST_F(DenialsTest, NetworkAllowReportsNoNetworkDenial) {
   auto session = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite, NetworkPolicy::kAllow));
@@ -114,6 +134,129 @@ TEST_F(DenialsTest, ThePolicyAndATimeoutAreListed) {
   const RunResult failed = Shell(*session, "cat does-not-exist");
   EXPECT_NE(failed.exit_code, 0);
   EXPECT_TRUE(failed.denials.empty()) << Listed(failed);
+}
+
+// The file-system denials (exec/write_observer.h): a write the mount view refuses, found by
+// watching the command's write-intent calls, named with the rule of the plan that refused it.
+
+// A git write inside .git, which the view keeps read-only: git's own words are "Read-only file
+// system", cordon's say it is the .git protection and that the host-side tool commits.
+TEST_F(DenialsTest, AGitWriteIsReportedAsTheGitProtection) {
+  if (std::system("git --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "git not installed";
+  const std::filesystem::path ws = std::filesystem::canonical(workspace_);
+  ASSERT_EQ(std::system(
+                fmt::format("git -C '{}' -c init.defaultBranch=main init -q", ws.string()).c_str()),
+            0);
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const RunResult added = Shell(*session, "echo hi > f && git add f");
+  EXPECT_NE(added.exit_code, 0) << Describe(added);
+  EXPECT_FALSE(Exists(ws / ".git/index")) << Describe(added);
+  const Denial* d = Find(added, "create", (ws / ".git/index.lock").string());
+  ASSERT_NE(d, nullptr) << Listed(added) << Describe(added);
+  EXPECT_EQ(d->layer, "mount view");
+  EXPECT_NE(d->rule.find("protect_git_metadata"), std::string::npos) << d->rule;
+  EXPECT_NE(d->fix.find("git_commit"), std::string::npos) << d->fix;
+  // Removing a file of .git is the same protection.
+  const RunResult removed = Shell(*session, "rm -f .git/HEAD");
+  EXPECT_TRUE(Exists(ws / ".git/HEAD"));
+  const Denial* r = Find(removed, "remove", (ws / ".git/HEAD").string());
+  ASSERT_NE(r, nullptr) << Listed(removed) << Describe(removed);
+  EXPECT_NE(r->rule.find("protect_git_metadata"), std::string::npos) << r->rule;
+  // Twin: git failing for its own reasons (an unknown option) reports nothing.
+  const RunResult own = Shell(*session, "git log --no-such-option");
+  EXPECT_NE(own.exit_code, 0);
+  EXPECT_TRUE(own.denials.empty()) << Listed(own);
+}
+
+// A system directory: the fix is "by design", never to make /etc or /usr writable.
+TEST_F(DenialsTest, AWriteToASystemDirectoryIsReportedByDesign) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const std::filesystem::path etc_file = "/etc/" + unique_;
+  const std::filesystem::path usr_dir = "/usr/lib/" + unique_;
+  cleanup_.push_back(etc_file);
+  cleanup_.push_back(usr_dir);
+  const RunResult result = Shell(*session, fmt::format("echo x > '{}'; mkdir -p '{}'; true",
+                                                       etc_file.string(), usr_dir.string()));
+  EXPECT_FALSE(Exists(etc_file));
+  EXPECT_FALSE(Exists(usr_dir));
+  for (const std::filesystem::path& target : {etc_file, usr_dir}) {
+    const Denial* d = Find(result, "create", target.string());
+    ASSERT_NE(d, nullptr) << target << " " << Listed(result) << Describe(result);
+    EXPECT_EQ(d->layer, "mount view");
+    EXPECT_NE(d->rule.find("sandbox.writable_roots"), std::string::npos) << d->rule;
+    EXPECT_TRUE(d->fix.starts_with("by design")) << d->fix;
+  }
+}
+
+// Twins of the above: writes failing for the command's own reasons — a missing directory in
+// the workspace, a file that exists already (O_EXCL, mkdir), a file its permissions keep
+// read-only — and writes that work report no denial.
+TEST_F(DenialsTest, WritesFailingForTheCommandsOwnReasonsReportNothing) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  test_support::WriteFile(workspace_ / "locked", "x\n");
+  std::filesystem::permissions(workspace_ / "locked", std::filesystem::perms::owner_read);
+  const RunResult result =
+      Shell(*session,
+            "echo x > missing/dir/f; mkdir /etc; mkdir -p /usr/lib; rm -f missing-file; "
+            "mv missing-file elsewhere; echo x > locked; echo x > made; set -C; echo x > made; "
+            "mkdir d; ln -s made d/link; mv made d/moved; rm -r d; true");
+  EXPECT_TRUE(result.denials.empty()) << Listed(result) << Describe(result);
+}
+
+// The rest of git's writes (a stash, an init where the workspace has no .git: its placeholder
+// holds the name) and an agent's own settings, a host-run file: each reported with its rule.
+TEST_F(DenialsTest, GitStashGitInitAndAnAgentsSettingsAreReported) {
+  if (std::system("git --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "git not installed";
+  const std::filesystem::path ws = std::filesystem::canonical(workspace_);
+  const std::filesystem::path repo = ws / "repo";
+  std::filesystem::create_directories(repo);
+  std::filesystem::create_directories(ws / ".claude");
+  test_support::WriteFile(ws / ".claude/settings.json", "{}\n");
+  const std::string git = fmt::format(
+      "git -C '{}' -c user.name=t -c user.email=t@example.invalid -c init.defaultBranch=main",
+      repo.string());
+  ASSERT_EQ(std::system((git + " init -q && echo one > '" + (repo / "a").string() + "' && " + git +
+                         " add a && " + git + " commit -qm one")
+                            .c_str()),
+            0);
+  test_support::WriteFile(repo / "a", "two\n");
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const RunResult stash = Shell(*session, "cd repo && git stash");
+  EXPECT_NE(stash.exit_code, 0) << Describe(stash);
+  EXPECT_EQ(ReadFile(repo / "a"), "two\n");
+  const auto git_denial =
+      std::find_if(stash.denials.begin(), stash.denials.end(), [&](const Denial& d) {
+        return d.layer == "mount view" && d.target.starts_with((repo / ".git/").string());
+      });
+  ASSERT_NE(git_denial, stash.denials.end()) << Listed(stash) << Describe(stash);
+  EXPECT_NE(git_denial->rule.find("protect_git_metadata"), std::string::npos);
+
+  // The workspace has no .git: a placeholder holds the name for the command, so git init
+  // finds a directory it cannot write in.
+  const RunResult init = Shell(*session, "git init -q");
+  EXPECT_NE(init.exit_code, 0) << Describe(init);
+  EXPECT_FALSE(Exists(ws / ".git/HEAD"));
+  const auto init_denial =
+      std::find_if(init.denials.begin(), init.denials.end(),
+                   [&](const Denial& d) { return d.target.starts_with((ws / ".git/").string()); });
+  ASSERT_NE(init_denial, init.denials.end()) << Listed(init) << Describe(init);
+  EXPECT_NE(init_denial->rule.find("protect_git_metadata"), std::string::npos) << init_denial->rule;
+
+  const RunResult settings = Shell(*session, "echo '{\"hooks\": 1}' > .claude/settings.json");
+  EXPECT_EQ(ReadFile(ws / ".claude/settings.json"), "{}\n");
+  const Denial* d = Find(settings, "write", (ws / ".claude/settings.json").string());
+  ASSERT_NE(d, nullptr) << Listed(settings) << Describe(settings);
+  EXPECT_EQ(d->layer, "mount view");
+  EXPECT_NE(d->rule.find("protect_host_run_files"), std::string::npos) << d->rule;
+  EXPECT_TRUE(d->fix.starts_with("by design")) << d->fix;
+  // Twin: a file beside it is the workspace's and is written.
+  const RunResult beside = Shell(*session, "echo x > .claude-notes && cat .claude-notes");
+  EXPECT_EQ(beside.stdout_data.data, "x\n") << Describe(beside);
+  EXPECT_TRUE(beside.denials.empty()) << Listed(beside);
 }
 
 }  // namespace

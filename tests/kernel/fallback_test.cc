@@ -85,6 +85,39 @@ class FallbackTest : public ProbeTest {
   }
 };
 
+// Landlock's refusal of a write outside the writable areas is reported as Landlock's, with
+// the directory that would allow it; a write in the workspace reports nothing.
+TEST_F(FallbackTest, LandlocksWriteRefusalIsReported) {
+  CORDON_SKIP_UNDER_BWRAP("bubblewrap cannot run without user namespaces");
+  // Beside the workspace, and not the fake home's parent (a home is never offered).
+  const std::filesystem::path parent = std::filesystem::canonical(root_) / "other";
+  std::filesystem::create_directory(parent);
+  const std::string report = WithoutUserNamespaces([&]() -> std::string {
+    Result<Session> session = Session::Create(FallbackConfig(), workspace_);
+    if (!session) return "create: " + session.error().message;
+    if (!session->GetCapabilities().can_run()) return "cannot run";
+    std::string out;
+    for (const char* text : {"echo x > ../other/parent-file", "echo x > made"}) {
+      CommandRequest request;
+      request.shell_text = text;
+      const RunResult r = session->Run(request);
+      out += fmt::format("{}: {} denials\n", text, r.denials.size());
+      for (const Denial& d : r.denials) {
+        out += fmt::format("{}|{}|{}|{}|{}\n", d.kind, d.target, d.layer, d.rule, d.fix);
+      }
+    }
+    return out;
+  });
+  if (report == "cannot run") GTEST_SKIP() << "the fallback cannot run here";
+  EXPECT_FALSE(Exists(parent / "parent-file")) << report;
+  EXPECT_NE(report.find(fmt::format("create|{}|landlock|sandbox.writable_roots",
+                                    (parent / "parent-file").string())),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("--writable-root " + parent.string()), std::string::npos) << report;
+  EXPECT_NE(report.find("echo x > made: 0 denials"), std::string::npos) << report;
+}
+
 TEST_F(FallbackTest, WithoutUserNamespacesTheFallbackEnforcesWhatItClaims) {
   // A host TCP listener; the child inherits it but the sandbox closes every inherited fd.
   HostListener listener = HostListener::Tcp();

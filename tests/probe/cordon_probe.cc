@@ -8,6 +8,7 @@
 //   mkdir PATH
 //   connect-tcp HOST PORT    IPv4 TCP connect
 //   connect-udp HOST PORT    IPv4 UDP connect (no datagram sent)
+//   sendto-udp HOST PORT     one IPv4 UDP datagram with sendto(), no connect
 //   serve-tcp PORT           listen on 127.0.0.1:PORT, print "listening", accept until killed
 //   loopback-echo            bind+listen on 127.0.0.1:0 and connect to it (own loopback)
 //   connect-unix PATH        AF_UNIX stream connect to a pathname socket
@@ -103,17 +104,32 @@ int Read(const char* path) {
 
 // An IPv4 connect of a socket of `type`: TCP, or UDP (no datagram sent: what a resolver does
 // before its query).
-int ConnectInet(const char* host, const char* port, int type) {
-  int fd = ::socket(AF_INET, type | SOCK_CLOEXEC, 0);
-  if (fd < 0) return Result(false);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(std::atoi(port)));
-  if (::inet_pton(AF_INET, host, &addr.sin_addr) != 1) {
+// An IPv4 socket of `type` and the address HOST:PORT; false (errno set) when either fails.
+bool Ipv4(const char* host, const char* port, int type, int* fd, sockaddr_in* addr) {
+  *fd = ::socket(AF_INET, type | SOCK_CLOEXEC, 0);
+  if (*fd < 0) return false;
+  *addr = sockaddr_in{};
+  addr->sin_family = AF_INET;
+  addr->sin_port = htons(static_cast<uint16_t>(std::atoi(port)));
+  if (::inet_pton(AF_INET, host, &addr->sin_addr) != 1) {
     errno = EINVAL;
-    return Result(false);
+    return false;
   }
+  return true;
+}
+
+int ConnectInet(const char* host, const char* port, int type) {
+  int fd = -1;
+  sockaddr_in addr{};
+  if (!Ipv4(host, port, type, &fd, &addr)) return Result(false);
   return Result(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+}
+
+int SendtoUdp(const char* host, const char* port) {
+  int fd = -1;
+  sockaddr_in addr{};
+  if (!Ipv4(host, port, SOCK_DGRAM, &fd, &addr)) return Result(false);
+  return Result(::sendto(fd, "x", 1, 0, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 1);
 }
 
 int LoopbackEcho() {
@@ -410,6 +426,7 @@ int main(int argc, char** argv) {
   if (cmd == "mkdir" && arg(1)) return Result(::mkdir(arg(1), 0755) == 0);
   if (cmd == "connect-tcp" && arg(2)) return ConnectInet(arg(1), arg(2), SOCK_STREAM);
   if (cmd == "connect-udp" && arg(2)) return ConnectInet(arg(1), arg(2), SOCK_DGRAM);
+  if (cmd == "sendto-udp" && arg(2)) return SendtoUdp(arg(1), arg(2));
   if (cmd == "loopback-echo") return LoopbackEcho();
   if (cmd == "serve-tcp" && arg(1)) return ServeTcp(arg(1));
   if (cmd == "connect-unix" && arg(1)) return ConnectUnix(arg(1), false);

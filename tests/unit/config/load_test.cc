@@ -92,7 +92,8 @@ TEST(LoadConfig, UnknownKeyIsAnErrorThatSuggestsTheClosestKey) {
             "\"writable_roots\"?); the keys allowed here are \"mode\", \"network\", "
             "\"writable_roots\", \"protect_git_metadata\", \"protect_host_run_files\", "
             "\"host_run_files\", \"nested_project_depth\", \"allow_outside_sandbox\", "
-            "\"hidden_paths\", \"home\", \"readable_paths\", \"tool_caches\", \"backend\"");
+            "\"hidden_paths\", \"home\", \"readable_paths\", \"tool_caches\", "
+            "\"explain_file_denials\", \"backend\"");
   EXPECT_THAT(ErrorFor(R"({"sandbox": {"mode": "off"}, "zzz": 1})"),
               StartsWith("config.json: /zzz: unknown key \"zzz\"; the keys allowed here are"));
   EXPECT_THAT(ErrorFor(R"({"limits": {"timeout": 5}})"),

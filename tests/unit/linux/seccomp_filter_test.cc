@@ -3,14 +3,28 @@
 #include "linux/seccomp_filter.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <linux/netlink.h>
+#include <linux/seccomp.h>
+#include <poll.h>
 #include <sched.h>
+#include <seccomp.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/fd_passing.h"
+#include "core/unique_fd.h"
+#include "exec/write_calls.h"
+#include "exec/write_observer.h"
 #include "sandbox_runner.h"
 
 namespace cordon::linux_native {
@@ -94,6 +108,85 @@ TEST(SeccompFilter, SocketFamiliesFollowThePolicy) {
       EPROTONOSUPPORT);
   EXPECT_EQ(
       InChildWithFilter(SocketPolicy::kUnixAndNetlink, [&] { return netlink(NETLINK_ROUTE); }), 0);
+}
+
+// The write observer's rules (exec/write_calls.h): every call of the list this architecture has
+// is one the observer decodes, and nothing else is.
+TEST(SeccompFilter, EveryObservedWriteCallIsOneTheObserverReads) {
+  int known = 0;
+  for (const exec::WriteCall& call : exec::ObservedWriteCalls()) {
+    const int nr = seccomp_syscall_resolve_name(call.name);
+    if (nr == __NR_SCMP_ERROR) continue;
+    ++known;
+    EXPECT_TRUE(exec::WriteObserver::Observes(nr)) << call.name;
+  }
+  EXPECT_GE(known, 12);
+  for (int nr : {SCMP_SYS(read), SCMP_SYS(write), SCMP_SYS(connect), SCMP_SYS(chmod)}) {
+    EXPECT_FALSE(exec::WriteObserver::Observes(nr)) << nr;
+  }
+}
+
+// With the writes observed, a set-id mode is still refused (the refusal's rule and the
+// observer's never match one call), a plain create reaches the supervisor and goes on as the
+// kernel decides, and a read-only open never leaves the kernel.
+TEST(SeccompFilter, ObservedWritesContinueAndSetidModesStayRefused) {
+  auto program = BuildSeccompProgram({.enabled = true,
+                                      .sockets = plan::SocketPolicy::kAny,
+                                      .refuse_setid_modes = true,
+                                      .broker_connect = true,
+                                      .observe_writes = true});
+  ASSERT_TRUE(program) << program.error().message;
+  char dir_template[] = "/var/tmp/cordon-observe-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir_template), nullptr);
+  const std::string dir = dir_template;
+  int pair[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(pair[0]);
+    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) ::_exit(200);
+    if (InstallSeccomp(*program, pair[1]).failed()) ::_exit(201);
+    // Exit code: bit 0 set-id create refused, bit 1 plain create made, bit 2 read-only open
+    // worked, bit 3 set-id mkdir refused.
+    int code = 0;
+    const std::string setid = dir + "/setid";
+    if (::open(setid.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 04755) < 0 && errno == EPERM) {
+      code |= 1;
+    }
+    const int made = ::open((dir + "/plain").c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+    if (made >= 0) code |= 2;
+    if (::open((dir + "/plain").c_str(), O_RDONLY | O_CLOEXEC) >= 0) code |= 4;
+    if (::mkdir((dir + "/setid-dir").c_str(), 02755) != 0 && errno == EPERM) code |= 8;
+    ::_exit(code);
+  }
+  ::close(pair[1]);
+  core::UniqueFd listener;
+  {
+    Result<core::UniqueFd> received = core::ReceiveFd(pair[0], 0);
+    ::close(pair[0]);
+    ASSERT_TRUE(received) << received.error().message;
+    listener = std::move(*received);
+  }
+  std::vector<int> seen;
+  int status = 0;
+  for (;;) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) break;
+    pollfd p{listener.get(), POLLIN, 0};
+    if (::poll(&p, 1, 20) <= 0 || (p.revents & POLLIN) == 0) continue;
+    seccomp_notif request{};
+    if (::ioctl(listener.get(), SECCOMP_IOCTL_NOTIF_RECV, &request) != 0) continue;
+    seen.push_back(request.data.nr);
+    seccomp_notif_resp response{};
+    response.id = request.id;
+    response.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+    (void)::ioctl(listener.get(), SECCOMP_IOCTL_NOTIF_SEND, &response);
+  }
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 1 | 2 | 4 | 8);
+  // Only the plain create was sent (open or openat, as libc makes it).
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_TRUE(exec::WriteObserver::Observes(seen[0]));
 }
 
 }  // namespace

@@ -90,6 +90,8 @@ TEST(Shape, EveryPartOfTheSandboxShapeDecidesReuse) {
       {"seccomp.refuse_unix_sockets", [](LaunchPlan& p) { p.seccomp.refuse_unix_sockets = true; }},
       {"seccomp.refuse_setid_modes", [](LaunchPlan& p) { p.seccomp.refuse_setid_modes = false; }},
       {"seccomp.broker_connect", [](LaunchPlan& p) { p.seccomp.broker_connect = true; }},
+      {"seccomp.observe_writes", [](LaunchPlan& p) { p.seccomp.observe_writes = true; }},
+      {"seccomp.observe_datagrams", [](LaunchPlan& p) { p.seccomp.observe_datagrams = true; }},
   };
   for (const Change& change : changes) {
     LaunchPlan other = Shaped();

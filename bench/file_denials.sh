@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# What the write observer (decision 0048, sandbox.explain_file_denials) costs, timed as a user
+# times it: hyperfine on a clean `make -j` of a C project of 2,000 files, a loop of 200
+# `git status` in one command, and `cordon run -- true`, each with the observer on (the default)
+# and off, beside the same work without cordon and under bubblewrap alone. Budget: 3 %.
+# Usage: bench/file_denials.sh [DIR]   (DIR: where the project goes; not below /tmp or /var/tmp)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(realpath -m "${1:-build/release/bench-file-denials}")
+case "$root" in /tmp/* | /var/tmp/*) echo "file_denials.sh: $root is below a private tmp" >&2; exit 2 ;; esac
+runs=${RUNS:-5}
+files=${FILES:-2000}
+cmake --preset release >/dev/null
+cmake --build --preset release -j "$(nproc)" --target cordon-front cordon-bwrap-exec cordon-init \
+  >/dev/null
+cordon=$PWD/build/release/src/front/cordon
+
+proj=$root/proj
+rm -rf "$root"
+mkdir -p "$proj/src" "$root/conf"
+for ((i = 0; i < files; i++)); do
+  printf '#include <stdio.h>\nint f%d(int x) { return x * %d + printf("%%d", x); }\n' "$i" "$i" \
+    >"$proj/src/f$i.c"
+done
+cat >"$proj/Makefile" <<'MAKE'
+SRC := $(wildcard src/*.c)
+OBJ := $(SRC:src/%.c=obj/%.o)
+all: lib.a
+obj/%.o: src/%.c | obj
+	$(CC) -O0 -c $< -o $@
+obj:
+	mkdir -p obj
+lib.a: $(OBJ)
+	ar rcs $@ $^
+clean:
+	rm -rf obj lib.a
+.PHONY: all clean
+MAKE
+git -C "$proj" -c init.defaultBranch=main init -q
+git -C "$proj" add -A
+git -C "$proj" -c user.name=b -c user.email=b@example.invalid commit -qm init
+echo '{}' >"$root/conf/on.json"
+echo '{"sandbox": {"explain_file_denials": false}}' >"$root/conf/off.json"
+
+. bench/run_server.sh
+start_run_server "$root" "$cordon"
+cd "$proj"
+jobs=$(nproc)
+run() { echo "$cordon --config $root/conf/$1.json run -- $2"; }
+bw="bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --bind $proj $proj --unshare-all"
+bw+=" --die-with-parent --new-session"
+# Both settings must report what they claim before their cost counts.
+if ! $cordon --config "$root/conf/on.json" run --json -- sh -c 'echo x > .git/planted' |
+  grep -q '"layer": *"mount view"'; then
+  echo "file_denials.sh: the observer reported no denial for a write into .git" >&2
+  exit 1
+fi
+
+hyperfine -N --warmup 1 --runs "$runs" --prepare "make -s clean" \
+  --export-markdown "$root/build.md" \
+  -n "make -j$jobs, observer on (default)" "$(run on "make -s -j$jobs")" \
+  -n "make -j$jobs, observer off" "$(run off "make -s -j$jobs")" \
+  -n "make -j$jobs, bubblewrap alone" "$bw make -s -j$jobs" \
+  -n "make -j$jobs, no sandbox" "make -s -j$jobs"
+status_loop='for i in $(seq 200); do git status --porcelain >/dev/null; done'
+hyperfine -N --warmup 1 --runs "$runs" --export-markdown "$root/git_status.md" \
+  -n "200 git status, observer on (default)" "$(run on "sh -c '$status_loop'")" \
+  -n "200 git status, observer off" "$(run off "sh -c '$status_loop'")" \
+  -n "200 git status, bubblewrap alone" "$bw sh -c '$status_loop'" \
+  -n "200 git status, no sandbox" "sh -c '$status_loop'"
+hyperfine -N --warmup 10 --runs $((runs * 12)) --export-markdown "$root/startup.md" \
+  -n "served true, observer on (default)" "$(run on true)" \
+  -n "served true, observer off" "$(run off true)"
+cat "$root/build.md" "$root/git_status.md" "$root/startup.md"
