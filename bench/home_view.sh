@@ -11,7 +11,7 @@ root=$(realpath -m "${1:-build/release/bench-home}")
 case "$root" in /tmp/* | /var/tmp/*) echo "home_view.sh: $root is below a private tmp" >&2; exit 2 ;; esac
 runs=${RUNS:-60}
 cmake --preset release >/dev/null
-cmake --build --preset release -j "$(nproc)" --target cordon-front cordon-bwrap-exec cordon-init \
+cmake --build --preset release -j "$(nproc)" --target cordon cordon-front cordon-bwrap-exec cordon-init \
   >/dev/null
 # The front (decision 0028), as installed: it hands a served run over without a C library.
 cordon=$PWD/build/release/src/front/cordon

@@ -31,6 +31,7 @@
 #include "core/syscall_error.h"
 #include "exec/abstract_owner.h"
 #include "exec/notified_task.h"
+#include "linux/system_headers/seccomp.h"
 
 namespace cordon::exec {
 namespace {
@@ -242,6 +243,10 @@ Result<std::unique_ptr<ConnectBroker>> ConnectBroker::Create(UniqueFd listener,
   char self[32] = {};
   const ssize_t n = ::readlink("/proc/self", self, sizeof self - 1);
   const bool blind = n <= 0 || std::strtol(self, nullptr, 10) != ::getpid();
+  // Each observed call waits for the supervisor: wake it on the caller's CPU and switch to it
+  // (Linux 6.6; older kernels wake it elsewhere, as before).
+  (void)::ioctl(listener.get(), linux_native::sys::kSeccompIoctlNotifSetFlags,
+                linux_native::sys::kSeccompUserNotifFdSyncWakeUp);
   UniqueFd epoll(::epoll_create1(EPOLL_CLOEXEC));
   if (!epoll) return core::FailSyscall("epoll_create1", "EPOLL_CLOEXEC");
   epoll_event event{};

@@ -58,6 +58,10 @@ class ConnectBroker {
 
   // Poll for POLLIN: readable when a notification waits or a parked connect finished.
   int fd() const { return epoll_.get(); }
+  // The listener itself, while a process uses the filter (-1 after): polled directly beside
+  // fd(), a notification's synchronous wake-up reaches the supervisor on the caller's CPU
+  // (through epoll it would not). Its events are served by Service() too.
+  int listener_fd() const { return listener_open_ ? listener_.get() : -1; }
   // Answers every ready notification and parked connect; never blocks.
   void Service();
 

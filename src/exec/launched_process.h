@@ -29,6 +29,10 @@ struct WriteRules {
   // command write, as the command sees them.
   int landlock_abi = 0;
   std::vector<std::string> landlock_writable;
+  // The names placeholders hold for this command (an absent `.mcp.json`, `.envrc`), as the
+  // command sees them: a create there is refused by the name's protection, whatever error the
+  // kernel gives (ENOENT through a placeholder link, EISDIR where bubblewrap covered it).
+  std::vector<std::string> held;
 };
 
 // What the supervisor lets the command's connect() calls reach (docs/decisions/0019).

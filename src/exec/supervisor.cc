@@ -36,6 +36,7 @@ class ConnectBroker {
     return Fail(ErrorCode::kUnavailable, "connect broker: Linux only");
   }
   int fd() const { return -1; }
+  int listener_fd() const { return -1; }
   void Service() {}
   std::vector<Denial> TakeDenials() { return {}; }
 };
@@ -342,8 +343,8 @@ bool Supervisor::PollOnce(Clock::time_point now) {
     return false;
   }
 
-  std::array<pollfd, 6> fds{};
-  std::array<int, 6> role{};  // 0, 1: streams; 2: status channel; 3: pidfd; 4: cancel; 5: broker
+  std::array<pollfd, 7> fds{};
+  std::array<int, 7> role{};  // 0, 1: streams; 2: status channel; 3: pidfd; 4: cancel; 5: broker
   nfds_t count = 0;
   for (int i = 0; i < 2; ++i) {
     if (!streams_[i].fd.valid()) continue;
@@ -368,6 +369,10 @@ bool Supervisor::PollOnce(Clock::time_point now) {
   if (!exited_ && broker_) {
     fds[count] = pollfd{broker_->fd(), POLLIN, 0};
     role[count++] = 5;
+    if (broker_->listener_fd() >= 0) {
+      fds[count] = pollfd{broker_->listener_fd(), POLLIN, 0};
+      role[count++] = 5;
+    }
   }
 
   int wait_ms = -1;
@@ -386,12 +391,16 @@ bool Supervisor::PollOnce(Clock::time_point now) {
   }
 
   bool exit_seen = false;
+  bool broker_served = false;
   for (nfds_t i = 0; i < count; ++i) {
     if (fds[i].revents == 0) continue;
     if (role[i] < 2) ReadStream(streams_[static_cast<std::size_t>(role[i])]);
     if (role[i] == 2) status_.ReadOnce();
     if (role[i] == 3) exit_seen = true;
-    if (role[i] == 5) broker_->Service();
+    if (role[i] == 5 && !broker_served) {
+      broker_->Service();
+      broker_served = true;
+    }
     if (role[i] == 4 && !exited_) {
       // Cancelled by the caller (an MCP client's notifications/cancelled): the whole tree goes
       // at once, exactly as on timeout.

@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <string_view>
@@ -106,6 +107,7 @@ struct Entry {
   mode_t type = 0;  // S_IFMT bits of what exists
   UniqueFd object;  // O_PATH of what exists
   std::string object_path;
+  bool placeholder = false;  // a name held by a placeholder (WriteRules::held)
 };
 
 UniqueFd OpenInRoot(int root, const std::string& path, std::uint64_t flags, std::uint64_t resolve) {
@@ -127,7 +129,12 @@ std::string ViewPath(pid_t tid, int dirfd, const std::string& path) {
   return base == "/" ? "/" + path : base + "/" + path;
 }
 
-std::optional<Entry> Lookup(int root, std::string view, bool follow) {
+std::string Child(const std::string& dir, const std::string& name) {
+  return dir == "/" ? "/" + name : dir + "/" + name;
+}
+
+std::optional<Entry> Lookup(int root, std::string view, bool follow,
+                            const std::vector<std::string>* held = nullptr) {
   while (view.size() > 1 && view.back() == '/') view.pop_back();
   const std::size_t slash = view.rfind('/');
   if (slash == std::string::npos) return std::nullopt;
@@ -144,6 +151,14 @@ std::optional<Entry> Lookup(int root, std::string view, bool follow) {
   }
   entry.exists = true;
   entry.type = st.st_mode & S_IFMT;
+  if (held != nullptr &&
+      std::find(held->begin(), held->end(), Child(entry.parent_path, entry.name)) != held->end()) {
+    // A name held for the command by a placeholder (the kernel says ENOENT through its link,
+    // EISDIR or EROFS where the backend covered it otherwise): absent for the command.
+    entry.exists = false;
+    entry.placeholder = true;
+    return entry;
+  }
   if (follow && S_ISLNK(st.st_mode)) {
     entry.object = OpenInRoot(root, view, 0, 0);
     if (!entry.object) return std::nullopt;  // dangling: what it creates is not worked out here
@@ -156,10 +171,6 @@ std::optional<Entry> Lookup(int root, std::string view, bool follow) {
   entry.object_path = FdPath(entry.object.get());
   if (entry.object_path.empty()) return std::nullopt;
   return entry;
-}
-
-std::string Child(const std::string& dir, const std::string& name) {
-  return dir == "/" ? "/" + name : dir + "/" + name;
 }
 
 bool ReadOnlyMount(int fd) {
@@ -252,9 +263,12 @@ std::optional<Denial> WriteObserver::Examine(const seccomp_notif& request, int l
         break;
       }
       const bool exclusive = creates && (flags & O_EXCL) != 0;
-      std::optional<Entry> e = Lookup(root.get(), view, (flags & O_NOFOLLOW) == 0 && !exclusive);
+      std::optional<Entry> e =
+          Lookup(root.get(), view, (flags & O_NOFOLLOW) == 0 && !exclusive, &rules_.held);
       if (!e) break;
-      if (!e->exists) {
+      if (e->placeholder) {
+        if (creates) found = Denial{"create", Child(e->parent_path, e->name), kMountView, "", ""};
+      } else if (!e->exists) {
         if (creates) creating(*e, "create");
       } else if (!exclusive && writes && e->type == S_IFREG) {
         writing(*e);

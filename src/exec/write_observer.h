@@ -9,6 +9,10 @@
 //   - its mount is writable but the path lies outside the paths Landlock lets the command
 //     write (the fallback without a mount namespace, /proc): EACCES ("landlock");
 //
+//   - an open that would create a name a placeholder holds for the command (an absent
+//     `.mcp.json`, `.envrc`), whatever the kernel says (ENOENT through the placeholder's link,
+//     EISDIR where bubblewrap covered it): the name's protection ("mount view");
+//
 // and only when the call would get that far: an entry to create that exists already (EEXIST),
 // one to remove or write that does not (ENOENT), a missing parent, a rename across mounts
 // (EXDEV), a directory opened for writing (EISDIR), a special file, and a write the file's

@@ -395,6 +395,8 @@ exec::ConnectRules BrokerRules(const plan::LaunchPlan& plan, const char* private
   rules.abstract_scoped = (plan.landlock.scoped & sys::kScopeAbstractUnixSocket) != 0;
   rules.refuse_tcp = (plan.landlock.handled_net & sys::kAccessNetConnectTcp) != 0;
   rules.writes.observe = plan.seccomp.observe_writes;
+  for (const plan::Placeholder& p : plan.placeholders)
+    rules.writes.held.push_back(p.path().string());
   if (plan.landlock.abi >= 1) {
     rules.writes.landlock_abi = plan.landlock.abi;
     for (const auto& path : plan.landlock.writable) {

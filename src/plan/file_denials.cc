@@ -57,7 +57,9 @@ constexpr const char* kHostRunRule =
     "sandbox.protect_host_run_files: files the agent, an editor or your shell runs on the host "
     "are read-only in the sandbox (docs/host-run-files.md)";
 constexpr const char* kHostRunFix =
-    "by design: change it outside the sandbox, where you see what will run on the host";
+    "by design: the user changes it on the host, where they see what will run there (or turns "
+    "the protection of that entry off on purpose: sandbox.host_run_files.remove in their own "
+    "config)";
 constexpr const char* kReadOnlyModeRule = "sandbox.mode: read_only";
 constexpr const char* kReadOnlyModeFix =
     "allow writes to the workspace: cordon run --mode workspace_write, or sandbox.mode "

@@ -124,6 +124,8 @@ Result<exec::LaunchedProcess> PreparedCommand::Start(const plan::LaunchPlan& pla
   mount_ns_.Reset();
   exec::LaunchedProcess started = std::move(launched_);
   launched_ = exec::LaunchedProcess{};  // pid -1: nothing left to discard
+  // The supervisor's rules for this command: its own placeholders came with it.
+  started.connect_rules = linux_native::BrokerRules(plan, nullptr);
   return started;
 }
 

@@ -253,6 +253,15 @@ TEST_F(DenialsTest, GitStashGitInitAndAnAgentsSettingsAreReported) {
   EXPECT_EQ(d->layer, "mount view");
   EXPECT_NE(d->rule.find("protect_host_run_files"), std::string::npos) << d->rule;
   EXPECT_TRUE(d->fix.starts_with("by design")) << d->fix;
+  // An absent entry is held by a placeholder link: the kernel's words are "No such file or
+  // directory", cordon's name the protection.
+  const RunResult absent = Shell(*session, "echo '{}' > .mcp.json");
+  EXPECT_NE(absent.exit_code, 0);
+  EXPECT_FALSE(std::filesystem::is_regular_file(ws / ".mcp.json"));
+  const Denial* held = Find(absent, "create", (ws / ".mcp.json").string());
+  ASSERT_NE(held, nullptr) << Listed(absent) << Describe(absent);
+  EXPECT_NE(held->rule.find("protect_host_run_files"), std::string::npos) << held->rule;
+  EXPECT_NE(held->fix.find("host_run_files.remove"), std::string::npos) << held->fix;
   // Twin: a file beside it is the workspace's and is written.
   const RunResult beside = Shell(*session, "echo x > .claude-notes && cat .claude-notes");
   EXPECT_EQ(beside.stdout_data.data, "x\n") << Describe(beside);
