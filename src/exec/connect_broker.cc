@@ -7,6 +7,7 @@
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -38,7 +39,6 @@ namespace {
 
 using core::UniqueFd;
 
-constexpr std::uint64_t kListenerTag = ~0ULL;
 // Blocking connects in progress at once (each holds a descriptor here). Past that the answer is
 // EINTR: the connect goes on in the background, as after a signal.
 constexpr std::size_t kMaxParked = 256;
@@ -249,12 +249,6 @@ Result<std::unique_ptr<ConnectBroker>> ConnectBroker::Create(UniqueFd listener,
                 linux_native::sys::kSeccompUserNotifFdSyncWakeUp);
   UniqueFd epoll(::epoll_create1(EPOLL_CLOEXEC));
   if (!epoll) return core::FailSyscall("epoll_create1", "EPOLL_CLOEXEC");
-  epoll_event event{};
-  event.events = EPOLLIN;
-  event.data.u64 = kListenerTag;
-  if (::epoll_ctl(epoll.get(), EPOLL_CTL_ADD, listener.get(), &event) != 0) {
-    return core::FailSyscall("epoll_ctl", "EPOLL_CTL_ADD, seccomp listener");
-  }
   return std::unique_ptr<ConnectBroker>(
       new ConnectBroker(std::move(listener), std::move(epoll), std::move(rules), blind));
 }
@@ -267,19 +261,20 @@ ConnectBroker::ConnectBroker(UniqueFd listener, UniqueFd epoll, ConnectRules rul
       blind_(blind) {}
 
 void ConnectBroker::Service() {
-  epoll_event events[kEventsPerRound];
-  const int n = ::epoll_wait(epoll_.get(), events, kEventsPerRound, 0);
-  for (int i = 0; i < n; ++i) {
-    if (events[i].data.u64 != kListenerTag) {
-      FinishParked(static_cast<int>(events[i].data.u64));
-    } else if ((events[i].events & EPOLLIN) != 0) {
-      HandleNotification();
-    } else if (listener_open_) {
-      // EPOLLHUP: no process uses the filter any more; stop watching (else it stays ready).
-      (void)::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, listener_.get(), nullptr);
-      listener_open_ = false;
+  if (listener_open_) {
+    pollfd p{listener_.get(), POLLIN, 0};
+    if (::poll(&p, 1, 0) > 0) {
+      if ((p.revents & POLLIN) != 0) {
+        HandleNotification();
+      } else if ((p.revents & (POLLHUP | POLLERR)) != 0) {
+        listener_open_ = false;  // no process uses the filter any more
+      }
     }
   }
+  if (parked_.empty()) return;
+  epoll_event events[kEventsPerRound];
+  const int n = ::epoll_wait(epoll_.get(), events, kEventsPerRound, 0);
+  for (int i = 0; i < n; ++i) FinishParked(static_cast<int>(events[i].data.u64));
 }
 
 void ConnectBroker::Respond(std::uint64_t id, int err) const {

@@ -56,13 +56,13 @@ class ConnectBroker {
   // /proc belongs to another PID namespace (see blind_).
   bool blind() const { return blind_; }
 
-  // Poll for POLLIN: readable when a notification waits or a parked connect finished.
+  // Poll both for POLLIN and call Service() when either is ready. fd(): readable when a parked
+  // connect finished. listener_fd(): the seccomp listener itself while a process uses the
+  // filter (-1 after), polled directly so that a notification's synchronous wake-up reaches
+  // the supervisor on the caller's CPU (through epoll it would not).
   int fd() const { return epoll_.get(); }
-  // The listener itself, while a process uses the filter (-1 after): polled directly beside
-  // fd(), a notification's synchronous wake-up reaches the supervisor on the caller's CPU
-  // (through epoll it would not). Its events are served by Service() too.
   int listener_fd() const { return listener_open_ ? listener_.get() : -1; }
-  // Answers every ready notification and parked connect; never blocks.
+  // Answers one waiting notification and every finished parked connect; never blocks.
   void Service();
 
   // Whether `view_path` (a path as the command sees it) lies beneath one of `beneath`.

@@ -209,15 +209,24 @@ bool WriteObserver::Observes(int nr) {
   return Decode(data).has_value();
 }
 
-std::optional<Denial> WriteObserver::Examine(const seccomp_notif& request, int listener) const {
+std::optional<Denial> WriteObserver::Examine(const seccomp_notif& request, int listener) {
   const std::optional<Call> call = Decode(request.data);
   const pid_t tid = static_cast<pid_t>(request.pid);
   if (!call || tid <= 0) return std::nullopt;
   const std::optional<std::string> named = ReadString(tid, call->path);
   if (!named || named->empty()) return std::nullopt;
   const std::string view = ViewPath(tid, call->dirfd, *named);
-  const UniqueFd root = OpenRoot(tid);
-  if (view.empty() || !root) return std::nullopt;
+  if (view.empty()) return std::nullopt;
+  if (!root_) {
+    // Every task of the command has this root: chroot, pivot_root, setns and new mount
+    // namespaces are refused by the same filter. Kept once the task was seen still waiting
+    // (its id not reused by another process meanwhile).
+    UniqueFd root = OpenRoot(tid);
+    std::uint64_t id = request.id;
+    if (!root || ::ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) return std::nullopt;
+    root_ = std::move(root);
+  }
+  const UniqueFd& root = root_;
   const bool landlock = rules_.landlock_abi >= 1;
   auto outside_landlock = [&](const std::string& path) {
     return landlock && !ConnectBroker::IsBeneath(path, rules_.landlock_writable);

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "cordon/run.h"
+#include "core/unique_fd.h"
 #include "exec/launched_process.h"
 
 namespace cordon::exec {
@@ -45,10 +46,11 @@ class WriteObserver {
   // The denial {kind, target, layer} when the sandbox refuses the call waiting in `request`,
   // the rule and fix left to the plan (plan/file_denials.h); nothing otherwise. `listener`
   // confirms the call still waits after its memory and /proc were read.
-  std::optional<Denial> Examine(const seccomp_notif& request, int listener) const;
+  std::optional<Denial> Examine(const seccomp_notif& request, int listener);
 
  private:
   WriteRules rules_;
+  core::UniqueFd root_;  // the command's root (/proc/TID/root), opened at the first call
 };
 
 }  // namespace cordon::exec

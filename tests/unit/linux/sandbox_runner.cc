@@ -108,12 +108,14 @@ Result<ProbeRun> RunPlan(plan::LaunchPlan launch_plan) {
   }
   char buffer[4096];
   for (;;) {
-    pollfd fds[2] = {{out[0], POLLIN, 0}, {broker ? broker->fd() : -1, POLLIN, 0}};
-    if (::poll(fds, 2, -1) < 0) {
+    pollfd fds[3] = {{out[0], POLLIN, 0},
+                     {broker ? broker->fd() : -1, POLLIN, 0},
+                     {broker ? broker->listener_fd() : -1, POLLIN, 0}};
+    if (::poll(fds, 3, -1) < 0) {
       if (errno == EINTR) continue;
       break;
     }
-    if (fds[1].revents != 0) broker->Service();
+    if (fds[1].revents != 0 || fds[2].revents != 0) broker->Service();
     if (fds[0].revents == 0) continue;
     const ssize_t n = ::read(out[0], buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
