@@ -1,6 +1,7 @@
-// `cordon cache [status] | cordon cache clear [TOOL...]`: the tools' caches that cordon keeps
-// across commands (sandbox.tool_caches, decision 0041) — where they are, how large, and
-// emptying them. Only cordon's own caches: the host's are never read or touched here.
+// `cordon cache [status] | clear [TOOL...] | seed [TOOL...]`: the tools' caches that cordon
+// keeps across commands (sandbox.tool_caches, decision 0041) — where they are, how large,
+// emptying them, and filling them from the host's own caches (decision 0049), which are only
+// ever read.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,14 +12,19 @@
 #include "config/load.h"
 #include "core/file_tree.h"
 #include "core/paths.h"
+#include "core/tree_copy.h"
+#include "plan/tool_cache_seeds.h"
 #include "plan/tool_caches.h"
 #include "session/request.h"
+#include "session/tool_cache_dir.h"
 
 namespace cordon::cli {
 namespace {
 
+enum class CacheAction { kStatus, kClear, kSeed };
+
 struct CacheOptions {
-  bool clear = false;
+  CacheAction action = CacheAction::kStatus;
   std::vector<std::string> tools;
 };
 
@@ -76,14 +82,24 @@ int PrintStatus(const Config& config, const std::filesystem::path& root) {
   return 0;
 }
 
-int Clear(const std::filesystem::path& root, const std::vector<std::string>& tools) {
+// False (with the message printed) when `tools` names one cordon keeps no cache for.
+bool KnownTools(const char* verb, const std::vector<std::string>& tools) {
   const std::vector<std::string_view> known = ToolNames();
   for (const std::string& tool : tools) {
     if (std::find(known.begin(), known.end(), tool) != known.end()) continue;
-    fmt::print(stderr, "cordon: cache clear: unknown tool \"{}\"; expected one of: {}\n", tool,
+    fmt::print(stderr, "cordon: cache {}: unknown tool \"{}\"; expected one of: {}\n", verb, tool,
                fmt::join(known, ", "));
-    return kExitSetupFailed;
+    return false;
   }
+  return true;
+}
+
+bool Named(const std::vector<std::string>& tools, std::string_view tool) {
+  return tools.empty() || std::find(tools.begin(), tools.end(), tool) != tools.end();
+}
+
+int Clear(const std::filesystem::path& root, const std::vector<std::string>& tools) {
+  if (!KnownTools("clear", tools)) return kExitSetupFailed;
   std::uint64_t freed = 0;
   for (const CacheDirectory& cache : ExistingCaches(root)) {
     std::vector<std::filesystem::path> targets;
@@ -112,6 +128,69 @@ int Clear(const std::filesystem::path& root, const std::vector<std::string>& too
   return 0;
 }
 
+// Copies what the host's own caches have into the cache the next command binds (the shared
+// one, or with `workspace` the current directory's), never replacing an entry that is there.
+int Seed(const Config& config, const std::filesystem::path& root,
+         const std::vector<std::string>& tools) {
+  if (!KnownTools("seed", tools)) return kExitSetupFailed;
+  if (config.sandbox.mode != SandboxMode::kWorkspaceWrite ||
+      config.sandbox.tool_caches == ToolCaches::kOff) {
+    fmt::print(stderr,
+               "cordon: cache seed: no tool cache to seed: {}; set sandbox.tool_caches to shared "
+               "or workspace with mode workspace_write\n",
+               config.sandbox.tool_caches == ToolCaches::kOff
+                   ? std::string("sandbox.tool_caches is off")
+                   : fmt::format("mode is {}", SandboxModeName(config.sandbox.mode)));
+    return kExitSetupFailed;
+  }
+  const std::vector<std::string> env = session::CallerEnvironment();
+  const std::filesystem::path home = session::CallerHome();
+  Result<std::filesystem::path> workspace = core::Canonical(std::filesystem::current_path());
+  if (!workspace) return ReportSetupError(workspace.error());
+  const std::filesystem::path cache =
+      session::PrepareToolCache(config.sandbox, env, home, *workspace);
+  if (cache.empty()) {
+    fmt::print(stderr,
+               "cordon: cache seed: cannot make the tool cache below {} (a read-only home, or a "
+               "directory of another user)\n",
+               root.string());
+    return kExitSetupFailed;
+  }
+  std::error_code root_ec;
+  const std::filesystem::path real_root = std::filesystem::weakly_canonical(root, root_ec);
+  bool failed = false;
+  for (const plan::ToolCacheSeed& seed : plan::HostToolCacheSeeds(env, home)) {
+    if (!Named(tools, seed.tool)) continue;
+    const std::string from = seed.source.string();
+    // cordon's own caches (what sandboxed commands wrote) are never a source, nor a tree
+    // that holds them.
+    std::error_code ec;
+    const std::filesystem::path real = std::filesystem::weakly_canonical(seed.source, ec);
+    if (core::IsWithin(real, real_root) || core::IsWithin(real_root, real)) {
+      fmt::print("{:<7} {}: cordon's own cache, left out\n", seed.tool, from);
+      continue;
+    }
+    if (!std::filesystem::is_directory(seed.source, ec)) {
+      fmt::print("{:<7} {}: none on the host\n", seed.tool, from);
+      continue;
+    }
+    Result<core::CopyCounts> copied = core::CopyMissing(seed.source, cache, seed.destination);
+    if (!copied) {
+      fmt::print(stderr, "cordon: cache seed: {}\n", copied.error().message);
+      failed = true;
+      continue;
+    }
+    fmt::print("{:<7} {}: {} {} ({}) copied, {} already there{}\n", seed.tool, from, copied->files,
+               copied->files == 1 ? "file" : "files", Size(copied->bytes), copied->kept,
+               copied->skipped == 0
+                   ? ""
+                   : fmt::format(", {} left out (links, special files, places not writable)",
+                                 copied->skipped));
+  }
+  fmt::print("into {}\n", cache.string());
+  return failed ? kExitSetupFailed : 0;
+}
+
 int RunCache(const GlobalOptions& global, const CacheOptions& options) {
   auto config = LoadConfig(global, SandboxFlags{});
   if (!config) return ReportSetupError(config.error());
@@ -123,7 +202,15 @@ int RunCache(const GlobalOptions& global, const CacheOptions& options) {
                "an absolute path\n");
     return kExitSetupFailed;
   }
-  return options.clear ? Clear(*root, options.tools) : PrintStatus(*config, *root);
+  switch (options.action) {
+    case CacheAction::kClear:
+      return Clear(*root, options.tools);
+    case CacheAction::kSeed:
+      return Seed(*config, *root, options.tools);
+    case CacheAction::kStatus:
+      break;
+  }
+  return PrintStatus(*config, *root);
 }
 
 }  // namespace
@@ -131,7 +218,8 @@ int RunCache(const GlobalOptions& global, const CacheOptions& options) {
 Subcommand AddCacheCommand(CLI::App& root, const GlobalOptions& global) {
   CLI::App* app = root.add_subcommand(
       "cache",
-      "Show or clear the tools' caches cordon keeps across commands: status | clear [TOOL...]");
+      "Show, clear or seed the tools' caches cordon keeps across commands: status | clear "
+      "[TOOL...] | seed [TOOL...]");
   app->require_subcommand(0, 1);  // none: status
   app->add_subcommand("status", "Show where the tool caches are and their size (the default)");
   auto options = std::make_shared<CacheOptions>();
@@ -141,11 +229,19 @@ Subcommand AddCacheCommand(CLI::App& root, const GlobalOptions& global) {
       "are never touched");
   clear->add_option("tool", options->tools,
                     fmt::format("A tool whose cache to empty: {}", fmt::join(ToolNames(), ", ")));
+  CLI::App* seed = app->add_subcommand(
+      "seed",
+      "Copy what the host's own caches have into cordon's (all tools, or only those named), "
+      "so an offline install works under network deny; the host's caches are only read, and "
+      "nothing in cordon's cache is replaced");
+  seed->add_option("tool", options->tools,
+                   fmt::format("A tool whose cache to seed: {}", fmt::join(ToolNames(), ", ")));
   return {app, [&global, app, options] {
             CacheOptions chosen = *options;
-            chosen.clear = false;
+            chosen.action = CacheAction::kStatus;
             for (const CLI::App* sub : app->get_subcommands()) {
-              if (sub->get_name() == "clear") chosen.clear = true;
+              if (sub->get_name() == "clear") chosen.action = CacheAction::kClear;
+              if (sub->get_name() == "seed") chosen.action = CacheAction::kSeed;
             }
             return RunCache(global, chosen);
           }};

@@ -20,29 +20,6 @@ constexpr int kMaxDepth = 256;
 
 constexpr int kDirectoryFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
 
-// The names in the directory `fd` refers to ("." and ".." left out).
-Result<std::vector<std::string>> Names(int fd, const std::filesystem::path& shown) {
-  const int copy = ::dup(fd);
-  if (copy < 0) return FailSyscall("dup", shown.string());
-  DIR* dir = ::fdopendir(copy);
-  if (dir == nullptr) {
-    const int err = errno;
-    ::close(copy);
-    return FailSyscall("fdopendir", shown.string(), err);
-  }
-  std::vector<std::string> names;
-  errno = 0;
-  while (const dirent* entry = ::readdir(dir)) {
-    const std::string_view name = entry->d_name;
-    if (name != "." && name != "..") names.emplace_back(name);
-    errno = 0;
-  }
-  const int err = errno;
-  ::closedir(dir);
-  if (err != 0) return FailSyscall("readdir", shown.string(), err);
-  return names;
-}
-
 // Opens the directory `name` below `parent` without following a link. A directory its owner
 // made unreadable is made readable (and writable, for `remove`) first, through a descriptor
 // that does not follow a link either.
@@ -72,7 +49,7 @@ Result<std::uint64_t> Walk(int fd, const std::filesystem::path& shown, bool remo
       return FailSyscall("fchmod", shown.string());
     }
   }
-  CORDON_TRY(const std::vector<std::string> names, Names(fd, shown));
+  CORDON_TRY(const std::vector<std::string> names, DirectoryNames(fd, shown));
   std::uint64_t bytes = 0;
   for (const std::string& name : names) {
     const std::filesystem::path path = shown / name;
@@ -107,6 +84,28 @@ Result<std::uint64_t> WalkFrom(const std::filesystem::path& dir, bool remove) {
 }
 
 }  // namespace
+
+Result<std::vector<std::string>> DirectoryNames(int fd, const std::filesystem::path& shown) {
+  const int copy = ::dup(fd);
+  if (copy < 0) return FailSyscall("dup", shown.string());
+  DIR* dir = ::fdopendir(copy);
+  if (dir == nullptr) {
+    const int err = errno;
+    ::close(copy);
+    return FailSyscall("fdopendir", shown.string(), err);
+  }
+  std::vector<std::string> names;
+  errno = 0;
+  while (const dirent* entry = ::readdir(dir)) {
+    const std::string_view name = entry->d_name;
+    if (name != "." && name != "..") names.emplace_back(name);
+    errno = 0;
+  }
+  const int err = errno;
+  ::closedir(dir);
+  if (err != 0) return FailSyscall("readdir", shown.string(), err);
+  return names;
+}
 
 Result<std::uint64_t> TreeSize(const std::filesystem::path& dir) { return WalkFrom(dir, false); }
 

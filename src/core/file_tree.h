@@ -5,10 +5,17 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "cordon/error.h"
 
 namespace cordon::core {
+
+// The names in the directory `fd` refers to ("." and ".." left out); `shown` names it in an
+// error.
+[[nodiscard]] Result<std::vector<std::string>> DirectoryNames(int fd,
+                                                              const std::filesystem::path& shown);
 
 // The space the tree below `dir` takes (allocated blocks), `dir` itself not counted.
 [[nodiscard]] Result<std::uint64_t> TreeSize(const std::filesystem::path& dir);

@@ -182,6 +182,13 @@ constexpr const char* kNetworkFix =
     "allow the network for this command: cordon run --network allow, or sandbox.network "
     "\"allow\" in your config (an allow-list by domain is not available yet)";
 
+// A name lookup is most often a package install: it can also run offline from cordon's tool
+// cache, which `cordon cache seed` fills from the host's own caches (decision 0049).
+constexpr const char* kDnsFix =
+    "allow the network for this command: cordon run --network allow, or sandbox.network "
+    "\"allow\" in your config; or, for a package install, install offline from cordon's tool "
+    "cache (fill it from the host's caches with: cordon cache seed)";
+
 }  // namespace
 
 void ConnectBroker::Record(Denial denial) {
@@ -199,7 +206,7 @@ void ConnectBroker::RecordInet(const sockaddr_storage& address, int type, int er
   const bool dns = port == 53;
   if (refused_tcp) {
     Record({dns ? "dns" : "connect", std::move(target), "landlock", "sandbox.network: deny",
-            kNetworkFix});
+            dns ? kDnsFix : kNetworkFix});
     return;
   }
   if (!rules_.private_network) return;
@@ -209,7 +216,7 @@ void ConnectBroker::RecordInet(const sockaddr_storage& address, int type, int er
   const bool beyond = !IsLoopback(address);
   const bool unreachable = err == ENETUNREACH || err == EHOSTUNREACH || err == EADDRNOTAVAIL;
   if (dns && (beyond || type == SOCK_DGRAM || err == ECONNREFUSED)) {
-    Record({"dns", std::move(target), "network", "sandbox.network: deny", kNetworkFix});
+    Record({"dns", std::move(target), "network", "sandbox.network: deny", kDnsFix});
   } else if (beyond && unreachable) {
     Record({"connect", std::move(target), "network", "sandbox.network: deny", kNetworkFix});
   } else if (!beyond && err == ECONNREFUSED && type == SOCK_STREAM && HostListens(port)) {

@@ -41,6 +41,53 @@ TEST_F(CacheCommand, ACommandFillsTheCacheAndClearEmptiesItOneToolOrAll) {
   EXPECT_EQ(ReadFile(home_ / "precious/file"), "kept\n");
 }
 
+// `cordon cache seed` (decision 0049): what the host's npm cache holds reaches a sandboxed
+// command through cordon's cache only after the seed (its twin: before it, nothing); the
+// host's cache is never written, and a second seed replaces nothing a command wrote.
+TEST_F(CacheCommand, SeedCopiesTheHostsCacheIntoCordonsAndLeavesTheHostsAlone) {
+  const std::filesystem::path host = home_ / ".npm/_cacache";
+  std::filesystem::create_directories(host / "content-v2");
+  WriteFile(host / "content-v2/entry", "from the host\n");
+  std::filesystem::create_directories(home_ / ".cargo/registry/cache");
+  WriteFile(home_ / ".cargo/credentials.toml", "token = \"secret\"\n");
+  WriteFile(home_ / ".cargo/registry/cache/c.crate", "crate\n");
+
+  const char* read_seeded = "cat \"$npm_config_cache/_cacache/content-v2/entry\"";
+  Outcome before = Cordon({"run", "-c", read_seeded});
+  EXPECT_NE(before.exit_code, 0) << before.out;
+
+  Outcome seed = Cordon({"cache", "seed"});
+  ASSERT_EQ(seed.exit_code, 0) << seed.err;
+  EXPECT_NE(seed.out.find("1 file"), std::string::npos) << seed.out;
+  Outcome after = Cordon({"run", "-c", read_seeded});
+  EXPECT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_EQ(after.out, "from the host\n");
+  // cargo: the registry, never the credentials beside it.
+  const std::filesystem::path shared = home_ / ".cache/cordon/tool-caches/shared";
+  EXPECT_EQ(ReadFile(shared / "cargo/registry/cache/c.crate"), "crate\n");
+  EXPECT_FALSE(std::filesystem::exists(shared / "cargo/credentials.toml"));
+
+  // A command's own entry is kept; a seed never replaces it.
+  Outcome planted =
+      Cordon({"run", "-c", "echo planted > \"$npm_config_cache/_cacache/content-v2/entry\""});
+  ASSERT_EQ(planted.exit_code, 0) << planted.err;
+  Outcome again = Cordon({"cache", "seed", "npm"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("0 files"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("1 already there"), std::string::npos) << again.out;
+  EXPECT_EQ(ReadFile(shared / "npm/_cacache/content-v2/entry"), "planted\n");
+  EXPECT_EQ(ReadFile(host / "content-v2/entry"), "from the host\n");
+}
+
+// Nothing to seed with the tool caches off: refused, saying why.
+TEST_F(CacheCommand, SeedWithTheToolCachesOffIsRefused) {
+  WriteConfig(R"({"sandbox": {"tool_caches": "off"}})");
+  Outcome o = Cordon({"cache", "seed"});
+  EXPECT_EQ(o.exit_code, 125);
+  EXPECT_NE(o.err.find("sandbox.tool_caches is off"), std::string::npos) << o.err;
+  EXPECT_FALSE(std::filesystem::exists(home_ / ".cache/cordon/tool-caches/shared"));
+}
+
 TEST_F(CacheCommand, AnUnknownToolIsRefusedNamingTheKnownOnes) {
   Outcome o = Cordon({"cache", "clear", "pnpm"});
   EXPECT_EQ(o.exit_code, 125);

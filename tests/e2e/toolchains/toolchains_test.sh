@@ -3,7 +3,8 @@
 # project each through `cordon run`, unmodified, with the real home hidden (the default) and
 # read-only: C with CMake and ctest, Python in a venv with pytest, Node with npm installing a
 # local tarball offline, Go, and Rust with cargo. Network denied (the default), one-shot. Then
-# the tools' caches kept across commands: a warm second `go test`, an offline `npm ci`.
+# the tools' caches kept across commands: a warm second `go test`, an offline `npm ci`, and an
+# offline `npm ci` from cordon's cache seeded from the host's own.
 # The twin of each: the project's own test reads a secret planted in the caller's home, which
 # the hidden home keeps out (and the read-only home shows, so the probe is known to work).
 #
@@ -225,6 +226,31 @@ case $out in *"warmdep loaded"*) echo "ok: npm installs offline from the tarball
 for own in .npm .cache/go-build go/pkg; do
   [ -e "$home/$own" ] && fail "the host's own cache $home/$own was written"
 done
+
+# Seeding from the host's warm cache (decision 0049): the host's own npm cache has the tarball,
+# cordon's does not. Offline under network deny, `npm ci` fails until `cordon cache seed npm`
+# copies the host's cache into cordon's; the host's cache is only read.
+seeded=$work/seed-home && mkdir -p "$seeded"
+(cd "$npmw" && HOME="$seeded" npm cache add ./warmdep-1.0.0.tgz >/dev/null 2>&1) ||
+  fail "npm cache add on the host"
+host_cache_before=$(find "$seeded/.npm/_cacache" -type f | sort | xargs sha256sum | sha256sum)
+seed_run() {
+  (cd "$npmw/app" && env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$seeded" LANG=C.UTF-8 \
+    XDG_RUNTIME_DIR="$work/no-run-server" CORDON_RUN_SERVER=use "$cordon" "$@")
+}
+out=$(seed_run run -- sh -c "$npm_install" 2>&1)
+case $out in *"warmdep loaded"*) fail "npm installed offline before the seed: $out" ;;
+  *) echo "ok: npm offline install fails while only the host's cache has the tarball" ;; esac
+out=$(seed_run cache seed npm 2>&1) || fail "cordon cache seed npm: $out"
+case $out in *"npm"*"_cacache: "*" copied"*) ;; *) fail "cordon cache seed npm said: $out" ;; esac
+out=$(seed_run run -- sh -c "$npm_install" 2>&1)
+case $out in *"warmdep loaded"*) echo "ok: npm installs offline from the cache seeded from the host's" ;;
+  *) fail "npm offline install after the seed: $out" ;; esac
+[ "$(find "$seeded/.npm/_cacache" -type f | sort | xargs sha256sum | sha256sum)" = "$host_cache_before" ] ||
+  fail "the host's npm cache changed"
+out=$(seed_run cache seed nosuchtool 2>&1) && fail "cache seed of an unknown tool exited 0"
+case $out in *'unknown tool "nosuchtool"'*) echo "ok: cache seed names an unknown tool" ;;
+  *) fail "cache seed of an unknown tool said: $out" ;; esac
 
 if [ $failures -gt 0 ]; then
   echo "toolchains: $failures failed"
