@@ -19,7 +19,9 @@ constexpr std::array<std::string_view, 17> kSystemDirectories = {
     "/usr", "/etc", "/bin",  "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot",
     "/opt", "/var", "/proc", "/sys",  "/dev", "/run",   "/snap",  "/nix"};
 
-bool InGitDirectory(const fs::path& path) {
+// Lies in what looks like git's metadata (a .git, a bare repository's x.git): only to keep
+// such a directory from being offered as a writable root, never to name the rule.
+bool LooksLikeGitDirectory(const fs::path& path) {
   return std::any_of(path.begin(), path.end(), [](const fs::path& part) {
     const std::string name = part.string();
     return name == ".git" || (name.size() > 4 && name.ends_with(".git"));
@@ -109,7 +111,7 @@ std::pair<std::string, std::string> Outside(const LaunchPlan& plan, const fs::pa
               "persist with sandbox.tool_caches"};
     }
   }
-  if (Masked(plan, dir) || InGitDirectory(dir)) return {kOutsideRule, kHiddenFix};
+  if (Masked(plan, dir) || LooksLikeGitDirectory(dir)) return {kOutsideRule, kHiddenFix};
   return {kOutsideRule,
           fmt::format("make the directory writable: cordon run --writable-root {0}, or add "
                       "\"{0}\" to sandbox.writable_roots in your config",
@@ -121,14 +123,14 @@ std::optional<std::pair<std::string, std::string>> Explain(const LaunchPlan& pla
                                                            const fs::path& caller_home) {
   for (const Placeholder& p : plan.placeholders) {
     if (!core::IsWithin(target, p.path())) continue;
-    if (InGitDirectory(p.relative)) return std::pair{kGitRule, kGitFix};
+    if (p.relative == ".git") return std::pair{kGitRule, kGitFix};
     return std::pair{kHostRunRule, kHostRunFix};
   }
   const MountOp* op = MountOver(plan, target);
   if (op == nullptr) return Outside(plan, target, caller_home);
   switch (op->kind) {
     case MountOpKind::kBindReadOnly:
-      if (InGitDirectory(op->path)) return std::pair{kGitRule, kGitFix};
+      if (op->git_metadata) return std::pair{kGitRule, kGitFix};
       if (op->path == plan.workspace) return std::pair{kReadOnlyModeRule, kReadOnlyModeFix};
       // A writable root bound read-only is read_only mode's too.
       if (std::any_of(plan.landlock.writable.begin(), plan.landlock.writable.end(),

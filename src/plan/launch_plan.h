@@ -99,6 +99,9 @@ struct MountOp {
   // Binds and masks: the source or target as planned (plan/mount_identity.h). Part of the
   // sandbox's shape (plan/shape.h): a view prepared over another file is never reused.
   FileId id;
+  // A read-only bind of git's metadata (protect_git_metadata: a .git, what a `gitdir:` file
+  // names): the rule a denial there names (plan/file_denials.h).
+  bool git_metadata = false;
   bool operator==(const MountOp&) const = default;
 };
 

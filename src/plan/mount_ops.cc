@@ -234,6 +234,7 @@ std::vector<MountOp> BuildMountOps(const SandboxConfig& config,
   // root the user named counts, including those dropped as nested in another writable root (a
   // workspace inside a configured root keeps its own .git protected).
   std::vector<std::filesystem::path> read_only;
+  std::vector<std::filesystem::path> git;
   auto protect = [&](const std::filesystem::path& path) {
     bool writable = core::IsWithinAny(path, writable_roots);
     bool seen = std::find(read_only.begin(), read_only.end(), path) != read_only.end();
@@ -241,11 +242,12 @@ std::vector<MountOp> BuildMountOps(const SandboxConfig& config,
   };
   if (config.protect_git_metadata) {
     for (const auto& root : ProtectedRoots(config, workspace, writable_roots)) {
-      for (const auto& path : GitMetadataPaths(root)) protect(path);
+      for (const auto& path : GitMetadataPaths(root)) git.push_back(path);
     }
     for (const auto& project : nested_projects) {
-      for (const auto& path : GitMetadataPaths(project)) protect(path);
+      for (const auto& path : GitMetadataPaths(project)) git.push_back(path);
     }
+    for (const auto& path : git) protect(path);
   }
   for (const auto& path : host_run_files) protect(path);
   // Pinned (bound onto themselves: a mount point cannot be renamed or removed): each nested
@@ -258,7 +260,11 @@ std::vector<MountOp> BuildMountOps(const SandboxConfig& config,
     ops.push_back({MountOpKind::kBindWritable, pin, /*optional=*/true});
   }
   if (config.mode == SandboxMode::kReadOnly) ops.push_back({MountOpKind::kBindReadOnly, workspace});
-  for (const auto& path : read_only) ops.push_back({MountOpKind::kBindReadOnly, path});
+  for (const auto& path : read_only) {
+    MountOp op{MountOpKind::kBindReadOnly, path};
+    op.git_metadata = std::find(git.begin(), git.end(), path) != git.end();
+    ops.push_back(std::move(op));
+  }
   return ops;
 }
 

@@ -193,6 +193,30 @@ TEST_F(DenialsTest, AWriteToASystemDirectoryIsReportedByDesign) {
   }
 }
 
+// read_only mode: a write in the workspace is the mode's refusal, and the fix names the mode
+// that allows it (its twin: the same write in workspace_write mode works, below).
+TEST_F(DenialsTest, AWriteInReadOnlyModeNamesTheMode) {
+  const std::filesystem::path ws = std::filesystem::canonical(workspace_);
+  {
+    auto session = SessionOrSkip(MakeConfig(SandboxMode::kReadOnly));
+    if (!session) return;
+    const RunResult result = Shell(*session, "echo x > out.txt");
+    EXPECT_NE(result.exit_code, 0) << Describe(result);
+    EXPECT_FALSE(Exists(ws / "out.txt"));
+    const Denial* d = Find(result, "create", (ws / "out.txt").string());
+    ASSERT_NE(d, nullptr) << Listed(result) << Describe(result);
+    EXPECT_EQ(d->layer, "mount view");
+    EXPECT_EQ(d->rule, "sandbox.mode: read_only");
+    EXPECT_NE(d->fix.find("--mode workspace_write"), std::string::npos) << d->fix;
+  }
+  auto session = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite));
+  if (!session) return;
+  const RunResult written = Shell(*session, "echo x > out.txt");
+  EXPECT_EQ(written.exit_code, 0) << Describe(written);
+  EXPECT_TRUE(Exists(ws / "out.txt"));
+  EXPECT_TRUE(written.denials.empty()) << Listed(written);
+}
+
 // Twins of the above: writes failing for the command's own reasons — a missing directory in
 // the workspace, a file that exists already (O_EXCL, mkdir), a file its permissions keep
 // read-only — and writes that work report no denial.

@@ -7,9 +7,14 @@
 //     its name cannot pass to another socket between the check and the broker's connect.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <poll.h>
 #include <sched.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,9 +22,11 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <string>
 
+#include "core/fd_passing.h"
 #include "core/unique_fd.h"
 #include "exec/abstract_owner.h"
 #include "exec/connect_broker.h"
@@ -85,6 +92,79 @@ TEST(ConnectBrokerPidNamespace, IsBlindWhereProcBelongsToAnotherPidNamespace) {
   }));
   SKIP_WITHOUT_NAMESPACE(code);
   EXPECT_EQ(code, 0) << "1: brokered with another namespace's /proc; 2: not created";
+}
+
+// A child whose mkdir calls go to a seccomp listener (a filter of its own; the listener handed
+// over through `channel`) makes `path`, exiting 0 when it was made.
+pid_t StartMkdirUnderListener(const std::string& path, int channel) {
+  const pid_t pid = ::fork();
+  if (pid != 0) return pid;
+  sock_filter filter[] = {
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+#if defined(__NR_mkdir)
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mkdir, 2, 0),
+#else
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mkdirat, 2, 0),
+#endif
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mkdirat, 1, 0),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+  };
+  sock_fprog program{static_cast<unsigned short>(sizeof filter / sizeof filter[0]), filter};
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) ::_exit(90);
+  const int listener = static_cast<int>(
+      ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &program));
+  if (listener < 0 || core::SendFd(channel, listener) != 0) ::_exit(91);
+  ::close(listener);
+  ::_exit(::mkdir(path.c_str(), 0755) == 0 ? 0 : 1);
+}
+
+// A broker whose rules report that mkdir (Landlock, by its rules, lets the command write only
+// elsewhere) services the child of StartMkdirUnderListener. Bit 0: the directory was made;
+// bit 1: a denial was recorded; bit 2: the broker is blind. 100 and above: the setup failed.
+int MkdirUnderBroker(const std::string& path) {
+  int pair[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) return 100;
+  const pid_t child = StartMkdirUnderListener(path, pair[1]);
+  ::close(pair[1]);
+  Result<UniqueFd> listener = core::ReceiveFd(pair[0], 0);
+  ::close(pair[0]);
+  if (!listener) return 101;
+  ConnectRules rules;
+  rules.writes.observe = true;
+  rules.writes.landlock_abi = 1;
+  rules.writes.landlock_writable = {"/nowhere-writable"};
+  Result<std::unique_ptr<ConnectBroker>> broker =
+      ConnectBroker::Create(std::move(*listener), std::move(rules));
+  if (!broker) return 102;
+  int status = 0;
+  while (::waitpid(child, &status, WNOHANG) != child) {
+    pollfd ready{(*broker)->listener_fd(), POLLIN, 0};
+    if (ready.fd >= 0 && ::poll(&ready, 1, 20) > 0) (*broker)->Service();
+  }
+  int code = (WIFEXITED(status) && WEXITSTATUS(status) == 0) ? 1 : 0;
+  if (!(*broker)->TakeDenials().empty()) code |= 2;
+  if ((*broker)->blind()) code |= 4;
+  return code;
+}
+
+// Blind, the broker lets an observed write go on and reports nothing about it (what it would
+// look up in /proc is another task's); its twin, reading its own /proc, reports the same call.
+TEST(ConnectBrokerPidNamespace, BlindItLetsObservedWritesGoOnUnexamined) {
+  char dir_template[] = "/var/tmp/cordon-blind-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir_template), nullptr);
+  const std::string dir = dir_template;
+  EXPECT_EQ(MkdirUnderBroker(dir + "/seen"), 1 | 2) << "made and reported";
+  const int code = ExitCode(StartInNewPidNamespace([&] {
+    if (::getpid() != 1) return 3;
+    return MkdirUnderBroker(dir + "/unseen");
+  }));
+  std::error_code ignored;
+  const bool made = std::filesystem::is_directory(dir + "/unseen", ignored);
+  std::filesystem::remove_all(dir, ignored);
+  SKIP_WITHOUT_NAMESPACE(code);
+  EXPECT_EQ(code, 1 | 4) << "blind: made, nothing reported";
+  EXPECT_TRUE(made);
 }
 
 sockaddr_un AbstractAddress(const std::string& name, socklen_t* len) {

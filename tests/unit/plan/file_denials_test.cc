@@ -8,6 +8,12 @@
 namespace cordon::plan {
 namespace {
 
+MountOp GitBind(const char* path) {
+  MountOp op{MountOpKind::kBindReadOnly, path};
+  op.git_metadata = true;
+  return op;
+}
+
 LaunchPlan ViewPlan() {
   LaunchPlan plan;
   plan.workspace = "/work/ws";
@@ -15,7 +21,9 @@ LaunchPlan ViewPlan() {
       {MountOpKind::kTmpfs, "/tmp"},
       {MountOpKind::kHomeView, "/home/u"},
       {MountOpKind::kBindWritable, "/work/ws"},
-      {MountOpKind::kBindReadOnly, "/work/ws/.git"},
+      GitBind("/work/ws/.git"),
+      // What a `gitdir:` file names, wherever it lies and whatever its name.
+      GitBind("/work/ws/lib/gitdirs/lib"),
       {MountOpKind::kBindReadOnly, "/work/ws/.vscode"},
       {MountOpKind::kMaskDirectory, "/home/u/.ssh"},
       {MountOpKind::kMaskFile, "/work/ws/.env"},
@@ -33,7 +41,8 @@ Denial Explained(const LaunchPlan& plan, const std::string& target,
 }
 
 TEST(FileDenials, GitMetadataIsByDesignWithTheHostSideCommit) {
-  for (const char* target : {"/work/ws/.git/index.lock", "/work/ws/sub/.git/HEAD"}) {
+  for (const char* target :
+       {"/work/ws/.git/index.lock", "/work/ws/sub/.git/HEAD", "/work/ws/lib/gitdirs/lib/HEAD"}) {
     const Denial d = Explained(ViewPlan(), target);
     EXPECT_NE(d.rule.find("protect_git_metadata"), std::string::npos) << target << d.rule;
     EXPECT_TRUE(d.fix.starts_with("by design")) << d.fix;
@@ -66,6 +75,35 @@ TEST(FileDenials, ReadOnlyModeOffersWorkspaceWrite) {
   const Denial d = Explained(plan, "/work/ws/out.txt");
   EXPECT_EQ(d.rule, "sandbox.mode: read_only");
   EXPECT_NE(d.fix.find("--mode workspace_write"), std::string::npos) << d.fix;
+}
+
+// The rule is the mount's reason, not a guess from a name: a workspace called x.git in
+// read_only mode is read_only mode's, and a file a host-run entry keeps is not git's.
+TEST(FileDenials, AGitLikeNameIsNotTakenForGitMetadata) {
+  LaunchPlan plan = ViewPlan();
+  plan.workspace = "/work/repo.git";
+  plan.mounts[2] = {MountOpKind::kBindReadOnly, "/work/repo.git"};
+  plan.landlock.writable = {"/work/repo.git", "/tmp"};
+  const Denial d = Explained(plan, "/work/repo.git/out.txt");
+  EXPECT_EQ(d.rule, "sandbox.mode: read_only") << d.rule;
+  plan.mounts.push_back({MountOpKind::kBindReadOnly, "/work/repo.git/tools.git"});
+  const Denial host_run = Explained(plan, "/work/repo.git/tools.git/x");
+  EXPECT_NE(host_run.rule.find("protect_host_run_files"), std::string::npos) << host_run.rule;
+}
+
+// The private /tmp's place taken by a read-only view because the workspace lies below it
+// (decision 0046): said as such, never offered as a writable root.
+TEST(FileDenials, TheTmpThatHoldsTheWorkspaceIsByDesign) {
+  LaunchPlan plan;
+  plan.workspace = "/tmp/ws";
+  plan.mounts = {{MountOpKind::kHomeView, "/tmp"}, {MountOpKind::kBindWritable, "/tmp/ws"}};
+  plan.landlock.writable = {"/tmp/ws"};
+  const Denial d = Explained(plan, "/tmp/elsewhere");
+  EXPECT_NE(d.rule.find("decision 0046"), std::string::npos) << d.rule;
+  EXPECT_TRUE(d.fix.starts_with("by design")) << d.fix;
+  EXPECT_EQ(d.fix.find("--writable-root"), std::string::npos) << d.fix;
+  const Denial inside = Explained(plan, "/tmp/ws/out", "landlock");
+  EXPECT_EQ(inside.rule.find("decision 0046"), std::string::npos) << inside.rule;
 }
 
 TEST(FileDenials, SystemDirectoriesTheRootAndHomesAreNeverOffered) {
