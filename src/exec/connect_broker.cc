@@ -3,10 +3,12 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <linux/capability.h>
 #include <linux/netlink.h>
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
@@ -17,6 +19,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -189,6 +192,40 @@ constexpr const char* kDnsFix =
     "\"allow\" in your config; or, for a package install, install offline from cordon's tool "
     "cache (fill it from the host's caches with: cordon cache seed)";
 
+constexpr const char* kHostSocketFix =
+    "by design: a host service's socket is not reachable from the sandbox; use the service "
+    "from outside cordon";
+
+// The command's connect found no socket at an absolute path where the host has one: the
+// sandbox's view left it out (a mask, its private /tmp, the hidden home). The supervisor's own
+// view is the host's.
+// This process's effective CAP_NET_RAW (in its own user namespace: the host's, for a caller).
+bool HoldsNetRaw() {
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+  if (::syscall(SYS_capget, &header, data) != 0) return false;
+  return (data[CAP_TO_INDEX(CAP_NET_RAW)].effective & CAP_TO_MASK(CAP_NET_RAW)) != 0;
+}
+
+// The program task `tid` runs would have CAP_NET_RAW outside the sandbox, where no_new_privs
+// does not hold it back: set-user-id root, or the capability in its file capabilities.
+bool ProgramGainsNetRaw(pid_t tid) {
+  const UniqueFd exe(::open(fmt::format("/proc/{}/exe", tid).c_str(), O_RDONLY | O_CLOEXEC));
+  struct stat st {};
+  if (!exe || ::fstat(exe.get(), &st) != 0) return false;
+  if ((st.st_mode & S_ISUID) != 0 && st.st_uid == 0) return true;
+  vfs_ns_cap_data caps{};
+  const ssize_t n = ::fgetxattr(exe.get(), "security.capability", &caps, sizeof caps);
+  if (n < static_cast<ssize_t>(XATTR_CAPS_SZ_2)) return false;
+  return (caps.data[CAP_TO_INDEX(CAP_NET_RAW)].permitted & CAP_TO_MASK(CAP_NET_RAW)) != 0;
+}
+
+bool HiddenHostSocket(const std::string& path, int err) {
+  if ((err != ENOENT && err != ENOTDIR) || path.empty() || path.front() != '/') return false;
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
 }  // namespace
 
 void ConnectBroker::Record(Denial denial) {
@@ -265,7 +302,8 @@ ConnectBroker::ConnectBroker(UniqueFd listener, UniqueFd epoll, ConnectRules rul
       epoll_(std::move(epoll)),
       rules_(std::move(rules)),
       observer_(rules_.writes),
-      blind_(blind) {}
+      blind_(blind),
+      caller_net_raw_(HoldsNetRaw()) {}
 
 void ConnectBroker::Service() {
   if (listener_open_) {
@@ -290,6 +328,22 @@ void ConnectBroker::Respond(std::uint64_t id, int err) const {
   response.error = -err;
   // ENOENT: the caller was interrupted or died meanwhile; nobody waits for this answer.
   (void)::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, &response);
+}
+
+void ConnectBroker::ObserveRawSocket(const seccomp_notif& request) {
+  const int family = static_cast<int>(request.data.args[0]);
+  const pid_t tid = static_cast<pid_t>(request.pid);
+  // The command holds no capability, so the kernel refuses it; that is cordon's doing only
+  // where the caller could have made it: it holds CAP_NET_RAW, or the program would have
+  // gained it (set-user-id root, or CAP_NET_RAW as a file capability, as Debian's ping has).
+  if (!caller_net_raw_ && !ProgramGainsNetRaw(tid)) return;
+  Record({"socket",
+          fmt::format("raw {} socket (protocol {})", family == AF_INET6 ? "AF_INET6" : "AF_INET",
+                      static_cast<int>(request.data.args[2])),
+          "capabilities", "sandboxed commands hold no capabilities (CAP_NET_RAW)",
+          "by design: a raw socket needs CAP_NET_RAW, which no sandboxed command holds or gains "
+          "from a set-id or file-capability program; run such a tool (ping, traceroute, a "
+          "packet capture) outside cordon"});
 }
 
 void ConnectBroker::ObserveDatagram(const seccomp_notif& request) {
@@ -331,6 +385,10 @@ void ConnectBroker::HandleNotification() {
   const pid_t tid = static_cast<pid_t>(request.pid);
   if (request.data.nr == __NR_sendto) {
     if (!blind_ && tid > 0) ObserveDatagram(request);
+    return Continue(id);
+  }
+  if (request.data.nr == __NR_socket) {
+    if (!blind_ && tid > 0) ObserveRawSocket(request);
     return Continue(id);
   }
   if (request.data.nr != __NR_connect) {
@@ -385,8 +443,7 @@ void ConnectBroker::HandleNotification() {
         if (!abstract_held) {
           Record({"unix_socket", "@" + std::string(name), "landlock",
                   "abstract unix sockets of the host are out of reach (decision 0004)",
-                  "by design: a host service's socket is not reachable from the sandbox; use "
-                  "the service from outside cordon"});
+                  kHostSocketFix});
           return Respond(id, EACCES);
         }
       }
@@ -424,13 +481,16 @@ void ConnectBroker::HandleNotification() {
   // waited in this connect(): it still does, so the thread id named the same task throughout.
   if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) return;
   if (resolved.err != 0) {
+    const std::size_t max = static_cast<std::size_t>(len - kPathOffset);
+    std::string path(unix_address->sun_path, strnlen(unix_address->sun_path, max));
     if (resolved.by_rule) {
-      const std::size_t max = static_cast<std::size_t>(len - kPathOffset);
-      Record({"unix_socket",
-              std::string(unix_address->sun_path, strnlen(unix_address->sun_path, max)), "seccomp",
-              "unix sockets only beneath the writable roots (decision 0019)",
-              "by design: a host service's socket is not reachable from the sandbox; use the "
-              "service from outside cordon"});
+      Record({"unix_socket", std::move(path), "seccomp",
+              "unix sockets only beneath the writable roots (decision 0019)", kHostSocketFix});
+    } else if (HiddenHostSocket(path, resolved.err)) {
+      Record({"unix_socket", std::move(path), "mount view",
+              "a host socket the sandbox's view leaves out (its own /tmp and /run, the hidden "
+              "home, sandbox.hidden_paths)",
+              kHostSocketFix});
     }
     return Respond(id, resolved.err);
   }
@@ -452,7 +512,11 @@ int ConnectBroker::Connect(std::uint64_t id, UniqueFd socket, const void* addr, 
   const int rc = ::connect(socket.get(), static_cast<const sockaddr*>(addr), len);
   const int err = rc == 0 ? 0 : errno;
   if (blocking) (void)::fcntl(socket.get(), F_SETFL, flags);
-  if (err != EINPROGRESS || !blocking) return err;
+  if (err != EINPROGRESS) return err;
+  if (!blocking) {
+    Watch(std::move(socket), addr, len, type);
+    return err;
+  }
   // A blocking connect in progress (TCP): answer when it is done.
   if (parked_.size() >= kMaxParked) return EINTR;
   epoll_event event{};
@@ -465,10 +529,37 @@ int ConnectBroker::Connect(std::uint64_t id, UniqueFd socket, const void* addr, 
   return -1;
 }
 
+void ConnectBroker::Watch(UniqueFd socket, const void* addr, unsigned len, int type) {
+  sockaddr_storage address{};
+  std::memcpy(&address, addr, std::min<std::size_t>(len, sizeof address));
+  const int family = address.ss_family;
+  if (!rules_.private_network || type != SOCK_STREAM || (family != AF_INET && family != AF_INET6) ||
+      !IsLoopback(address) || parked_.size() >= kMaxParked) {
+    return;
+  }
+  epoll_event event{};
+  event.events = EPOLLOUT;
+  event.data.u64 = static_cast<std::uint64_t>(socket.get());
+  if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, socket.get(), &event) != 0) return;
+  parked_.push_back(Parked{0, std::move(socket), address, type, true});
+}
+
 void ConnectBroker::FinishParked(int socket_fd) {
   auto it = std::find_if(parked_.begin(), parked_.end(),
                          [&](const Parked& p) { return p.socket.get() == socket_fd; });
   if (it == parked_.end()) return;
+  if (it->watch) {
+    // Done (EPOLLOUT, with EPOLLERR when it failed): closed at once means refused.
+    tcp_info info{};
+    socklen_t size = sizeof info;
+    if (::getsockopt(socket_fd, IPPROTO_TCP, TCP_INFO, &info, &size) == 0 &&
+        info.tcpi_state == TCP_CLOSE) {
+      RecordInet(it->address, it->type, ECONNREFUSED, false);
+    }
+    (void)::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, socket_fd, nullptr);
+    parked_.erase(it);
+    return;
+  }
   int err = 0;
   socklen_t size = sizeof err;
   if (::getsockopt(socket_fd, SOL_SOCKET, SO_ERROR, &err, &size) != 0) err = errno;

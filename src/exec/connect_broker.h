@@ -78,6 +78,9 @@ class ConnectBroker {
     core::UniqueFd socket;
     sockaddr_storage address;  // an inet destination, for RecordInet once it is done
     int type;
+    // A non-blocking connect, answered EINPROGRESS: the command learns its outcome itself, so
+    // only the socket's state is looked at (TCP_INFO), never its pending error taken.
+    bool watch = false;
   };
 
   ConnectBroker(core::UniqueFd listener, core::UniqueFd epoll, ConnectRules rules, bool blind);
@@ -87,9 +90,15 @@ class ConnectBroker {
   // A sendto() with an address (UDP without a connect), which goes on unchanged: recorded like
   // a connect to that address when the sandbox's own network namespace refuses it.
   void ObserveDatagram(const seccomp_notif& request);
+  // A raw inet socket(), which goes on to the kernel's refusal (no CAP_NET_RAW): recorded
+  // where the caller, or the program it runs, would have had the capability outside.
+  void ObserveRawSocket(const seccomp_notif& request);
   void FinishParked(int socket_fd);
   // The errno for the command (0: connected), or -1 when the connect was parked.
   int Connect(std::uint64_t id, core::UniqueFd socket, const void* addr, unsigned len, int type);
+  // Watches a non-blocking TCP connect to the sandbox's own loopback until it is done, to
+  // report it as RecordInet would a blocking one (refused, where the host listens).
+  void Watch(core::UniqueFd socket, const void* addr, unsigned len, int type);
   void Respond(std::uint64_t id, int err) const;
   void Record(Denial denial);
   // An inet connect that the sandbox's network setting decides: recorded when it is refused
@@ -106,6 +115,8 @@ class ConnectBroker {
   // /proc is another PID namespace's: thread ids cannot be read there. Connects get ENOSYS;
   // write-intent calls continue unexamined.
   bool blind_ = false;
+  // The caller holds CAP_NET_RAW (root): a raw socket the command is refused is cordon's doing.
+  bool caller_net_raw_ = false;
 };
 
 }  // namespace cordon::exec

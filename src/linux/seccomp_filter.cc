@@ -242,6 +242,18 @@ Result<std::vector<sock_filter>> BuildSeccompProgram(const plan::SeccompSettings
     // the command's other threads, so the supervisor performs each one (ADR 0019).
     CORDON_TRY_VOID(
         Check(seccomp_rule_add(ctx.get(), SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0), "connect"));
+    // A raw inet socket (ping, traceroute, a packet tool) fails for want of CAP_NET_RAW, which
+    // no command holds: the supervisor reports it where the host would have allowed it, and
+    // lets the call go on to that refusal. Rare, so free for every other socket().
+    if (settings.sockets != plan::SocketPolicy::kUnixAndNetlink) {
+      for (int family : {AF_INET, AF_INET6}) {
+        CORDON_TRY_VOID(Check(
+            seccomp_rule_add(ctx.get(), SCMP_ACT_NOTIFY, SCMP_SYS(socket), 2,
+                             SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(family)),
+                             SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, static_cast<scmp_datum_t>(SOCK_RAW))),
+            "raw socket"));
+      }
+    }
     if (settings.observe_writes) {
       CORDON_TRY_VOID(ObserveWrites(ctx.get(), settings.refuse_setid_modes));
     }

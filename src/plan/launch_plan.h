@@ -139,7 +139,8 @@ struct SeccompSettings {
   // connect() goes to the supervisor (SCMP_ACT_NOTIFY), which performs it on the command's
   // socket and lets a pathname unix socket be reached only beneath
   // LaunchPlan::unix_connect_beneath: host sockets bound during the run stay out of reach on
-  // every kernel (docs/decisions/0019).
+  // every kernel (docs/decisions/0019). A raw inet socket() goes there too, to be reported
+  // (it fails for want of CAP_NET_RAW) and let go on.
   bool broker_connect = false;
   // With broker_connect: the write-intent calls (open for writing, mkdir, unlink, rename, ...)
   // go to the supervisor too, which reports the ones the sandbox refuses and lets every one

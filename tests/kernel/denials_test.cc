@@ -3,6 +3,7 @@
 // failing for the command's own reasons reports no denial. On every path (library, run
 // server, MCP) and both backends where the layer is on the path.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -71,6 +72,74 @@ TEST_F(DenialsTest, TheHostsLoopbackServiceIsReportedAsOutOfReach) {
   const Denial* d = Find(result, "connect", target);
   ASSERT_NE(d, nullptr) << Listed(result) << Describe(result);
   EXPECT_EQ(d->layer, "network");
+  // The same made as curl and ssh -o ConnectTimeout make it (non-blocking, the outcome read
+  // with poll and SO_ERROR): reported too, and the command still gets its own error.
+  const RunResult nonblocking =
+      Probe(*session, "connect-tcp-nonblock 127.0.0.1 " + listener.address());
+  EXPECT_EQ(nonblocking.stdout_data.data, "ECONNREFUSED\n") << Describe(nonblocking);
+  EXPECT_FALSE(listener.Reached());
+  EXPECT_NE(Find(nonblocking, "connect", target), nullptr)
+      << Listed(nonblocking) << Describe(nonblocking);
+  // Twin: the same to a port nothing listens on, here or on the host.
+  int closed = 0;
+  {
+    HostListener probe_port = HostListener::Tcp();
+    closed = probe_port.port();
+  }
+  const RunResult own = Probe(*session, fmt::format("connect-tcp-nonblock 127.0.0.1 {}", closed));
+  EXPECT_EQ(own.stdout_data.data, "ECONNREFUSED\n") << Describe(own);
+  EXPECT_TRUE(own.denials.empty()) << Listed(own);
+}
+
+// A raw socket (ping, traceroute) needs CAP_NET_RAW, which no sandboxed command holds: cordon's
+// doing where the caller has it (root), reported with the capability; not reported for a
+// caller who could not have made one either (an unprivileged user, a program without file
+// capabilities). Twin: an ordinary socket.
+TEST_F(DenialsTest, ARawSocketIsReportedWhereTheCallerCouldHaveMadeOne) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const RunResult raw = Probe(*session, "socket raw");
+  EXPECT_EQ(raw.stdout_data.data, "EPERM\n") << Describe(raw);
+  const Denial* d = Find(raw, "socket", "raw AF_INET socket (protocol 1)");
+  if (::geteuid() == 0) {
+    ASSERT_NE(d, nullptr) << Listed(raw) << Describe(raw);
+    EXPECT_EQ(d->layer, "capabilities");
+    EXPECT_NE(d->rule.find("CAP_NET_RAW"), std::string::npos) << d->rule;
+    EXPECT_TRUE(d->fix.starts_with("by design")) << d->fix;
+  } else {
+    EXPECT_EQ(d, nullptr) << Listed(raw);
+  }
+  const RunResult ordinary = Probe(*session, "socket inet");
+  EXPECT_EQ(ordinary.stdout_data.data, "ok\n") << Describe(ordinary);
+  EXPECT_TRUE(ordinary.denials.empty()) << Listed(ordinary);
+}
+
+// A host service's socket the sandbox's view leaves out (here: beside the workspace, in the
+// host's /tmp the sandbox shows empty; the same holds for a masked /run, the hidden home or a
+// hidden path) is reported, not left as "No such file or directory". Twins: a socket in the
+// workspace is reached; a path with no socket on the host either is the command's own failure.
+TEST_F(DenialsTest, AHostSocketTheViewLeavesOutIsReported) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const std::string hidden = (std::filesystem::canonical(root_) / "service.sock").string();
+  HostListener host = HostListener::Pathname(hidden);
+  const RunResult result = Probe(*session, "connect-unix " + hidden);
+  EXPECT_EQ(result.stdout_data.data, "ENOENT\n") << Describe(result);
+  EXPECT_FALSE(host.Reached());
+  const Denial* d = Find(result, "unix_socket", hidden);
+  ASSERT_NE(d, nullptr) << Listed(result) << Describe(result);
+  EXPECT_EQ(d->layer, "mount view");
+  EXPECT_TRUE(d->fix.starts_with("by design")) << d->fix;
+
+  const std::string inside = (std::filesystem::canonical(workspace_) / "own.sock").string();
+  HostListener own = HostListener::Pathname(inside);
+  const RunResult reached = Probe(*session, "connect-unix " + inside);
+  EXPECT_EQ(reached.stdout_data.data, "ok\n") << Describe(reached);
+  EXPECT_TRUE(reached.denials.empty()) << Listed(reached);
+  const RunResult missing =
+      Probe(*session, "connect-unix " + (std::filesystem::canonical(root_) / "none.sock").string());
+  EXPECT_EQ(missing.stdout_data.data, "ENOENT\n") << Describe(missing);
+  EXPECT_TRUE(missing.denials.empty()) << Listed(missing);
 }
 
 // A resolver's query goes nowhere with network deny: reported at once as DNS, so an agent does

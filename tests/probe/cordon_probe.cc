@@ -48,6 +48,7 @@
 #include <fcntl.h>
 #include <linux/netlink.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -123,6 +124,26 @@ int ConnectInet(const char* host, const char* port, int type) {
   sockaddr_in addr{};
   if (!Ipv4(host, port, type, &fd, &addr)) return Result(false);
   return Result(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+}
+
+// A connect made the way curl and ssh -o ConnectTimeout make theirs: non-blocking, then poll
+// and SO_ERROR for the outcome.
+int ConnectTcpNonBlocking(const char* host, const char* port) {
+  int fd = -1;
+  sockaddr_in addr{};
+  if (!Ipv4(host, port, SOCK_STREAM | SOCK_NONBLOCK, &fd, &addr)) return Result(false);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return Result(true);
+  if (errno != EINPROGRESS) return Result(false);
+  pollfd p{fd, POLLOUT, 0};
+  if (::poll(&p, 1, 5000) != 1) {
+    errno = ETIMEDOUT;
+    return Result(false);
+  }
+  int err = 0;
+  socklen_t size = sizeof err;
+  if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &size) != 0) return Result(false);
+  errno = err;
+  return Result(err == 0);
 }
 
 int SendtoUdp(const char* host, const char* port) {
@@ -343,6 +364,8 @@ int Socket(std::string_view family) {
   static const std::map<std::string_view, int> kFamilies = {
       {"unix", AF_UNIX},       {"inet", AF_INET},     {"inet6", AF_INET6},
       {"netlink", AF_NETLINK}, {"packet", AF_PACKET}, {"vsock", AF_VSOCK}};
+  // A raw ICMP socket, as ping makes one where ICMP datagram sockets are not allowed.
+  if (family == "raw") return Result(::socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP) >= 0);
   auto it = kFamilies.find(family);
   if (it == kFamilies.end()) return 2;
   int type = it->first == "netlink" || it->first == "packet" ? SOCK_RAW : SOCK_STREAM;
@@ -426,6 +449,7 @@ int main(int argc, char** argv) {
   if (cmd == "mkdir" && arg(1)) return Result(::mkdir(arg(1), 0755) == 0);
   if (cmd == "connect-tcp" && arg(2)) return ConnectInet(arg(1), arg(2), SOCK_STREAM);
   if (cmd == "connect-udp" && arg(2)) return ConnectInet(arg(1), arg(2), SOCK_DGRAM);
+  if (cmd == "connect-tcp-nonblock" && arg(2)) return ConnectTcpNonBlocking(arg(1), arg(2));
   if (cmd == "sendto-udp" && arg(2)) return SendtoUdp(arg(1), arg(2));
   if (cmd == "loopback-echo") return LoopbackEcho();
   if (cmd == "serve-tcp" && arg(1)) return ServeTcp(arg(1));

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <linux/netlink.h>
 #include <linux/seccomp.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -126,6 +127,43 @@ TEST(SeccompFilter, EveryObservedWriteCallIsOneTheObserverReads) {
   }
 }
 
+// Runs `attempt` in a forked child under `program` (its listener handed back), answering each
+// notification with CONTINUE. Returns the numbers of the calls that were sent, and the child's
+// exit code in `code` (-1: it did not exit).
+template <typename F>
+std::vector<int> NotifiedCalls(const std::vector<sock_filter>& program, F attempt, int* code) {
+  std::vector<int> seen;
+  *code = -1;
+  int pair[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) return seen;
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(pair[0]);
+    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) ::_exit(200);
+    if (InstallSeccomp(program, pair[1]).failed()) ::_exit(201);
+    ::_exit(attempt());
+  }
+  ::close(pair[1]);
+  Result<core::UniqueFd> listener = core::ReceiveFd(pair[0], 0);
+  ::close(pair[0]);
+  int status = 0;
+  for (;;) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) break;
+    if (!listener) continue;
+    pollfd p{listener->get(), POLLIN, 0};
+    if (::poll(&p, 1, 20) <= 0 || (p.revents & POLLIN) == 0) continue;
+    seccomp_notif request{};
+    if (::ioctl(listener->get(), SECCOMP_IOCTL_NOTIF_RECV, &request) != 0) continue;
+    seen.push_back(request.data.nr);
+    seccomp_notif_resp response{};
+    response.id = request.id;
+    response.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+    (void)::ioctl(listener->get(), SECCOMP_IOCTL_NOTIF_SEND, &response);
+  }
+  if (WIFEXITED(status)) *code = WEXITSTATUS(status);
+  return seen;
+}
+
 // With the writes observed, a set-id mode is still refused (the refusal's rule and the
 // observer's never match one call), a plain create reaches the supervisor and goes on as the
 // kernel decides, and a read-only open never leaves the kernel.
@@ -139,54 +177,67 @@ TEST(SeccompFilter, ObservedWritesContinueAndSetidModesStayRefused) {
   char dir_template[] = "/var/tmp/cordon-observe-XXXXXX";
   ASSERT_NE(::mkdtemp(dir_template), nullptr);
   const std::string dir = dir_template;
-  int pair[2];
-  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(pair[0]);
-    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) ::_exit(200);
-    if (InstallSeccomp(*program, pair[1]).failed()) ::_exit(201);
-    // Exit code: bit 0 set-id create refused, bit 1 plain create made, bit 2 read-only open
-    // worked, bit 3 set-id mkdir refused.
-    int code = 0;
-    const std::string setid = dir + "/setid";
-    if (::open(setid.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 04755) < 0 && errno == EPERM) {
-      code |= 1;
-    }
-    const int made = ::open((dir + "/plain").c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
-    if (made >= 0) code |= 2;
-    if (::open((dir + "/plain").c_str(), O_RDONLY | O_CLOEXEC) >= 0) code |= 4;
-    if (::mkdir((dir + "/setid-dir").c_str(), 02755) != 0 && errno == EPERM) code |= 8;
-    ::_exit(code);
-  }
-  ::close(pair[1]);
-  core::UniqueFd listener;
-  {
-    Result<core::UniqueFd> received = core::ReceiveFd(pair[0], 0);
-    ::close(pair[0]);
-    ASSERT_TRUE(received) << received.error().message;
-    listener = std::move(*received);
-  }
-  std::vector<int> seen;
-  int status = 0;
-  for (;;) {
-    if (::waitpid(pid, &status, WNOHANG) == pid) break;
-    pollfd p{listener.get(), POLLIN, 0};
-    if (::poll(&p, 1, 20) <= 0 || (p.revents & POLLIN) == 0) continue;
-    seccomp_notif request{};
-    if (::ioctl(listener.get(), SECCOMP_IOCTL_NOTIF_RECV, &request) != 0) continue;
-    seen.push_back(request.data.nr);
-    seccomp_notif_resp response{};
-    response.id = request.id;
-    response.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-    (void)::ioctl(listener.get(), SECCOMP_IOCTL_NOTIF_SEND, &response);
-  }
+  int code = -1;
+  const std::vector<int> seen = NotifiedCalls(
+      *program,
+      [&] {
+        // Exit code: bit 0 set-id create refused, bit 1 plain create made, bit 2 read-only
+        // open worked, bit 3 set-id mkdir refused.
+        int bits = 0;
+        const std::string setid = dir + "/setid";
+        if (::open(setid.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 04755) < 0 && errno == EPERM) {
+          bits |= 1;
+        }
+        const int made = ::open((dir + "/plain").c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+        if (made >= 0) bits |= 2;
+        if (::open((dir + "/plain").c_str(), O_RDONLY | O_CLOEXEC) >= 0) bits |= 4;
+        if (::mkdir((dir + "/setid-dir").c_str(), 02755) != 0 && errno == EPERM) bits |= 8;
+        return bits;
+      },
+      &code);
   std::filesystem::remove_all(dir);
-  ASSERT_TRUE(WIFEXITED(status)) << status;
-  EXPECT_EQ(WEXITSTATUS(status), 1 | 2 | 4 | 8);
+  EXPECT_EQ(code, 1 | 2 | 4 | 8);
   // Only the plain create was sent (open or openat, as libc makes it).
   ASSERT_EQ(seen.size(), 1u);
   EXPECT_TRUE(exec::WriteObserver::Observes(seen[0]));
+}
+
+// A raw inet socket goes to the supervisor (to be reported) and on to the kernel; every other
+// socket() stays in the kernel. Where inet is refused by family, the refusal stands alone.
+TEST(SeccompFilter, RawInetSocketsAloneGoToTheSupervisor) {
+  const auto attempt = [] {
+    const int raw = ::socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);
+    const int raw6 = ::socket(AF_INET6, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMPV6);
+    const int udp = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    const int unix_socket = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    // Bit 0: the raw socket is what the kernel alone decides (made exactly when this process
+    // holds CAP_NET_RAW); bit 1: the others were made.
+    const bool privileged = ::geteuid() == 0;
+    return ((raw >= 0) == privileged && (raw6 >= 0) == privileged ? 1 : 0) |
+           (udp >= 0 && unix_socket >= 0 ? 2 : 0);
+  };
+  auto program = BuildSeccompProgram(
+      {.enabled = true, .sockets = plan::SocketPolicy::kLocalFamilies, .broker_connect = true});
+  ASSERT_TRUE(program) << program.error().message;
+  int code = -1;
+  std::vector<int> seen = NotifiedCalls(*program, attempt, &code);
+  EXPECT_EQ(code, 1 | 2);
+  EXPECT_EQ(seen, (std::vector<int>{SCMP_SYS(socket), SCMP_SYS(socket)}));
+  // Without the broker, nothing is sent.
+  program = BuildSeccompProgram({.enabled = true, .sockets = plan::SocketPolicy::kLocalFamilies});
+  ASSERT_TRUE(program) << program.error().message;
+  seen = NotifiedCalls(*program, attempt, &code);
+  EXPECT_TRUE(seen.empty());
+  // inet refused by family: EAFNOSUPPORT at once, nothing sent.
+  program = BuildSeccompProgram(
+      {.enabled = true, .sockets = plan::SocketPolicy::kUnixAndNetlink, .broker_connect = true});
+  ASSERT_TRUE(program) << program.error().message;
+  seen = NotifiedCalls(
+      *program,
+      [] { return ::socket(AF_INET, SOCK_RAW, IPPROTO_ICMP) < 0 && errno == EAFNOSUPPORT ? 0 : 1; },
+      &code);
+  EXPECT_EQ(code, 0);
+  EXPECT_TRUE(seen.empty());
 }
 
 }  // namespace
