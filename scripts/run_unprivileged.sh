@@ -22,7 +22,8 @@ cp "$build/tests/kernel/kernel_tests" "$build/tests/unit/linux/linux_sandbox_tes
   "$build/tests/escape/escape_tests" "$build/tests/escape/escape_attack" \
   "$build/tests/fault/fault_tests" "$build/tests/fault/fault_mcp_run" \
   "$build/tests/e2e/cli/cli_e2e_tests" "$(dirname "$0")/../tests/e2e/toolchains/toolchains_test.sh" \
-  "$(dirname "$0")/../tests/e2e/toolchains/npm_locked_project.sh" "$stage/"
+  "$(dirname "$0")/../tests/e2e/toolchains/npm_locked_project.sh" \
+  "$(dirname "$0")/../tests/e2e/denials/corpus_test.py" "$stage/"
 # `cordon` as installed: the front (decision 0028) in bin/, the full executable with its
 # bubblewrap trampoline and init in libexec/cordon/ (where each finds the next); without a front,
 # the full executable as bin/cordon.
@@ -71,6 +72,8 @@ as_user "run server e2e tests" "$stage/cli_e2e_tests" \
   --gtest_filter='ServerTest.*:AutoStartTest.*:ServedEquivalence.*'
 # Real toolchains (Debian's C/CMake, Python, Node, Go, Rust) through `cordon run` for this user.
 as_user "toolchain e2e test" "$stage/toolchains_test.sh" "$stage/bin/cordon"
+# Real tools failing for cordon's reasons, each reported (one-shot, served, cordon mcp).
+as_user "denial corpus" "$stage/corpus_test.py" "$stage/bin/cordon"
 # Every path a command can take (docs/testing.md): the escape suite with every sandboxed run
 # served by a run server of this user, and as a run_command call to a `cordon mcp` of this
 # user; the kernel and fault suites through both (CORDON_KERNEL_PATH, CORDON_FAULT_SERVED,

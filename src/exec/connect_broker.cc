@@ -196,9 +196,6 @@ constexpr const char* kHostSocketFix =
     "by design: a host service's socket is not reachable from the sandbox; use the service "
     "from outside cordon";
 
-// The command's connect found no socket at an absolute path where the host has one: the
-// sandbox's view left it out (a mask, its private /tmp, the hidden home). The supervisor's own
-// view is the host's.
 // This process's effective CAP_NET_RAW (in its own user namespace: the host's, for a caller).
 bool HoldsNetRaw() {
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
@@ -220,8 +217,12 @@ bool ProgramGainsNetRaw(pid_t tid) {
   return (caps.data[CAP_TO_INDEX(CAP_NET_RAW)].permitted & CAP_TO_MASK(CAP_NET_RAW)) != 0;
 }
 
+// The command's connect found no socket at an absolute path where the host has one: the
+// sandbox's view left it out (its private /tmp, the hidden home) or covered it (a mask, which
+// is no socket: ECONNREFUSED). The supervisor's own view is the host's.
 bool HiddenHostSocket(const std::string& path, int err) {
-  if ((err != ENOENT && err != ENOTDIR) || path.empty() || path.front() != '/') return false;
+  if (err != ENOENT && err != ENOTDIR && err != ECONNREFUSED) return false;
+  if (path.empty() || path.front() != '/') return false;
   struct stat st {};
   return ::lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
 }
