@@ -3,6 +3,9 @@
 # times it: hyperfine on a clean `make -j` of a C project of 2,000 files, a loop of 200
 # `git status` in one command, and `cordon run -- true`, each with the observer on (the default)
 # and off, beside the same work without cordon and under bubblewrap alone. Budget: 3 %.
+# With PAIRS=N, only the build, on and off in N alternating pairs (on-off, off-on, ...; one
+# hyperfine run each): the ratio of each pair cancels the drift of a shared machine, and its
+# mean with a 95 % interval is printed. Budget: 3 %.
 # Usage: bench/file_denials.sh [DIR]   (DIR: where the project goes; not below /tmp or /var/tmp)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,6 +57,35 @@ planted=$($cordon --config "$root/conf/on.json" run --json -- sh -c 'echo x > .g
 if ! grep -q '"layer": *"mount view"' <<<"$planted"; then
   echo "file_denials.sh: the observer reported no denial for a write into .git" >&2
   exit 1
+fi
+
+if [ "${PAIRS:-0}" -gt 0 ]; then
+  make -s clean && $(run on "make -s -j$jobs") >/dev/null # warm the page cache and the server
+  for ((i = 0; i < PAIRS; i++)); do
+    order=(on off)
+    [ $((i % 2)) -eq 1 ] && order=(off on)
+    for setting in "${order[@]}"; do
+      hyperfine -N --runs 1 --prepare "make -s clean" --export-json "$root/pair-$i-$setting.json" \
+        -n "make -j$jobs, observer $setting" "$(run "$setting" "make -s -j$jobs")" >/dev/null
+    done
+  done
+  python3 - "$root" "$PAIRS" <<'PY'
+import json, math, statistics, sys
+root, pairs = sys.argv[1], int(sys.argv[2])
+def seconds(i, setting):
+    with open(f"{root}/pair-{i}-{setting}.json") as f:
+        return json.load(f)["results"][0]["mean"]
+on = [seconds(i, "on") for i in range(pairs)]
+off = [seconds(i, "off") for i in range(pairs)]
+ratios = [a / b for a, b in zip(on, off)]
+mean = statistics.mean(ratios)
+half = 1.96 * statistics.stdev(ratios) / math.sqrt(pairs) if pairs > 1 else float("nan")
+print(f"| pairs | on, mean | off, mean | on/off per pair, mean | 95 % interval |")
+print(f"|---|---|---|---|---|")
+print(f"| {pairs} | {statistics.mean(on):.2f} s | {statistics.mean(off):.2f} s | "
+      f"{mean:.3f} | {mean - half:.3f} – {mean + half:.3f} |")
+PY
+  exit 0
 fi
 
 hyperfine -N --warmup 1 --runs "$runs" --prepare "make -s clean" \
