@@ -45,6 +45,7 @@ using core::UniqueFd;
 // Blocking connects in progress at once (each holds a descriptor here). Past that the answer is
 // EINTR: the connect goes on in the background, as after a signal.
 constexpr std::size_t kMaxParked = 256;
+constexpr std::size_t kMaxWatched = 32;  // beside them: non-blocking connects watched
 constexpr int kEventsPerRound = 16;
 
 // The notification names a thread; pidfd_open wants its thread group leader.
@@ -519,7 +520,7 @@ int ConnectBroker::Connect(std::uint64_t id, UniqueFd socket, const void* addr, 
     return err;
   }
   // A blocking connect in progress (TCP): answer when it is done.
-  if (parked_.size() >= kMaxParked) return EINTR;
+  if (parked_.size() >= kMaxParked + kMaxWatched) return EINTR;
   epoll_event event{};
   event.events = EPOLLOUT;
   event.data.u64 = static_cast<std::uint64_t>(socket.get());
@@ -534,8 +535,12 @@ void ConnectBroker::Watch(UniqueFd socket, const void* addr, unsigned len, int t
   sockaddr_storage address{};
   std::memcpy(&address, addr, std::min<std::size_t>(len, sizeof address));
   const int family = address.ss_family;
+  // At most kMaxWatched at once (a connect to a full backlog can take minutes): the blocking
+  // connects' room in parked_ stays, and what is not watched is only not reported.
+  const auto watched = static_cast<std::size_t>(
+      std::count_if(parked_.begin(), parked_.end(), [](const Parked& p) { return p.watch; }));
   if (!rules_.private_network || type != SOCK_STREAM || (family != AF_INET && family != AF_INET6) ||
-      !IsLoopback(address) || parked_.size() >= kMaxParked) {
+      !IsLoopback(address) || watched >= kMaxWatched) {
     return;
   }
   epoll_event event{};
