@@ -158,25 +158,38 @@ int Seed(const Config& config, const std::filesystem::path& root,
   }
   std::error_code root_ec;
   const std::filesystem::path real_root = std::filesystem::weakly_canonical(root, root_ec);
+  const std::filesystem::path real_home = std::filesystem::weakly_canonical(home, root_ec);
   bool failed = false;
   for (const plan::ToolCacheSeed& seed : plan::HostToolCacheSeeds(env, home)) {
     if (!Named(tools, seed.tool)) continue;
-    const std::string from = seed.source.string();
+    // The home's own path may hold links (/home -> /usr/home); below it none is followed: a
+    // tool's variable may name a project directory a sandboxed command wrote.
+    const std::filesystem::path source = core::IsWithin(seed.source, home) && !real_home.empty()
+                                             ? real_home / seed.source.lexically_relative(home)
+                                             : seed.source;
+    const std::string from = source.string();
     // cordon's own caches (what sandboxed commands wrote) are never a source, nor a tree
     // that holds them.
     std::error_code ec;
-    const std::filesystem::path real = std::filesystem::weakly_canonical(seed.source, ec);
+    const std::filesystem::path real = std::filesystem::weakly_canonical(source, ec);
     if (core::IsWithin(real, real_root) || core::IsWithin(real_root, real)) {
       fmt::print("{:<7} {}: cordon's own cache, left out\n", seed.tool, from);
       continue;
     }
-    if (!std::filesystem::is_directory(seed.source, ec)) {
+    if (!std::filesystem::exists(std::filesystem::symlink_status(source, ec))) {
       fmt::print("{:<7} {}: none on the host\n", seed.tool, from);
       continue;
     }
-    Result<core::CopyCounts> copied = core::CopyMissing(seed.source, cache, seed.destination);
+    Result<core::CopyCounts> copied = core::CopyMissing(source, cache, seed.destination);
     if (!copied) {
-      fmt::print(stderr, "cordon: cache seed: {}\n", copied.error().message);
+      const std::string& why = copied.error().message;
+      const bool link = why.find("symbolic link") != std::string::npos ||
+                        why.find("Not a directory") != std::string::npos;
+      fmt::print(stderr, "cordon: cache seed: {}{}\n", why,
+                 link ? " (a symbolic link in a host cache's path below the home is not "
+                        "followed: a sandboxed command may have planted it; name the directory "
+                        "it leads to in the tool's variable)"
+                      : "");
       failed = true;
       continue;
     }

@@ -71,6 +71,27 @@ Result<std::uint64_t> CopyContents(int in, int out, const std::filesystem::path&
   }
 }
 
+// The source directory, reached from "/" one component at a time without following a link:
+// a tool's variable may name a directory inside a project, where a sandboxed command could
+// have put a link to a secret (`ln -s ~/.ssh .npm/_cacache`). ELOOP or ENOTDIR for a link.
+UniqueFd OpenSource(const std::filesystem::path& source) {
+  if (!source.is_absolute()) {
+    errno = EINVAL;
+    return {};
+  }
+  UniqueFd at(::open("/", kDirectoryFlags));
+  for (const std::filesystem::path& part : source.relative_path()) {
+    if (!at) return {};
+    if (part.empty()) continue;  // a trailing "/"
+    if (part == "." || part == "..") {
+      errno = EINVAL;
+      return {};
+    }
+    at = UniqueFd(::openat(at.get(), part.c_str(), kDirectoryFlags));
+  }
+  return at;
+}
+
 class Copier {
  public:
   Result<void> Directory(int source, int destination, const std::filesystem::path& shown,
@@ -171,9 +192,7 @@ class Copier {
 Result<CopyCounts> CopyMissing(const std::filesystem::path& source,
                                const std::filesystem::path& destination_root,
                                const std::filesystem::path& destination) {
-  // The source's own name may be a link (a cache the user moved to another disk); nothing
-  // below it is followed.
-  const UniqueFd from(::open(source.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd from = OpenSource(source);
   if (!from) {
     if (errno == ENOENT) return CopyCounts{};
     return FailSyscall("open", source.string());

@@ -22,7 +22,9 @@ struct CopyCounts {
 };
 
 // Copies the tree below the directory `source` into `destination_root`/`destination` (a
-// relative path; its missing directories are made, 0700), only the names missing there. Files
+// relative path; its missing directories are made, 0700), only the names missing there. The
+// source's own path is followed through no symbolic link either (its caller resolves the links
+// it trusts, such as those above the home): a source with one fails with ELOOP or ENOTDIR. Files
 // are written under a temporary name and linked into place, so a name made meanwhile is kept
 // and a half-written file never shows; each keeps its owner's permission bits. A source that
 // does not exist copies nothing.

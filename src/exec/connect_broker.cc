@@ -221,11 +221,18 @@ bool ProgramGainsNetRaw(pid_t tid) {
 // The command's connect found no socket at an absolute path where the host has one: the
 // sandbox's view left it out (its private /tmp, the hidden home) or covered it (a mask, which
 // is no socket: ECONNREFUSED). The supervisor's own view is the host's.
-bool HiddenHostSocket(const std::string& path, int err) {
+// Looked up on the host only inside `hidden_areas` (where the view hides the host's), never
+// through an automount point at its end, and never for a path with "..".
+bool HiddenHostSocket(const std::string& path, int err,
+                      const std::vector<std::string>& hidden_areas) {
   if (err != ENOENT && err != ENOTDIR && err != ECONNREFUSED) return false;
-  if (path.empty() || path.front() != '/') return false;
+  if (path.empty() || path.front() != '/' || path.find("/../") != std::string::npos ||
+      path.ends_with("/..") || !ConnectBroker::IsBeneath(path, hidden_areas)) {
+    return false;
+  }
   struct stat st {};
-  return ::lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
+  return ::fstatat(AT_FDCWD, path.c_str(), &st, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT) == 0 &&
+         S_ISSOCK(st.st_mode);
 }
 
 }  // namespace
@@ -338,7 +345,17 @@ void ConnectBroker::ObserveRawSocket(const seccomp_notif& request) {
   // The command holds no capability, so the kernel refuses it; that is cordon's doing only
   // where the caller could have made it: it holds CAP_NET_RAW, or the program would have
   // gained it (set-user-id root, or CAP_NET_RAW as a file capability, as Debian's ping has).
+  // Arguments the kernel refuses before any capability check are the command's own error.
+  const auto type = static_cast<std::uint64_t>(request.data.args[1]);
+  const auto protocol = static_cast<std::int64_t>(static_cast<int>(request.data.args[2]));
+  if ((type & ~std::uint64_t{0xf | SOCK_NONBLOCK | SOCK_CLOEXEC}) != 0 || protocol < 0 ||
+      protocol >= IPPROTO_MAX) {
+    return;
+  }
   if (!caller_net_raw_ && !ProgramGainsNetRaw(tid)) return;
+  // The program was read from the task that still waits in this call (not a reused id).
+  std::uint64_t id = request.id;
+  if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) return;
   Record({"socket",
           fmt::format("raw {} socket (protocol {})", family == AF_INET6 ? "AF_INET6" : "AF_INET",
                       static_cast<int>(request.data.args[2])),
@@ -488,7 +505,7 @@ void ConnectBroker::HandleNotification() {
     if (resolved.by_rule) {
       Record({"unix_socket", std::move(path), "seccomp",
               "unix sockets only beneath the writable roots (decision 0019)", kHostSocketFix});
-    } else if (HiddenHostSocket(path, resolved.err)) {
+    } else if (HiddenHostSocket(path, resolved.err, rules_.hidden_areas)) {
       Record({"unix_socket", std::move(path), "mount view",
               "a host socket the sandbox's view leaves out (its own /tmp and /run, the hidden "
               "home, sandbox.hidden_paths)",

@@ -48,6 +48,10 @@ struct ConnectRules {
   bool refuse_tcp = false;
   // The write-intent calls the same filter sends (exec/write_observer.h).
   WriteRules writes;
+  // Where the sandbox's view hides or covers the host's (its private /tmp and /run, the hidden
+  // home, masks), as the command sees them: a socket path missing there is looked up on the
+  // host, and only there (a lookup elsewhere could trigger an automount the command chose).
+  std::vector<std::string> hidden_areas;
 };
 
 // Something a backend holds for one command until the run is over (the Seatbelt backend's

@@ -395,6 +395,20 @@ exec::ConnectRules BrokerRules(const plan::LaunchPlan& plan, const char* private
   rules.abstract_scoped = (plan.landlock.scoped & sys::kScopeAbstractUnixSocket) != 0;
   rules.refuse_tcp = (plan.landlock.handled_net & sys::kAccessNetConnectTcp) != 0;
   rules.writes.observe = plan.seccomp.observe_writes;
+  for (const plan::MountOp& op : plan.mounts) {
+    switch (op.kind) {
+      case plan::MountOpKind::kTmpfs:
+      case plan::MountOpKind::kHomeView:
+      case plan::MountOpKind::kMaskDirectory:
+      case plan::MountOpKind::kMaskFile:
+        rules.hidden_areas.push_back(op.path.string());
+        break;
+      case plan::MountOpKind::kBindWritable:
+      case plan::MountOpKind::kBindReadOnly:
+      case plan::MountOpKind::kDirectory:
+        break;
+    }
+  }
   for (const plan::Placeholder& p : plan.placeholders)
     rules.writes.held.push_back(p.path().string());
   if (plan.landlock.abi >= 1) {

@@ -113,6 +113,22 @@ std::string GitDirProblem(const std::filesystem::path& root) {
   return {};
 }
 
+std::string WritableRootInGitProblem(const std::filesystem::path& root,
+                                     const std::vector<std::filesystem::path>& writable_roots) {
+  for (const std::filesystem::path& git : GitMetadataPaths(root)) {
+    for (const std::filesystem::path& writable : writable_roots) {
+      if (!core::IsWithin(writable, git)) continue;
+      return fmt::format(
+          "writable root {0} lies in the git metadata of {1} ({2}), which protect_git_metadata "
+          "keeps read-only: writable, a command could plant hooks that git runs on the host "
+          "(fix: remove {0} from writable_roots, and commit from the host with cordon git "
+          "commit; or set sandbox.protect_git_metadata to false)",
+          writable.string(), root.string(), git.string());
+    }
+  }
+  return {};
+}
+
 std::string GitLinkProblem(const std::filesystem::path& git) {
   return fmt::format(
       "cannot keep {0} read-only: it is a symbolic link, which git follows and the command "

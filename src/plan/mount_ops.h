@@ -53,6 +53,12 @@ Scratch ScratchOf(const std::vector<MountOp>& mounts);
 // Empty when there is no .git. Pure apart from lstat/realpath/reading the .git file.
 std::vector<std::filesystem::path> GitMetadataPaths(const std::filesystem::path& root);
 
+// A writable root inside what GitMetadataPaths(root) names: the read-only bind of that path
+// would cover it (a gitdir outside every writable root gets none, and stayed writable). Empty
+// when there is none.
+std::string WritableRootInGitProblem(const std::filesystem::path& root,
+                                     const std::vector<std::filesystem::path>& writable_roots);
+
 // Why the git metadata of `root` cannot be protected, empty when it can: a .git file names a
 // git directory (or common dir) that contains `root` itself — a hostile command's way to make
 // the workspace read-only for every later command, or to leave hooks writable.

@@ -469,6 +469,11 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
           return Fail(ErrorCode::kUnavailable, std::move(problem));
         }
       }
+      if (present) {
+        if (std::string problem = WritableRootInGitProblem(root, roots); !problem.empty()) {
+          return Fail(ErrorCode::kInvalidArgument, std::move(problem));
+        }
+      }
     }
   }
   // The host-run files of each protected root: the present ones bound read-only. An absent one,

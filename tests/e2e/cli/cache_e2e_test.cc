@@ -79,6 +79,21 @@ TEST_F(CacheCommand, SeedCopiesTheHostsCacheIntoCordonsAndLeavesTheHostsAlone) {
   EXPECT_EQ(ReadFile(host / "content-v2/entry"), "from the host\n");
 }
 
+// A host cache whose path has a link below the home (what a command could plant in a project a
+// tool's variable names) is not followed: refused, naming it, and the secret it leads to is
+// not copied.
+TEST_F(CacheCommand, SeedFollowsNoLinkInTheHostCachesPath) {
+  std::filesystem::create_directories(home_ / ".ssh");
+  WriteFile(home_ / ".ssh/id_ed25519", "PRIVATE KEY\n");
+  std::filesystem::create_directories(home_ / ".npm");
+  std::filesystem::create_directory_symlink(home_ / ".ssh", home_ / ".npm/_cacache");
+  Outcome o = Cordon({"cache", "seed", "npm"});
+  EXPECT_EQ(o.exit_code, 125) << o.out << o.err;
+  EXPECT_NE(o.err.find("not followed"), std::string::npos) << o.err;
+  EXPECT_FALSE(
+      std::filesystem::exists(home_ / ".cache/cordon/tool-caches/shared/npm/_cacache/id_ed25519"));
+}
+
 // Nothing to seed with the tool caches off: refused, saying why.
 TEST_F(CacheCommand, SeedWithTheToolCachesOffIsRefused) {
   WriteConfig(R"({"sandbox": {"tool_caches": "off"}})");

@@ -124,6 +124,21 @@ TEST_F(TreeCopyTest, LeavesOutTheSourcesLinksAndSpecialFiles) {
   EXPECT_FALSE(fs::exists(fs::symlink_status(cache_ / "c/fifo")));
 }
 
+// The source's own path is followed through no link: a tool's variable may name a directory
+// in a project, where a sandboxed command could have linked a secret in (`ln -s ~/.ssh
+// .npm/_cacache`). Refused, and nothing is copied or made.
+TEST_F(TreeCopyTest, ASourceReachedThroughALinkIsRefused) {
+  fs::create_directory_symlink(base_ / "outside", host_ / "linked");
+  fs::create_directory_symlink(host_, base_ / "alias");
+  for (const fs::path& source : {host_ / "linked", base_ / "alias/content"}) {
+    Result<CopyCounts> copied = CopyMissing(source, cache_, "c");
+    ASSERT_FALSE(copied) << source;
+    EXPECT_NE(copied.error().message.find(source.string()), std::string::npos)
+        << copied.error().message;
+    EXPECT_FALSE(fs::exists(cache_ / "c")) << source;
+  }
+}
+
 // A host without the cache copies nothing; a destination that escapes with ".." is refused.
 TEST_F(TreeCopyTest, AMissingSourceCopiesNothingAndDotDotIsRefused) {
   Result<CopyCounts> none = CopyMissing(base_ / "no-such-cache", cache_, "c");

@@ -225,6 +225,36 @@ TEST(Planner, AGitFileNamingItsOwnProjectRefusesAndOneNamingNoGitDirectoryIsNotF
   std::filesystem::remove_all(base);
 }
 
+// A writable root inside a repository's git metadata — a separate git directory outside the
+// workspace (git clone --separate-git-dir), or the workspace's own .git — is refused with the
+// reason: bound writable, its hooks would be the command's. The twin: a writable root beside
+// the git directory is planned.
+TEST(Planner, AWritableRootInsideGitMetadataIsRefused) {
+  char dir[] = "/var/tmp/cordon-plan-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::filesystem::path base = dir;
+  std::filesystem::create_directories(base / "gitdirs/lib/hooks");
+  std::ofstream(base / "gitdirs/lib/HEAD") << "ref: refs/heads/main\n";
+  std::filesystem::create_directories(base / "ws");
+  std::ofstream(base / "ws/.git") << "gitdir: ../gitdirs/lib\n";
+  std::filesystem::create_directories(base / "beside");
+  PlanRequest request = Request();
+  request.workspace = base / "ws";
+  for (const std::filesystem::path& inside : {base / "gitdirs/lib/hooks", base / "gitdirs/lib"}) {
+    Config config = Default();
+    config.sandbox.writable_roots = {inside};
+    auto refused = Plan(config, Everything(), request);
+    ASSERT_FALSE(refused) << inside;
+    EXPECT_TRUE(Contains(refused.error().message, "lies in the git metadata"))
+        << refused.error().message;
+  }
+  Config config = Default();
+  config.sandbox.writable_roots = {base / "beside"};
+  auto planned = Plan(config, Everything(), request);
+  EXPECT_TRUE(planned.has_value()) << planned.error().message;
+  std::filesystem::remove_all(base);
+}
+
 // sandbox.home "hidden" needs a view to hide the homes in: without a mount namespace (the
 // Landlock-only fallback) the run is refused saying so, never run with the home visible. The
 // twin: with one, the plan has the view first.
