@@ -197,6 +197,13 @@ constexpr const char* kHostSocketFix =
     "by design: a host service's socket is not reachable from the sandbox; use the service "
     "from outside cordon";
 
+// The destination a connect named, as much of it as a sockaddr_storage holds.
+sockaddr_storage CopyAddress(const void* addr, unsigned len) {
+  sockaddr_storage address{};
+  std::memcpy(&address, addr, std::min<std::size_t>(len, sizeof address));
+  return address;
+}
+
 // This process's effective CAP_NET_RAW (in its own user namespace: the host's, for a caller).
 bool HoldsNetRaw() {
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
@@ -538,19 +545,20 @@ int ConnectBroker::Connect(std::uint64_t id, UniqueFd socket, const void* addr, 
   }
   // A blocking connect in progress (TCP): answer when it is done.
   if (parked_.size() >= kMaxParked + kMaxWatched) return EINTR;
+  return Park(Parked{id, std::move(socket), CopyAddress(addr, len), type}) ? -1 : EINTR;
+}
+
+bool ConnectBroker::Park(Parked parked) {
   epoll_event event{};
   event.events = EPOLLOUT;
-  event.data.u64 = static_cast<std::uint64_t>(socket.get());
-  if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, socket.get(), &event) != 0) return EINTR;
-  Parked parked{id, std::move(socket), {}, type};
-  std::memcpy(&parked.address, addr, std::min<std::size_t>(len, sizeof parked.address));
+  event.data.u64 = static_cast<std::uint64_t>(parked.socket.get());
+  if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, parked.socket.get(), &event) != 0) return false;
   parked_.push_back(std::move(parked));
-  return -1;
+  return true;
 }
 
 void ConnectBroker::Watch(UniqueFd socket, const void* addr, unsigned len, int type) {
-  sockaddr_storage address{};
-  std::memcpy(&address, addr, std::min<std::size_t>(len, sizeof address));
+  const sockaddr_storage address = CopyAddress(addr, len);
   const int family = address.ss_family;
   // At most kMaxWatched at once (a connect to a full backlog can take minutes): the blocking
   // connects' room in parked_ stays, and what is not watched is only not reported.
@@ -560,11 +568,7 @@ void ConnectBroker::Watch(UniqueFd socket, const void* addr, unsigned len, int t
       !IsLoopback(address) || watched >= kMaxWatched) {
     return;
   }
-  epoll_event event{};
-  event.events = EPOLLOUT;
-  event.data.u64 = static_cast<std::uint64_t>(socket.get());
-  if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, socket.get(), &event) != 0) return;
-  parked_.push_back(Parked{0, std::move(socket), address, type, true});
+  (void)Park(Parked{0, std::move(socket), address, type, true});
 }
 
 void ConnectBroker::FinishParked(int socket_fd) {

@@ -99,6 +99,8 @@ class ConnectBroker {
   // Watches a non-blocking TCP connect to the sandbox's own loopback until it is done, to
   // report it as RecordInet would a blocking one (refused, where the host listens).
   void Watch(core::UniqueFd socket, const void* addr, unsigned len, int type);
+  // Waits for `parked`'s socket to be done (EPOLLOUT) in the epoll set; false when it cannot.
+  bool Park(Parked parked);
   void Respond(std::uint64_t id, int err) const;
   void Record(Denial denial);
   // An inet connect that the sandbox's network setting decides: recorded when it is refused
