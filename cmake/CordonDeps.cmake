@@ -1,4 +1,5 @@
-# Third-party libraries, as seen by the modules: cordon::re2, cordon::seccomp, cordon::fmt.
+# Third-party libraries, as seen by the modules: cordon::re2, cordon::seccomp, cordon::fmt,
+# cordon::ldns.
 #
 # Each resolves per linked target. A target with the property CORDON_STATIC_DEPS (the `cordon`
 # executable and the bwrap trampoline, through cordon_link_static_deps) is linked as a static
@@ -21,6 +22,11 @@ target_link_libraries(cordon_dep_fmt INTERFACE "$<${cordon_is_shared}:fmt::fmt>"
 target_include_directories(cordon_dep_fmt SYSTEM INTERFACE
   $<TARGET_PROPERTY:fmt::fmt,INTERFACE_INCLUDE_DIRECTORIES>)
 
+# DNS messages of the network-by-domain resolver (src/net/dns_message.cc).
+add_library(cordon_dep_ldns INTERFACE)
+add_library(cordon::ldns ALIAS cordon_dep_ldns)
+target_link_libraries(cordon_dep_ldns INTERFACE "$<${cordon_is_shared}:PkgConfig::LDNS>")
+
 add_library(cordon_dep_seccomp INTERFACE)
 add_library(cordon::seccomp ALIAS cordon_dep_seccomp)
 if(CORDON_LINUX)
@@ -30,14 +36,20 @@ endif()
 set(CORDON_STATIC_DEPS_ACTIVE OFF)
 if(CORDON_STATIC_DEPS AND NOT CMAKE_CXX_FLAGS MATCHES "-fsanitize")
   find_library(CORDON_RE2_ARCHIVE NAMES libre2.a)
+  # ldns's archive references OpenSSL's libcrypto (its DNSSEC half, which a static link pulls
+  # in only where an object it needs refers to it).
+  find_library(CORDON_LDNS_ARCHIVE NAMES libldns.a)
+  find_library(CORDON_CRYPTO_ARCHIVE NAMES libcrypto.a)
   if(CORDON_LINUX)
     find_library(CORDON_SECCOMP_ARCHIVE NAMES libseccomp.a)
   else()
     set(CORDON_SECCOMP_ARCHIVE "unused")
   endif()
-  if(NOT CORDON_RE2_ARCHIVE OR NOT CORDON_SECCOMP_ARCHIVE)
-    message(FATAL_ERROR "CORDON_STATIC_DEPS needs libre2.a and libseccomp.a (Debian: libre2-dev, "
-                        "libseccomp-dev); or configure with -DCORDON_STATIC_DEPS=OFF")
+  if(NOT CORDON_RE2_ARCHIVE OR NOT CORDON_SECCOMP_ARCHIVE OR NOT CORDON_LDNS_ARCHIVE OR
+     NOT CORDON_CRYPTO_ARCHIVE)
+    message(FATAL_ERROR "CORDON_STATIC_DEPS needs libre2.a, libseccomp.a, libldns.a and "
+                        "libcrypto.a (Debian: libre2-dev, libseccomp-dev, libldns-dev, "
+                        "libssl-dev); or configure with -DCORDON_STATIC_DEPS=OFF")
   endif()
   set(CORDON_STATIC_DEPS_ACTIVE ON)
   # Each function and object in its own section, so that --gc-sections can drop what the
@@ -50,6 +62,8 @@ if(CORDON_STATIC_DEPS AND NOT CMAKE_CXX_FLAGS MATCHES "-fsanitize")
   target_link_libraries(cordon_dep_re2 INTERFACE "$<${cordon_is_static}:${CORDON_RE2_ARCHIVE}>"
                                                  "$<${cordon_is_static}:Threads::Threads>")
   target_link_libraries(cordon_dep_fmt INTERFACE "$<${cordon_is_static}:cordon_fmt_definitions>")
+  target_link_libraries(cordon_dep_ldns INTERFACE "$<${cordon_is_static}:${CORDON_LDNS_ARCHIVE}>"
+                                                  "$<${cordon_is_static}:${CORDON_CRYPTO_ARCHIVE}>")
   if(CORDON_LINUX)
     target_link_libraries(cordon_dep_seccomp INTERFACE
                           "$<${cordon_is_static}:${CORDON_SECCOMP_ARCHIVE}>")

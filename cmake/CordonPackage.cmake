@@ -5,7 +5,7 @@ include(CMakePackageConfigHelpers)
 
 # Every library module goes into the shared library. The CLI and the MCP server are programs
 # built on the library, not part of its API, so they stay out.
-set(cordon_library_modules core config policy plan linux limits zygote bwrap seatbelt exec session
+set(cordon_library_modules core net config policy plan linux limits zygote bwrap seatbelt exec session
   worktree report capi)
 set(cordon_library_objects)
 foreach(module ${cordon_library_modules})
@@ -28,7 +28,7 @@ target_include_directories(cordon_shared PUBLIC
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 # The objects' own dependencies (shared system libraries; nlohmann_json is header-only).
-target_link_libraries(cordon_shared PRIVATE PkgConfig::RE2 fmt::fmt)
+target_link_libraries(cordon_shared PRIVATE PkgConfig::RE2 PkgConfig::LDNS fmt::fmt)
 if(CORDON_LINUX)
   target_link_libraries(cordon_shared PRIVATE PkgConfig::SECCOMP)
 endif()

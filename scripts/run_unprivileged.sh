@@ -23,7 +23,8 @@ cp "$build/tests/kernel/kernel_tests" "$build/tests/unit/linux/linux_sandbox_tes
   "$build/tests/fault/fault_tests" "$build/tests/fault/fault_mcp_run" \
   "$build/tests/e2e/cli/cli_e2e_tests" "$(dirname "$0")/../tests/e2e/toolchains/toolchains_test.sh" \
   "$(dirname "$0")/../tests/e2e/toolchains/npm_locked_project.sh" \
-  "$(dirname "$0")/../tests/e2e/denials/corpus_test.py" "$stage/"
+  "$(dirname "$0")/../tests/e2e/denials/corpus_test.py" "$(dirname "$0")/../tests/e2e/mcp_run.py" \
+  "$stage/"
 # `cordon` as installed: the front (decision 0028) in bin/, the full executable with its
 # bubblewrap trampoline and init in libexec/cordon/ (where each finds the next); without a front,
 # the full executable as bin/cordon.

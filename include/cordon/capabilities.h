@@ -26,6 +26,10 @@ struct LimitEnforcement {
 struct Capabilities {
   SandboxMode mode = SandboxMode::kWorkspaceWrite;
   NetworkPolicy network = NetworkPolicy::kDeny;
+  // With network kDomains: the patterns allowed and denied (canonical, lists expanded;
+  // docs/network-domains.md). Empty otherwise.
+  std::vector<std::string> allowed_domains;
+  std::vector<std::string> denied_domains;
   std::string backend;               // the backend that would run commands ("native", "none", ...)
   std::string backend_reason;        // why that backend was chosen
   Enforcement enforcement;           // the layers that would be in force

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,7 +16,8 @@
 namespace cordon {
 
 enum class SandboxMode { kOff, kReadOnly, kWorkspaceWrite };
-enum class NetworkPolicy { kDeny, kAllow };
+// kDomains: only the host names and addresses sandbox.allowed_domains lists (docs/config.md).
+enum class NetworkPolicy { kDeny, kAllow, kDomains };
 enum class BackendChoice { kAuto, kNative, kBwrap, kSeatbelt };
 // What the sandboxed command sees of the real homes (docs/decisions/0038, 0040): a read-only
 // view of them, or nothing but what is granted (the writable roots inside them, the tool paths,
@@ -41,6 +43,14 @@ struct HostRunFilesConfig {
 struct SandboxConfig {
   SandboxMode mode = SandboxMode::kWorkspaceWrite;
   NetworkPolicy network = NetworkPolicy::kDeny;
+  // With network kDomains, the names and addresses the command may reach (allowed_domains) and
+  // may not (denied_domains; deny wins): canonical patterns (net/domain_pattern.h), the @lists
+  // in them expanded. domain_lists are the user's named lists, canonical, for "@name" in either
+  // list and on the command line. Kept, and without effect, with kDeny and kAllow. Only ever
+  // read from the user's own config or the command line, never from the workspace.
+  std::vector<std::string> allowed_domains;
+  std::vector<std::string> denied_domains;
+  std::map<std::string, std::vector<std::string>> domain_lists;
   // Extra writable host paths (workspace_write only). Canonical, existing directories or files.
   // Only ever read from the user's own config or the command line, never from the workspace.
   std::vector<std::filesystem::path> writable_roots;
@@ -118,7 +128,7 @@ struct Config {
 };
 
 const char* SandboxModeName(SandboxMode mode);     // "off", "read_only", "workspace_write"
-const char* NetworkPolicyName(NetworkPolicy net);  // "deny", "allow"
+const char* NetworkPolicyName(NetworkPolicy net);  // "deny", "allow", "domains"
 const char* BackendChoiceName(BackendChoice b);    // "auto", "native", "bwrap", "seatbelt"
 const char* HomeViewName(HomeView home);           // "read_only", "hidden", "auto"
 const char* ToolCachesName(ToolCaches caches);     // "shared", "workspace", "off"

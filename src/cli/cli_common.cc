@@ -56,6 +56,8 @@ Result<Config> LoadConfig(const GlobalOptions& global, const SandboxFlags& flags
   if (!flags.network.empty()) {
     CORDON_TRY(overrides.network, config::ParseNetworkPolicy(flags.network));
   }
+  overrides.allowed_domains = flags.allow_domains;
+  overrides.denied_domains = flags.deny_domains;
   if (!flags.backend.empty()) {
     CORDON_TRY(overrides.backend, config::ParseBackendChoice(flags.backend));
   }
@@ -157,6 +159,14 @@ void PrintCapabilities(const Capabilities& c) {
   const Enforcement& e = c.enforcement;
   fmt::print("mode:                 {}\n", SandboxModeName(c.mode));
   fmt::print("network:              {}\n", NetworkPolicyName(c.network));
+  if (c.network == NetworkPolicy::kDomains) {
+    fmt::print("  allowed domains:    {}\n",
+               c.allowed_domains.empty() ? "(none)"
+                                         : fmt::format("{}", fmt::join(c.allowed_domains, " ")));
+    fmt::print(
+        "  denied domains:     {}\n",
+        c.denied_domains.empty() ? "(none)" : fmt::format("{}", fmt::join(c.denied_domains, " ")));
+  }
   fmt::print("backend:              {} ({})\n", c.backend, c.backend_reason);
   fmt::print("filesystem enforced:  {}\n", YesNo(c.filesystem_enforced));
   fmt::print("network enforced:     {}\n", c.network == NetworkPolicy::kAllow

@@ -59,6 +59,8 @@ struct GlobalOptions {
 struct SandboxFlags {
   std::string mode;                           // --mode
   std::string network;                        // --network
+  std::vector<std::string> allow_domains;     // --allow-domain (repeatable; a pattern or @list)
+  std::vector<std::string> deny_domains;      // --deny-domain (repeatable)
   std::string backend;                        // --backend
   std::vector<std::string> writable_roots;    // --writable-root (repeatable)
   std::string home;                           // --home

@@ -245,8 +245,19 @@ void AddSandboxFlags(CLI::App& app, SandboxFlags& flags) {
   // take the choices from; the values themselves are checked by config::Parse*.
   app.add_option("--mode,-m", flags.mode, "Sandbox mode: off, read_only, workspace_write")
       ->type_name(ChoiceTypeName(config::kSandboxModeNames));
-  app.add_option("--network", flags.network, "Child network access: deny or allow")
+  app.add_option("--network", flags.network,
+                 "Child network access: deny, allow, or domains (only the allowed domains)")
       ->type_name(ChoiceTypeName(config::kNetworkPolicyNames));
+  app.add_option("--allow-domain", flags.allow_domains,
+                 "With network domains: a host name (*.example.org, :PORT), address or @list "
+                 "the command may reach, added to the config's (repeatable; selects domains)")
+      ->type_name("DOMAIN")
+      ->allow_extra_args(false);
+  app.add_option("--deny-domain", flags.deny_domains,
+                 "With network domains: a host name, address or @list the command may not "
+                 "reach, even when allowed (repeatable)")
+      ->type_name("DOMAIN")
+      ->allow_extra_args(false);
   app.add_option("--backend", flags.backend, "Sandbox backend: auto, native, bwrap, seatbelt")
       ->type_name(ChoiceTypeName(config::kBackendChoiceNames));
   // One path per flag: a vector option would otherwise also swallow the words after it

@@ -1,8 +1,10 @@
-// `cordon sandbox status | off | read_only | workspace_write | network deny|allow |
-// home auto|read_only|hidden | tool-caches shared|workspace|off`: inspect or
-// change the sandbox section of the user config. Writes are atomic; a change applies to new
-// sessions only — a session that is running keeps the configuration it pinned at start.
+// `cordon sandbox status | off | read_only | workspace_write | network deny|allow|domains |
+// network allow-domain|deny-domain D | home auto|read_only|hidden | tool-caches
+// shared|workspace|off`: inspect or change the sandbox section of the user config. Writes are
+// atomic; a change applies to new sessions only — a session that is running keeps the
+// configuration it pinned at start.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdio>
 #include <string_view>
@@ -12,6 +14,7 @@
 #include "config/load.h"
 #include "config/overrides.h"
 #include "config/update.h"
+#include "net/domain_pattern.h"
 
 namespace cordon::cli {
 namespace {
@@ -25,6 +28,19 @@ void PrintSandbox(const std::filesystem::path& path, const Config& config, bool 
              exists ? "" : " (not present: defaults)");
   fmt::print("mode:                  {}\n", SandboxModeName(config.sandbox.mode));
   fmt::print("network:               {}\n", NetworkPolicyName(config.sandbox.network));
+  for (const std::string& pattern : config.sandbox.allowed_domains) {
+    fmt::print("domains allow:         {}\n", pattern);
+  }
+  for (const std::string& pattern : config.sandbox.denied_domains) {
+    fmt::print("domains deny:          {}\n", pattern);
+  }
+  for (const auto& [name, patterns] : config.sandbox.domain_lists) {
+    fmt::print("domain_list:           @{} = {}\n", name, fmt::join(patterns, " "));
+  }
+  if (config.sandbox.network != NetworkPolicy::kDomains &&
+      (!config.sandbox.allowed_domains.empty() || !config.sandbox.denied_domains.empty())) {
+    fmt::print("                       (the domain lists apply with network domains only)\n");
+  }
   fmt::print("home:                  {}\n", HomeViewName(config.sandbox.home));
   fmt::print("tool_caches:           {}\n", ToolCachesName(config.sandbox.tool_caches));
   for (const auto& readable : config.sandbox.readable_paths) {
@@ -66,6 +82,18 @@ int RunSandbox(const GlobalOptions& global, const SandboxOptions& options) {
     auto mode = config::ParseSandboxMode(w[0]);
     if (!mode) return ReportSetupError(mode.error());
     change = {"/sandbox/mode", SandboxModeName(*mode)};
+  } else if (w.size() == 3 && w[0] == "network" &&
+             (w[1] == "allow-domain" || w[1] == "deny-domain")) {
+    // Checked before the file is touched; an "@name" is kept as written (the list may change
+    // later) and checked against the file's lists when the result is validated.
+    std::string entry = w[2];
+    if (!entry.starts_with('@')) {
+      auto pattern = net::ParseDomainPattern(entry);
+      if (!pattern) return ReportSetupError(pattern.error());
+      entry = pattern->ToString();
+    }
+    change = {w[1] == "allow-domain" ? "/sandbox/domains/allow" : "/sandbox/domains/deny", entry,
+              /*add_to_list=*/true};
   } else if (w.size() == 2 && w[0] == "network") {
     auto network = config::ParseNetworkPolicy(w[1]);
     if (!network) return ReportSetupError(network.error());
@@ -83,8 +111,8 @@ int RunSandbox(const GlobalOptions& global, const SandboxOptions& options) {
     for (const auto& word : w) joined += (joined.empty() ? "" : " ") + word;
     fmt::print(stderr,
                "cordon: sandbox: unknown request \"{}\"; expected status, off, read_only, "
-               "workspace_write, network deny|allow, home auto|read_only|hidden, or tool-caches "
-               "shared|workspace|off\n",
+               "workspace_write, network deny|allow|domains, network allow-domain|deny-domain "
+               "DOMAIN, home auto|read_only|hidden, or tool-caches shared|workspace|off\n",
                joined);
     return kExitSetupFailed;
   }
@@ -101,8 +129,8 @@ Subcommand AddSandboxCommand(CLI::App& root, const GlobalOptions& global) {
   CLI::App* app = root.add_subcommand(
       "sandbox",
       "Inspect or change the sandbox settings in the user config: status | off | read_only | "
-      "workspace_write | network deny|allow | home auto|read_only|hidden | tool-caches "
-      "shared|workspace|off");
+      "workspace_write | network deny|allow|domains | network allow-domain|deny-domain DOMAIN | "
+      "home auto|read_only|hidden | tool-caches shared|workspace|off");
   app->require_subcommand(0, 1);  // none: status
   // One CLI11 subcommand per request, so --help, the man page and the completions list them.
   app->add_subcommand("status", "Show the sandbox settings of the user config (the default)");
@@ -110,11 +138,26 @@ Subcommand AddSandboxCommand(CLI::App& root, const GlobalOptions& global) {
     app->add_subcommand(std::string(mode),
                         fmt::format("Set sandbox.mode to {} (new sessions only)", mode));
   }
-  auto network = std::make_shared<std::string>();
-  CLI::App* network_app = app->add_subcommand("network", "Set sandbox.network (new sessions only)");
-  network_app->add_option("policy", *network, "deny or allow")
-      ->required()
-      ->type_name(ChoiceTypeName(config::kNetworkPolicyNames));
+  // network: one subcommand per policy, and two that add to the domain lists.
+  auto domain = std::make_shared<std::string>();
+  CLI::App* network_app = app->add_subcommand(
+      "network", "Set sandbox.network, or add to its domain lists (new sessions only)");
+  // Anything else is kept, so that RunSandbox names it with the valid choices.
+  network_app->require_subcommand(0, 1)->allow_extras();
+  for (std::string_view policy : config::kNetworkPolicyNames) {
+    network_app->add_subcommand(
+        std::string(policy), fmt::format("Set sandbox.network to {} (new sessions only)", policy));
+  }
+  for (const char* side : {"allow", "deny"}) {
+    CLI::App* add = network_app->add_subcommand(
+        fmt::format("{}-domain", side),
+        fmt::format("Add a host name (*.example.org, :PORT), address or @list to "
+                    "sandbox.domains.{} (new sessions only)",
+                    side));
+    add->add_option("domain", *domain, "The pattern, or @NAME of a sandbox.domain_lists list")
+        ->required()
+        ->type_name("DOMAIN");
+  }
   auto home = std::make_shared<std::string>();
   CLI::App* home_app =
       app->add_subcommand("home",
@@ -131,11 +174,20 @@ Subcommand AddSandboxCommand(CLI::App& root, const GlobalOptions& global) {
   caches_app->add_option("setting", *caches, "shared, workspace or off")
       ->required()
       ->type_name(ChoiceTypeName(config::kToolCachesNames));
-  return {app, [&global, app, network, home, caches] {
+  return {app, [&global, app, domain, home, caches] {
             SandboxOptions options;
             for (const CLI::App* chosen : app->get_subcommands()) {
               options.words.push_back(chosen->get_name());
-              if (chosen->get_name() == "network") options.words.push_back(*network);
+              if (chosen->get_name() == "network") {
+                for (const CLI::App* request : chosen->get_subcommands()) {
+                  options.words.push_back(request->get_name());
+                  if (request->get_name().ends_with("-domain")) options.words.push_back(*domain);
+                }
+                // Extra words make the request unknown; none at all is an empty policy.
+                const std::vector<std::string> extra = chosen->remaining(/*recurse=*/true);
+                options.words.insert(options.words.end(), extra.begin(), extra.end());
+                if (options.words.size() == 1) options.words.emplace_back();
+              }
               if (chosen->get_name() == "home") options.words.push_back(*home);
               if (chosen->get_name() == "tool-caches") options.words.push_back(*caches);
             }

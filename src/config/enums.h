@@ -13,7 +13,7 @@ namespace cordon::config {
 // The accepted spellings, in documentation order. The names come from cordon::*Name().
 inline constexpr std::array<std::string_view, 3> kSandboxModeNames = {"off", "read_only",
                                                                       "workspace_write"};
-inline constexpr std::array<std::string_view, 2> kNetworkPolicyNames = {"deny", "allow"};
+inline constexpr std::array<std::string_view, 3> kNetworkPolicyNames = {"deny", "allow", "domains"};
 inline constexpr std::array<std::string_view, 4> kBackendChoiceNames = {"auto", "native", "bwrap",
                                                                         "seatbelt"};
 inline constexpr std::array<std::string_view, 3> kHomeViewNames = {"read_only", "hidden", "auto"};

@@ -20,6 +20,8 @@ using Json = nlohmann::json;
 constexpr std::string_view kTopKeys[] = {"sandbox", "command_policy", "limits", "environment"};
 constexpr std::string_view kSandboxKeys[] = {"mode",
                                              "network",
+                                             "domains",
+                                             "domain_lists",
                                              "writable_roots",
                                              "protect_git_metadata",
                                              "protect_host_run_files",
@@ -33,6 +35,7 @@ constexpr std::string_view kSandboxKeys[] = {"mode",
                                              "explain_file_denials",
                                              "backend"};
 constexpr std::string_view kHostRunFilesKeys[] = {"add", "remove"};
+constexpr std::string_view kDomainsKeys[] = {"allow", "deny"};
 constexpr std::string_view kPolicyKeys[] = {"deny", "allow", "default_deny", "nested_agents",
                                             "deny_unknown_command_words"};
 constexpr std::string_view kLimitsKeys[] = {"timeout_seconds", "output_bytes", "memory_bytes",
@@ -158,6 +161,23 @@ Result<void> ReadSandbox(const Reader& reader, const Json& json, SandboxConfig& 
     } else if (key == "network") {
       CORDON_TRY(out.network,
                  reader.EnumValue(value, pointer, kNetworkPolicyNames, &ParseNetworkPolicy));
+    } else if (key == "domains") {
+      // As written ("@name" entries included): NormaliseDomains() expands and checks them.
+      CORDON_TRY_VOID(reader.CheckObject(value, pointer, kDomainsKeys));
+      for (const auto& [side, entries] : value.items()) {
+        CORDON_TRY(std::vector<std::string> read,
+                   reader.StringArray(entries, PointerAppend(pointer, side)));
+        (side == "allow" ? out.allowed_domains : out.denied_domains) = std::move(read);
+      }
+    } else if (key == "domain_lists") {
+      if (!value.is_object()) {
+        return reader.Mismatch(pointer, "an object of NAME: [\"pattern\", ...] lists", value);
+      }
+      out.domain_lists.clear();
+      for (const auto& [name, entries] : value.items()) {
+        CORDON_TRY(out.domain_lists[name],
+                   reader.StringArray(entries, PointerAppend(pointer, name)));
+      }
     } else if (key == "home") {
       CORDON_TRY(out.home, reader.EnumValue(value, pointer, kHomeViewNames, &ParseHomeView));
     } else if (key == "tool_caches") {
@@ -299,6 +319,9 @@ std::vector<std::string> AcceptedKeyPointers() {
     for (std::string_view key : KeysOf(section)) {
       const std::string pointer = PointerAppend(base, key);
       out.push_back(pointer);
+      if (key == "domains") {
+        for (std::string_view side : kDomainsKeys) out.push_back(PointerAppend(pointer, side));
+      }
       if (key != "host_run_files") continue;
       for (std::string_view list : kHostRunFilesKeys) out.push_back(PointerAppend(pointer, list));
     }

@@ -19,7 +19,8 @@ namespace cordon::config {
                                             std::string_view source);
 
 // Every key pointer the reader accepts ("/sandbox", "/sandbox/mode", ...), in canonical order.
-// The free-form names under /environment/set are not listed. Tests compare this with the schema.
+// The free-form names under /environment/set and /sandbox/domain_lists are not listed. Tests
+// compare this with the schema.
 std::vector<std::string> AcceptedKeyPointers();
 
 }  // namespace cordon::config

@@ -8,6 +8,7 @@
 #include <cerrno>
 
 #include "config/diagnostics.h"
+#include "config/domains.h"
 #include "config/json_document.h"
 #include "config/json_reader.h"
 #include "config/resolve_paths.h"
@@ -21,6 +22,7 @@ Result<Config> ParseConfigText(std::string_view text, std::string_view source, c
   CORDON_TRY(nlohmann::json document, ParseJsonDocument(text, source));
   CORDON_TRY(Config config, ReadConfigJson(document, source));
   CORDON_TRY_VOID(NormalisePaths(config, env, source));
+  CORDON_TRY_VOID(NormaliseDomains(config, source));
   CORDON_TRY_VOID(ValidateConfig(config, source));
   return config;
 }

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "config/diagnostics.h"
+#include "config/domains.h"
 #include "config/resolve_paths.h"
 #include "config/validate.h"
 
@@ -39,6 +40,38 @@ Result<void> AddPaths(std::vector<std::filesystem::path>& target,
   return {};
 }
 
+// --allow-domain and --deny-domain: added to the file's lists, and the network they imply.
+Result<void> ApplyDomainFlags(SandboxConfig& sandbox, const ConfigOverrides& overrides) {
+  const std::pair<const char*, const std::vector<std::string>*> flags[] = {
+      {"--allow-domain", &overrides.allowed_domains}, {"--deny-domain", &overrides.denied_domains}};
+  for (const auto& [flag, typed] : flags) {
+    if (typed->empty()) continue;
+    if (overrides.network && *overrides.network != NetworkPolicy::kDomains) {
+      return Fail(ErrorCode::kConfig,
+                  fmt::format("{}: {} needs --network domains, not --network {} (or leave "
+                              "--network out: {} selects domains)",
+                              kSource, flag, NetworkPolicyName(*overrides.network), flag));
+    }
+    auto& target =
+        typed == &overrides.allowed_domains ? sandbox.allowed_domains : sandbox.denied_domains;
+    for (const std::string& text : *typed) {
+      if (Result<void> added = AddDomainEntry(target, text, sandbox.domain_lists); !added) {
+        return Fail(ErrorCode::kConfig, fmt::format("{}: {} {}: {}", kSource, flag, Quote(text),
+                                                    added.error().message));
+      }
+    }
+  }
+  if (!overrides.network) {
+    // An allow-domain opens what it names, whatever the file said; a deny-domain only narrows
+    // a file's "allow" (to the allow list), and leaves "deny" closed.
+    if (!overrides.allowed_domains.empty() ||
+        (!overrides.denied_domains.empty() && sandbox.network == NetworkPolicy::kAllow)) {
+      sandbox.network = NetworkPolicy::kDomains;
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<void> ApplyOverrides(Config& config, const ConfigOverrides& overrides, const Env& env) {
@@ -47,6 +80,7 @@ Result<void> ApplyOverrides(Config& config, const ConfigOverrides& overrides, co
   if (overrides.mode) result.sandbox.mode = *overrides.mode;
   if (overrides.network) result.sandbox.network = *overrides.network;
   if (overrides.backend) result.sandbox.backend = *overrides.backend;
+  CORDON_TRY_VOID(ApplyDomainFlags(result.sandbox, overrides));
   if (overrides.home) result.sandbox.home = *overrides.home;
   if (overrides.tool_caches) result.sandbox.tool_caches = *overrides.tool_caches;
   if (overrides.protect_git_metadata) {

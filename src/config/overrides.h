@@ -1,6 +1,7 @@
 // Command-line flags applied on top of the user config file. Flags win over the file; lists
-// (--writable-root, --hide) add to the file's lists. The same rules as for the file apply:
-// roots must exist and are canonicalised, "/" is refused, limits are range-checked.
+// (--writable-root, --hide, --allow-domain, --deny-domain) add to the file's lists. The same rules
+// as for the file apply: roots must exist and are canonicalised, "/" is refused, limits are
+// range-checked.
 #pragma once
 
 #include <chrono>
@@ -17,8 +18,14 @@
 namespace cordon::config {
 
 struct ConfigOverrides {
-  std::optional<SandboxMode> mode;          // --mode, --unsafe (off)
-  std::optional<NetworkPolicy> network;     // --network
+  std::optional<SandboxMode> mode;       // --mode, --unsafe (off)
+  std::optional<NetworkPolicy> network;  // --network
+  // --allow-domain, --deny-domain as typed: patterns or "@name" lists of the config file. Either
+  // one without `network` selects network "domains" (the file's "deny" stays "deny" when only
+  // --deny-domain is given: a deny rule never opens anything); with another `network` it is
+  // an error.
+  std::vector<std::string> allowed_domains;
+  std::vector<std::string> denied_domains;
   std::vector<std::string> writable_roots;  // --writable-root, as typed
   std::vector<std::string> hidden_paths;    // --hide, as typed
   std::vector<std::string> readable_paths;  // --readable, as typed

@@ -34,6 +34,16 @@ OrderedJson ToDocument(const Config& config) {
   OrderedJson sandbox = OrderedJson::object();
   sandbox["mode"] = SandboxModeName(config.sandbox.mode);
   sandbox["network"] = NetworkPolicyName(config.sandbox.network);
+  OrderedJson domains = OrderedJson::object();
+  domains["allow"] = StringList(config.sandbox.allowed_domains);
+  domains["deny"] = StringList(config.sandbox.denied_domains);
+  sandbox["domains"] = std::move(domains);
+  // std::map: sorted by name, the order the reader's (unordered) objects come back in.
+  OrderedJson domain_lists = OrderedJson::object();
+  for (const auto& [name, patterns] : config.sandbox.domain_lists) {
+    domain_lists[name] = StringList(patterns);
+  }
+  sandbox["domain_lists"] = std::move(domain_lists);
   sandbox["writable_roots"] = PathList(config.sandbox.writable_roots);
   sandbox["protect_git_metadata"] = config.sandbox.protect_git_metadata;
   sandbox["protect_host_run_files"] = config.sandbox.protect_host_run_files;

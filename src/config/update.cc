@@ -6,6 +6,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <string>
 #include <string_view>
@@ -75,8 +76,17 @@ Result<Config> UpdateConfigFile(const std::filesystem::path& path, const Env& en
     }
   }
   try {
-    document[nlohmann::ordered_json::json_pointer(change.pointer)] =
-        nlohmann::ordered_json::parse(change.value.dump());
+    const nlohmann::ordered_json::json_pointer pointer(change.pointer);
+    nlohmann::ordered_json value = nlohmann::ordered_json::parse(change.value.dump());
+    if (!change.add_to_list) {
+      document[pointer] = std::move(value);
+    } else {
+      nlohmann::ordered_json& list = document[pointer];  // null when absent
+      if (list.is_null()) list = nlohmann::ordered_json::array();
+      if (std::find(list.begin(), list.end(), value) == list.end()) {
+        list.push_back(std::move(value));
+      }
+    }
   } catch (const nlohmann::json::exception& e) {
     return Fail(ErrorCode::kConfig,
                 fmt::format("{}: cannot set {}: {}", path.native(), change.pointer, e.what()));

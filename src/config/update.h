@@ -19,10 +19,12 @@ namespace cordon::config {
                                              const Config& config);
 
 // One setting a user changes: where it is in the config (a JSON pointer, "/sandbox/mode") and
-// its new value.
+// its new value — or, with add_to_list, one more entry of the array there (created when absent;
+// an entry already present is not added twice).
 struct SettingChange {
   std::string pointer;
   nlohmann::json value;
+  bool add_to_list = false;
 };
 
 // Loads `path` (none yet: an empty config; an invalid file is an error and is left alone),

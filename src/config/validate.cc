@@ -8,6 +8,7 @@
 #include <set>
 
 #include "config/diagnostics.h"
+#include "config/domains.h"
 #include "config/host_run_files.h"
 
 namespace cordon::config {
@@ -176,6 +177,7 @@ Result<void> ValidateConfig(const Config& config, std::string_view source) {
   CORDON_TRY_VOID(CheckPaths(config.sandbox.readable_paths, "readable path", source,
                              "/sandbox/readable_paths"));
   CORDON_TRY_VOID(CheckHostRunFiles(config.sandbox.host_run_files, source));
+  CORDON_TRY_VOID(CheckDomains(config.sandbox, source));
   if (!InRange(config.sandbox.nested_project_depth, kNestedProjectDepthRange)) {
     return FailConfig(source, "/sandbox/nested_project_depth",
                       fmt::format("expected an integer number of levels from {} to {}, found {}",

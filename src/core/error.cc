@@ -67,6 +67,8 @@ const char* NetworkPolicyName(NetworkPolicy net) {
       return "deny";
     case NetworkPolicy::kAllow:
       return "allow";
+    case NetworkPolicy::kDomains:
+      return "domains";
   }
   return "unknown";
 }

@@ -29,6 +29,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <random>
 #include <string>
 #include <utility>
 
@@ -36,6 +38,7 @@
 #include "exec/abstract_owner.h"
 #include "exec/notified_task.h"
 #include "linux/system_headers/seccomp.h"
+#include "net/address_class.h"
 
 namespace cordon::exec {
 namespace {
@@ -183,15 +186,15 @@ bool HostListens(std::uint16_t port) {
 }
 
 constexpr const char* kNetworkFix =
-    "allow the network for this command: cordon run --network allow, or sandbox.network "
-    "\"allow\" in your config (an allow-list by domain is not available yet)";
+    "allow the names it needs: cordon run --allow-domain NAME (network by domain), or the whole "
+    "network: cordon run --network allow, or sandbox.network in your config";
 
 // A name lookup is most often a package install: it can also run offline from cordon's tool
 // cache, which `cordon cache seed` fills from the host's own caches (decision 0049).
 constexpr const char* kDnsFix =
-    "allow the network for this command: cordon run --network allow, or sandbox.network "
-    "\"allow\" in your config; or, for a package install, install offline from cordon's tool "
-    "cache (fill it from the host's caches with: cordon cache seed)";
+    "allow the names it needs: cordon run --allow-domain NAME (network by domain), or the whole "
+    "network: cordon run --network allow; or, for a package install, install offline from "
+    "cordon's tool cache (fill it from the host's caches with: cordon cache seed)";
 
 constexpr const char* kHostSocketFix =
     "by design: a host service's socket is not reachable from the sandbox; use the service "
@@ -263,10 +266,26 @@ void ConnectBroker::RecordInet(const sockaddr_storage& address, int type, int er
     return;
   }
   if (!rules_.private_network) return;
+  const bool beyond = !IsLoopback(address);
+  if (rules_.domains && beyond) {
+    // TCP beyond the loopback was decided by DecideOutside; what comes here is UDP or a DNS
+    // query past cordon's resolver, neither of which goes out.
+    Record({dns ? "dns" : (type == SOCK_DGRAM ? "udp" : "connect"), std::move(target), "network",
+            dns ? "sandbox.network: domains (names resolve through the sandbox's own resolver, "
+                  "127.0.0.1)"
+                : "sandbox.network: domains (only TCP to allowed names goes out)",
+            dns ? "look the name up through the system resolver (/etc/resolv.conf), which "
+                  "cordon answers for the allowed domains"
+                : "by design: network by domain forwards TCP connections to allowed names; "
+                  "for anything else run with --network allow"});
+    return;
+  }
+  // cordon's resolver answers on the loopback's port 53 (a TCP retry of a truncated answer
+  // finds nothing there: not a refusal).
+  if (rules_.domains && dns) return;
   // In the sandbox's own network namespace there is only its loopback. A DNS query goes
   // nowhere: no resolver listens on its port 53 (binding it needs a capability no command
   // has), and the host's is beyond. Anything else beyond the loopback is unreachable.
-  const bool beyond = !IsLoopback(address);
   const bool unreachable = err == ENETUNREACH || err == EHOSTUNREACH || err == EADDRNOTAVAIL;
   if (dns && (beyond || type == SOCK_DGRAM || err == ECONNREFUSED)) {
     Record({"dns", std::move(target), "network", "sandbox.network: deny", kDnsFix});
@@ -276,7 +295,8 @@ void ConnectBroker::RecordInet(const sockaddr_storage& address, int type, int er
     // Nothing listens on the sandbox's loopback there, but the host's has a listener: the
     // command meant the host's service (a database, a dev server), which it cannot reach.
     Record({"connect", std::move(target), "network",
-            "sandbox.network: deny (the sandbox's loopback is its own, not the host's)",
+            fmt::format("sandbox.network: {} (the sandbox's loopback is its own, not the host's)",
+                        rules_.domains ? "domains" : "deny"),
             kNetworkFix});
   }
 }
@@ -294,8 +314,8 @@ bool ConnectBroker::IsBeneath(std::string_view view_path, const std::vector<std:
   return false;
 }
 
-Result<std::unique_ptr<ConnectBroker>> ConnectBroker::Create(UniqueFd listener,
-                                                             ConnectRules rules) {
+Result<std::unique_ptr<ConnectBroker>> ConnectBroker::Create(UniqueFd listener, ConnectRules rules,
+                                                             UniqueFd resolver) {
   // Thread ids from the listener are in this process's PID namespace, and the broker reads
   // /proc/<tid>/{root,cwd}: a /proc of another PID namespace (unshare -p without remounting
   // it) would name other tasks. Refuse to broker then: the command's connects fail (ENOSYS).
@@ -309,8 +329,25 @@ Result<std::unique_ptr<ConnectBroker>> ConnectBroker::Create(UniqueFd listener,
                 linux_native::sys::kSeccompUserNotifFdSyncWakeUp);
   UniqueFd epoll(::epoll_create1(EPOLL_CLOEXEC));
   if (!epoll) return core::FailSyscall("epoll_create1", "EPOLL_CLOEXEC");
-  return std::unique_ptr<ConnectBroker>(
+  std::unique_ptr<ConnectBroker> broker(
       new ConnectBroker(std::move(listener), std::move(epoll), std::move(rules), blind));
+  if (broker->rules_.domains && resolver) {
+    ConnectBroker* owner = broker.get();
+    CORDON_TRY(broker->dns_, DnsService::Create(std::move(resolver), &*broker->rules_.domains,
+                                                DnsService::HostResolver(), [owner](Denial denial) {
+                                                  owner->Record(std::move(denial));
+                                                }));
+    for (const int fd : {broker->dns_->sandbox_fd(), broker->dns_->upstream_fd()}) {
+      if (fd < 0) continue;  // no upstream: the resolver answers SERVFAIL (DnsService)
+      epoll_event event{};
+      event.events = EPOLLIN;
+      event.data.u64 = static_cast<std::uint64_t>(fd);
+      if (::epoll_ctl(broker->epoll_.get(), EPOLL_CTL_ADD, fd, &event) != 0) {
+        return core::FailSyscall("epoll_ctl", "the sandbox's resolver sockets");
+      }
+    }
+  }
+  return broker;
 }
 
 ConnectBroker::ConnectBroker(UniqueFd listener, UniqueFd epoll, ConnectRules rules, bool blind)
@@ -332,10 +369,19 @@ void ConnectBroker::Service() {
       }
     }
   }
-  if (parked_.empty()) return;
+  if (parked_.empty() && !dns_) return;
   epoll_event events[kEventsPerRound];
   const int n = ::epoll_wait(epoll_.get(), events, kEventsPerRound, 0);
-  for (int i = 0; i < n; ++i) FinishParked(static_cast<int>(events[i].data.u64));
+  for (int i = 0; i < n; ++i) {
+    const int fd = static_cast<int>(events[i].data.u64);
+    if (dns_ && fd == dns_->sandbox_fd()) {
+      dns_->OnSandboxReadable();
+    } else if (dns_ && fd == dns_->upstream_fd()) {
+      dns_->OnUpstreamReadable();
+    } else {
+      FinishParked(fd);
+    }
+  }
 }
 
 void ConnectBroker::Respond(std::uint64_t id, int err) const {
@@ -448,6 +494,21 @@ void ConnectBroker::HandleNotification() {
   const int type = SocketOption(socket.get(), SO_TYPE);
   const int protocol = SocketOption(socket.get(), SO_PROTOCOL);
   const int family = len >= static_cast<int>(sizeof(sa_family_t)) ? address.ss_family : AF_UNSPEC;
+  if (rules_.domains) {
+    // A socket connected outside stays connected to what was allowed: never disconnected
+    // (AF_UNSPEC) or connected anew, which would make it a free socket of the host's network.
+    if (outside_.contains(st.st_ino)) return Respond(id, EISCONN);
+    std::uint16_t port = 0;
+    const std::optional<net::IpAddress> ip =
+        family == domain ? net::AddressOf(address, static_cast<unsigned>(len), &port)
+                         : std::nullopt;
+    // The unspecified address is this host (the sandbox's own loopback), as the kernel takes it.
+    if (ip && type == SOCK_STREAM && (protocol == IPPROTO_TCP || protocol == 0) &&
+        !IsLoopback(address) && !net::IsUnspecified(*ip)) {
+      return DecideOutside(id, tid, target_fd, socket.get(), address, static_cast<unsigned>(len),
+                           domain, *ip, port);
+    }
+  }
 
   const auto* unix_address = reinterpret_cast<const sockaddr_un*>(&address);
   constexpr int kPathOffset = offsetof(sockaddr_un, sun_path);
@@ -571,6 +632,189 @@ void ConnectBroker::Watch(UniqueFd socket, const void* addr, unsigned len, int t
   (void)Park(Parked{0, std::move(socket), address, type, true});
 }
 
+namespace {
+
+// Whether the command's descriptor `fd` is close-on-exec (its fdinfo "flags", octal).
+bool CloseOnExec(pid_t tid, int fd) {
+  UniqueFd info(::open(fmt::format("/proc/{}/fdinfo/{}", tid, fd).c_str(), O_RDONLY | O_CLOEXEC));
+  char buffer[512];
+  const ssize_t n = info ? ::read(info.get(), buffer, sizeof buffer - 1) : -1;
+  if (n <= 0) return true;
+  buffer[n] = '\0';
+  const char* flags = std::strstr(buffer, "flags:");
+  return flags == nullptr || (std::strtoul(flags + 6, nullptr, 8) & O_CLOEXEC) != 0;
+}
+
+// The options a program sets on a TCP socket before connecting that change how it behaves.
+void CopySocketOptions(int from, int to, int domain) {
+  const auto copy = [&](int level, int option) {
+    int value = 0;
+    socklen_t size = sizeof value;
+    if (::getsockopt(from, level, option, &value, &size) == 0) {
+      (void)::setsockopt(to, level, option, &value, size);
+    }
+  };
+  copy(SOL_SOCKET, SO_KEEPALIVE);
+  copy(IPPROTO_TCP, TCP_NODELAY);
+  if (domain == AF_INET6) copy(IPPROTO_IPV6, IPV6_V6ONLY);
+  linger l{};
+  socklen_t size = sizeof l;
+  if (::getsockopt(from, SOL_SOCKET, SO_LINGER, &l, &size) == 0 && l.l_onoff != 0) {
+    (void)::setsockopt(to, SOL_SOCKET, SO_LINGER, &l, size);
+  }
+}
+
+// Binds the outside socket to a local port of its own choosing, as a bind() with a port does:
+// the kernel then keeps that port with the socket when a reset closes it (SOCK_BINDPORT_LOCK),
+// so the command cannot bind the closed socket to a port of the host's (squatting a service's
+// port before it starts). 0, or the errno of the last try.
+int PinLocalPort(int socket, int domain, std::mt19937& random) {
+  unsigned low = 32768;
+  unsigned high = 60999;
+  if (std::FILE* range = std::fopen("/proc/sys/net/ipv4/ip_local_port_range", "re")) {
+    if (std::fscanf(range, "%u %u", &low, &high) != 2 || low == 0 || high < low) {
+      low = 32768;
+      high = 60999;
+    }
+    std::fclose(range);
+  }
+  std::uniform_int_distribution<unsigned> pick(low, high);
+  int err = EADDRINUSE;
+  for (int attempt = 0; attempt < 16 && err == EADDRINUSE; ++attempt) {
+    sockaddr_storage local{};
+    socklen_t len = sizeof(sockaddr_in);
+    if (domain == AF_INET6) {
+      auto* in6 = reinterpret_cast<sockaddr_in6*>(&local);
+      in6->sin6_family = AF_INET6;
+      in6->sin6_port = htons(static_cast<std::uint16_t>(pick(random)));
+      len = sizeof(sockaddr_in6);
+    } else {
+      auto* in = reinterpret_cast<sockaddr_in*>(&local);
+      in->sin_family = AF_INET;
+      in->sin_port = htons(static_cast<std::uint16_t>(pick(random)));
+    }
+    err = ::bind(socket, reinterpret_cast<const sockaddr*>(&local), len) == 0 ? 0 : errno;
+  }
+  return err;
+}
+
+std::string Bracketed(const net::IpAddress& ip) {
+  return ip.family == AF_INET6 ? "[" + net::ToString(ip) + "]" : net::ToString(ip);
+}
+
+}  // namespace
+
+void ConnectBroker::DecideOutside(std::uint64_t id, pid_t tid, int target_fd, int theirs,
+                                  const sockaddr_storage& address, unsigned len, int domain,
+                                  const net::IpAddress& ip, std::uint16_t port) {
+  const net::DomainRules& rules = *rules_.domains;
+  // An address rule decides first (a listed literal, or a denied one); else the names the
+  // resolver handed this address out for, any of which may allow this port.
+  const std::array<std::uint8_t, 16> bytes = net::MappedBytes(ip);
+  in6_addr mapped{};
+  std::memcpy(mapped.s6_addr, bytes.data(), bytes.size());
+  net::Decision decision = rules.ForAddress(mapped, port);
+  std::string name;
+  // An internal address (one the resolver hands out only because it is listed itself) is
+  // decided by its own rule alone: a name's rule without a port must not open its other ports.
+  if (!decision.allowed && decision.rule.empty() && dns_ && !dns_->Internal(ip)) {
+    // Several names may share the address (a CDN): one that allows the port lets it through,
+    // unless another one's deny rule names it, which wins.
+    for (const std::string& candidate : dns_->HandedOut(ip)) {
+      net::Decision d = rules.ForConnect(candidate, port);
+      const bool denied = !d.allowed && !d.rule.empty();
+      const bool current_denied = !decision.allowed && !decision.rule.empty();
+      if (name.empty() || denied || (d.allowed && !current_denied)) {
+        decision = std::move(d);
+        name = candidate;
+      }
+      if (denied) break;
+    }
+  }
+  const std::string target = fmt::format("{}:{}", Bracketed(ip), port);
+  if (!decision.allowed) {
+    std::string rule;
+    std::string fix;
+    if (!decision.rule.empty()) {
+      rule = "sandbox.domains.deny: " + decision.rule;
+      fix = "by your configuration: remove " + decision.rule + " from sandbox.domains.deny";
+    } else if (!name.empty()) {
+      rule = fmt::format("sandbox.network: domains ({} is not allowed on port {})", name, port);
+      fix = fmt::format("allow that port: cordon run --allow-domain {}:{}", name, port);
+    } else {
+      rule = "sandbox.network: domains (an address no allowed name resolved to in this run)";
+      fix = fmt::format(
+          "connect by an allowed name (cordon's resolver hands out its addresses), or list "
+          "the address: cordon run --allow-domain {}",
+          target);
+    }
+    Record({"connect", name.empty() ? target : fmt::format("{} ({})", target, name), "network",
+            std::move(rule), std::move(fix)});
+    return Respond(id, EACCES);
+  }
+  // What was read of the command (its memory, descriptor, fdinfo) was read while it waited.
+  if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) return;
+  const int err = ConnectOutside(id, tid, target_fd, theirs, address, len, domain);
+  if (err >= 0) Respond(id, err);
+}
+
+int ConnectBroker::ConnectOutside(std::uint64_t id, pid_t tid, int target_fd, int theirs,
+                                  const sockaddr_storage& address, unsigned len, int domain) {
+  const int their_flags = ::fcntl(theirs, F_GETFL);
+  if (their_flags < 0) return errno;
+  const bool cloexec = CloseOnExec(tid, target_fd);
+  // In the supervisor's network namespace (the host's), never blocking the supervisor.
+  UniqueFd ours(::socket(domain, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP));
+  if (!ours) return errno;
+  CopySocketOptions(theirs, ours.get(), domain);
+  if (const int err = PinLocalPort(ours.get(), domain, random_); err != 0) return err;
+  const int rc = ::connect(ours.get(), reinterpret_cast<const sockaddr*>(&address), len);
+  const int err = rc == 0 ? 0 : errno;
+  if (err != 0 && err != EINPROGRESS) return err;  // the host network's own answer
+  Parked parked{id, std::move(ours), address, SOCK_STREAM};
+  parked.install_fd = target_fd;
+  parked.cloexec = cloexec;
+  parked.their_flags = their_flags;
+  if (err == 0) return HandOver(parked);
+  // Only a socket the kernel holds as connected is put in place (HandOver): a non-blocking
+  // connect is answered once it is done too, as a blocking one is.
+  if (parked_.size() >= kMaxParked + kMaxWatched) return EINTR;
+  return Park(std::move(parked)) ? -1 : EINTR;
+}
+
+int ConnectBroker::HandOver(const Parked& parked) {
+  const int socket = parked.socket.get();
+  // connect() again on a connection that is made: 0 (or EISCONN once it is), and from now on
+  // the kernel holds the socket as connected (SS_CONNECTED) for good. One still connecting, or
+  // refused while it was, could be disconnected by shutdown() or connected anew by a fast-open
+  // sendto(): a free socket of the host's network in the command's hands.
+  const unsigned len =
+      parked.address.ss_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
+  if (::connect(socket, reinterpret_cast<const sockaddr*>(&parked.address), len) != 0 &&
+      errno != EISCONN) {
+    return errno;
+  }
+  // Blocking or not, as the command's socket was.
+  if (::fcntl(socket, F_SETFL, parked.their_flags) != 0) return errno;
+  struct stat st {};
+  if (::fstat(socket, &st) != 0) return errno;
+  outside_.insert(st.st_ino);
+  if (!Install(parked.id, socket, parked.install_fd, parked.cloexec)) {
+    return errno == ENOENT ? -1 : errno;  // ENOENT: nobody waits for the answer any more
+  }
+  return 0;
+}
+
+bool ConnectBroker::Install(std::uint64_t id, int socket, int target_fd, bool cloexec) {
+  seccomp_notif_addfd addfd{};
+  addfd.id = id;
+  addfd.flags = SECCOMP_ADDFD_FLAG_SETFD;
+  addfd.srcfd = static_cast<std::uint32_t>(socket);
+  addfd.newfd = static_cast<std::uint32_t>(target_fd);
+  addfd.newfd_flags = cloexec ? O_CLOEXEC : 0;
+  return ::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ADDFD, &addfd) >= 0;
+}
+
 void ConnectBroker::FinishParked(int socket_fd) {
   auto it = std::find_if(parked_.begin(), parked_.end(),
                          [&](const Parked& p) { return p.socket.get() == socket_fd; });
@@ -591,6 +835,14 @@ void ConnectBroker::FinishParked(int socket_fd) {
   socklen_t size = sizeof err;
   if (::getsockopt(socket_fd, SOL_SOCKET, SO_ERROR, &err, &size) != 0) err = errno;
   (void)::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, socket_fd, nullptr);
+  if (it->install_fd >= 0) {
+    // Made outside: the command's connect returns once its descriptor is this socket.
+    // Refused by the host: its own error, unreported.
+    if (err == 0) err = HandOver(*it);
+    if (err >= 0) Respond(it->id, err);
+    parked_.erase(it);
+    return;
+  }
   Respond(it->id, err);
   const int family = it->address.ss_family;
   if (family == AF_INET || family == AF_INET6) RecordInet(it->address, it->type, err, false);

@@ -14,7 +14,14 @@
 //     holds that socket too until its connect is done, so the name cannot change hands), else
 //     EACCES;
 //   - anything else (inet, netlink, AF_UNSPEC) is connected as asked, except TCP when Landlock
-//     refuses TCP connects (EACCES).
+//     refuses TCP connects (EACCES);
+//   - with network by domain (ConnectRules::domains, docs/network-domains.md), a TCP connect
+//     beyond the sandbox's loopback goes out only to an address the sandbox's resolver handed
+//     out for an allowed name (DnsService), or one listed itself: the supervisor connects a
+//     socket of its own, in the host's network namespace, and puts it in place of the
+//     command's (SECCOMP_IOCTL_NOTIF_ADDFD, same descriptor number). Anything else is EACCES,
+//     and a socket put in place is never connected again (EISCONN), so it cannot be turned
+//     into an unconnected host socket.
 //
 // What it refuses by cordon's rules, and what the sandbox's own network namespace refuses (a
 // connect beyond its loopback, a DNS query to a resolver it cannot reach), it records as the
@@ -34,15 +41,19 @@
 #pragma once
 
 #include <sys/socket.h>
+#include <sys/types.h>
 
 #include <cstdint>
 #include <memory>
+#include <random>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "cordon/error.h"
 #include "cordon/run.h"
 #include "core/unique_fd.h"
+#include "exec/dns_service.h"
 #include "exec/launched_process.h"
 #include "exec/write_observer.h"
 
@@ -50,8 +61,11 @@ namespace cordon::exec {
 
 class ConnectBroker {
  public:
+  // `resolver`: with rules.domains, the UDP socket bound to the sandbox's 127.0.0.1:53 that the
+  // command's process handed over (exec/dns_service.h); without one nothing answers there.
   [[nodiscard]] static Result<std::unique_ptr<ConnectBroker>> Create(core::UniqueFd listener,
-                                                                     ConnectRules rules);
+                                                                     ConnectRules rules,
+                                                                     core::UniqueFd resolver = {});
 
   // /proc belongs to another PID namespace (see blind_).
   bool blind() const { return blind_; }
@@ -81,6 +95,11 @@ class ConnectBroker {
     // A non-blocking connect, answered EINPROGRESS: the command learns its outcome itself, so
     // only the socket's state is looked at (TCP_INFO), never its pending error taken.
     bool watch = false;
+    // A connect made outside for the command (ConnectOutside): once done, the socket goes in
+    // place of the command's descriptor `install_fd` (close-on-exec as that one was).
+    int install_fd = -1;
+    bool cloexec = false;
+    int their_flags = 0;  // the command's socket's file status flags (O_NONBLOCK), for HandOver
   };
 
   ConnectBroker(core::UniqueFd listener, core::UniqueFd epoll, ConnectRules rules, bool blind);
@@ -102,6 +121,19 @@ class ConnectBroker {
   // Waits for `parked`'s socket to be done (EPOLLOUT) in the epoll set; false when it cannot.
   bool Park(Parked parked);
   void Respond(std::uint64_t id, int err) const;
+  // Network by domain: a TCP connect beyond the sandbox's loopback, to `ip`:`port`. Allowed:
+  // made outside (ConnectOutside); else recorded and EACCES. Answers the notification.
+  void DecideOutside(std::uint64_t id, pid_t tid, int target_fd, int theirs,
+                     const sockaddr_storage& address, unsigned len, int domain,
+                     const net::IpAddress& ip, std::uint16_t port);
+  // The errno for the command (0, EINPROGRESS), or -1 when parked or nobody waits any more.
+  int ConnectOutside(std::uint64_t id, pid_t tid, int target_fd, int theirs,
+                     const sockaddr_storage& address, unsigned len, int domain);
+  // A connect made outside and done: held as connected by the kernel for good, then put in
+  // place of the command's descriptor. 0, an errno, or -1 when nobody waits any more.
+  int HandOver(const Parked& parked);
+  // Puts `socket` at the command's descriptor `target_fd`; false when that failed.
+  bool Install(std::uint64_t id, int socket, int target_fd, bool cloexec);
   void Record(Denial denial);
   // An inet connect that the sandbox's network setting decides: recorded when it is refused
   // (or doomed: a DNS query) because of it. `err`: what the connect gave (0, errno).
@@ -114,6 +146,9 @@ class ConnectBroker {
   bool listener_open_ = true;
   std::vector<Denial> denials_;
   WriteObserver observer_;
+  std::unique_ptr<DnsService> dns_;    // with rules_.domains and the sandbox's resolver socket
+  std::unordered_set<ino_t> outside_;  // the sockets ConnectOutside put in place (their inodes)
+  std::mt19937 random_{std::random_device{}()};  // the outside sockets' local ports
   // /proc is another PID namespace's: thread ids cannot be read there. Connects get ENOSYS;
   // write-intent calls continue unexamined.
   bool blind_ = false;

@@ -6,10 +6,12 @@
 #include <sys/types.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/unique_fd.h"
+#include "net/domain_rules.h"
 
 namespace cordon::exec {
 
@@ -52,6 +54,9 @@ struct ConnectRules {
   // home, masks), as the command sees them: a socket path missing there is looked up on the
   // host, and only there (a lookup elsewhere could trigger an automount the command chose).
   std::vector<std::string> hidden_areas;
+  // Network by domain (docs/network-domains.md): the allow and deny rules, by which TCP
+  // connects beyond the sandbox's loopback are made outside or refused. Unset: not that mode.
+  std::optional<net::DomainRules> domains;
 };
 
 // Something a backend holds for one command until the run is over (the Seatbelt backend's
@@ -80,6 +85,9 @@ struct LaunchedProcess {
   // The command's seccomp listener for connect() (SCMP_ACT_NOTIFY), when the plan brokers
   // connects; the command never holds it. The supervisor answers it following `connect_rules`.
   core::UniqueFd connect_listener;
+  // With connect_rules.domains: the UDP socket bound to the sandbox's 127.0.0.1:53, which the
+  // command's process made before dropping its capabilities (exec/dns_service.h).
+  core::UniqueFd resolver_socket;
   ConnectRules connect_rules;
   // Released after the run (see RunResource); null for the one-shot Linux launches.
   std::unique_ptr<RunResource> resource;

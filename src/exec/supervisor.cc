@@ -194,7 +194,8 @@ class Supervisor {
     // fail, not hang: dropping the listener makes them return ENOSYS.
     if (process_.connect_listener.valid()) {
       auto broker = ConnectBroker::Create(std::move(process_.connect_listener),
-                                          std::move(process_.connect_rules));
+                                          std::move(process_.connect_rules),
+                                          std::move(process_.resolver_socket));
       if (broker) broker_ = std::move(*broker);
     }
   }

@@ -73,6 +73,7 @@ Result<std::unique_ptr<ChildContext>> PrepareChildContext(const plan::LaunchPlan
     }
     if (op.kind == plan::MountOpKind::kMaskFile)
       m.source = c->Keep(std::string(kOldRoot) + "/dev/null");
+    if (op.kind == plan::MountOpKind::kResolverConfig) m.source = c->Keep(kOldRoot + path);
     c->mounts.push_back(m);
   }
   for (const plan::PlaceholderCover& cover : plan::PlaceholderCovers(plan.placeholders)) {

@@ -60,6 +60,9 @@ struct ChildContext {
   // One end of a socketpair: the command sends its seccomp listener there (SCM_RIGHTS) before
   // execve, when connects are brokered (docs/decisions/0019); -1 otherwise.
   int connect_broker_fd = -1;
+  // Network by domain (plan.domains): before the listener, the command process sends there a
+  // UDP socket it bound to 127.0.0.1:53 while it still held its capabilities (resolver_socket.h).
+  bool resolver_socket = false;
   // cordon-init (init_reaper.h), which init execs once the command has started; -1 (no usable
   // reaper, or a plan without namespaces): init waits for the command itself.
   int init_reaper_fd = -1;

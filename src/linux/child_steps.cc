@@ -22,6 +22,7 @@
 #include "linux/loopback.h"
 #include "linux/mount_view.h"
 #include "linux/no_namespace.h"
+#include "linux/resolver_socket.h"
 #include "linux/seccomp_filter.h"
 #include "linux/system_headers/syscalls.h"
 #include "linux/user_namespace.h"
@@ -213,6 +214,7 @@ void SetUpNamespaces(const ChildContext& c) {
     Require(c, ::sethostname(c.hostname, std::strlen(c.hostname)) == 0, Step::kHostname);
   // 4. Loopback while init still holds CAP_NET_ADMIN over the new network namespace.
   if (c.namespaces.net) Require(c, BringUpLoopback());
+  if (c.namespaces.net && c.resolver_socket) Require(c, AddIpv4Address());
   // 5. The mount view (needs the maps, and the new PID namespace for its /proc).
   if (c.namespaces.mount) Require(c, BuildMountView(c));
 }
@@ -331,6 +333,9 @@ void RunCommand(const ChildContext& c) {
     errno = r.err;
     Require(c, false, Step::kRlimit, r.resource);
   }
+  // 2b. Network by domain: the resolver's socket on the sandbox's port 53, which needs
+  //     CAP_NET_BIND_SERVICE over its network namespace: only now, never for the command.
+  if (c.resolver_socket) Require(c, SendResolverSocket(c.connect_broker_fd));
   // 3. Capabilities last among the steps that may need them (none after this do).
   Require(c, DropCapabilities());
   // 4. no_new_privs: execve can never grant privileges again (setuid, file capabilities); it

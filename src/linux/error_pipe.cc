@@ -28,6 +28,8 @@ const char* StepName(Step step) {
       return "hostname";
     case Step::kLoopback:
       return "loopback_up";
+    case Step::kResolverSocket:
+      return "resolver_socket";
     case Step::kMountPrivate:
       return "mount_private";
     case Step::kStagingTmpfs:

@@ -69,6 +69,8 @@ enum class Step : std::int32_t {
   kExecve,
   // a prepared command process (docs/decisions/0023): exec of cordon-init --exec
   kExecStub,
+  // the command process, network by domain: the sandbox resolver's socket (resolver_socket.h)
+  kResolverSocket,
 };
 
 const char* StepName(Step step);

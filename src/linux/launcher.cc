@@ -89,6 +89,10 @@ std::pair<const char*, std::string> DescribeMountOp(const plan::MountOp& op) {
     case plan::MountOpKind::kMaskFile:
       return {"mask_file",
               fmt::format("mount(/dev/null, {0}, MS_BIND) + mount_setattr({0}, RDONLY)", path)};
+    case plan::MountOpKind::kResolverConfig:
+      return {"resolver_config",
+              fmt::format("mount(cordon's resolv.conf, {0}, MS_BIND) + mount_setattr({0}, RDONLY)",
+                          path)};
   }
   return {"mount_op", path};
 }
@@ -294,6 +298,7 @@ Result<exec::LaunchedProcess> LaunchWithEntry(const plan::LaunchPlan& plan,
   if (plan.seccomp.enabled && plan.seccomp.broker_connect) {
     CORDON_TRY(broker, MakeBrokerChannel());
     context->connect_broker_fd = broker.child.get();
+    context->resolver_socket = plan.domains.has_value();
   }
 
   CORDON_TRY(ChildStacks stacks, ChildStacks::Map());
@@ -351,6 +356,18 @@ Result<exec::LaunchedProcess> LaunchWithEntry(const plan::LaunchPlan& plan,
   launched.pidfd = std::move(pidfd);
   launched.status_fd = std::move(status_pipe.read);
   if (broker.ours) {
+    if (plan.domains) {
+      // Sent before the listener; without it nothing would answer the sandbox's lookups.
+      Result<UniqueFd> resolver = core::ReceiveFd(broker.ours.get(), MSG_DONTWAIT);
+      if (!resolver) {
+        KillAndReap(pid);
+        return Fail(ErrorCode::kSystem,
+                    fmt::format("network by domain: the sandbox's resolver socket did not "
+                                "arrive from the command's process ({})",
+                                resolver.error().message));
+      }
+      launched.resolver_socket = *std::move(resolver);
+    }
     launched.connect_listener = ReceiveListener(broker.ours.get());
     launched.connect_rules = BrokerRules(plan, context->private_dir);
   }
@@ -406,9 +423,11 @@ exec::ConnectRules BrokerRules(const plan::LaunchPlan& plan, const char* private
       case plan::MountOpKind::kBindWritable:
       case plan::MountOpKind::kBindReadOnly:
       case plan::MountOpKind::kDirectory:
+      case plan::MountOpKind::kResolverConfig:
         break;
     }
   }
+  rules.domains = plan.domains;
   for (const plan::Placeholder& p : plan.placeholders)
     rules.writes.held.push_back(p.path().string());
   if (plan.landlock.abi >= 1) {

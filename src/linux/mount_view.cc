@@ -135,6 +135,7 @@ int ReplayOp(const ChildMount& m) {
     case MountOpKind::kMaskDirectory:
     case MountOpKind::kMaskFile:
     case MountOpKind::kHomeView:
+    case MountOpKind::kResolverConfig:
       break;
   }
   errno = EINVAL;
@@ -160,8 +161,9 @@ int MountEmptyTmpfs(int target, bool read_only) {
   return AttachTree(tree, target);
 }
 
-// A read-only bind of `source` (the host's /dev/null) onto the file `target`.
-int MountDevNull(const char* source, int target) {
+// A read-only bind of the file `source` (the host's /dev/null, cordon's resolv.conf) onto the
+// file `target`.
+int BindFileReadOnly(const char* source, int target) {
   const int tree = sys::OpenTree(AT_FDCWD, source, sys::kOpenTreeClone | O_CLOEXEC);
   if (tree < 0) return -1;
   sys::MountAttr attr{};
@@ -171,6 +173,29 @@ int MountDevNull(const char* source, int target) {
     return -1;
   }
   return AttachTree(tree, target);
+}
+
+// The sandbox's resolv.conf with network by domain (linux/resolver_socket.h): written once into
+// the staging tmpfs (the current root until the view is done; the bind keeps the file when the
+// staging root is detached) and bound read-only onto the host's resolv.conf `target`.
+constexpr char kResolverConfigPath[] = "/cordon-resolv.conf";
+constexpr char kResolverConfigText[] =
+    "# cordon, network by domain: names resolve through cordon's resolver, which answers for\n"
+    "# the allowed domains only (docs/network-domains.md).\n"
+    "nameserver 127.0.0.1\n";
+
+int BindResolverConfig(int target) {
+  const int fd =
+      ::open(kResolverConfigPath, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0444);
+  if (fd < 0) return -1;
+  const std::size_t size = sizeof kResolverConfigText - 1;
+  const bool written = ::write(fd, kResolverConfigText, size) == static_cast<ssize_t>(size);
+  CloseKeepErrno(fd);
+  if (!written) {
+    errno = EIO;
+    return -1;
+  }
+  return BindFileReadOnly(kResolverConfigPath, target);
 }
 
 // Binds the directory `target` onto itself: a mount point cannot be renamed or removed, so the
@@ -241,7 +266,7 @@ int ReplayResolved(const ChildMount& m, bool unreachable_is_masked) {
         break;
       case MountOpKind::kMaskFile:
         if (!directory)
-          rc = MountDevNull(m.source, target);
+          rc = BindFileReadOnly(m.source, target);
         else
           errno = EISDIR;
         break;
@@ -259,6 +284,12 @@ int ReplayResolved(const ChildMount& m, bool unreachable_is_masked) {
           rc = MountEmptyTmpfs(target, /*read_only=*/false);
         else
           errno = ENOTDIR;
+        break;
+      case MountOpKind::kResolverConfig:
+        if (!directory)
+          rc = BindResolverConfig(target);
+        else
+          errno = EISDIR;
         break;
       case MountOpKind::kTmpfs:
       case MountOpKind::kDirectory:
@@ -386,6 +417,14 @@ StepResult BuildMountView(const ChildContext& c) {
     const ChildMount& m = c.mounts[i];
     const bool mask = m.kind == MountOpKind::kMaskDirectory || m.kind == MountOpKind::kMaskFile;
     if (m.kind == MountOpKind::kHomeView) {
+      if (ReplayResolved(m, false) != 0) return StepFailed(Step::kMountOp, static_cast<int>(i));
+      continue;
+    }
+    // The host's resolv.conf, or where it would be in a private tmpfs (a link into /run).
+    if (m.kind == MountOpKind::kResolverConfig) {
+      if (EnsureMountPoint(m.target, m.source) != 0) {
+        return StepFailed(Step::kMountPoint, static_cast<int>(i));
+      }
       if (ReplayResolved(m, false) != 0) return StepFailed(Step::kMountOp, static_cast<int>(i));
       continue;
     }

@@ -57,6 +57,8 @@ std::string Instructions(const Capabilities& sandbox) {
   }
   if (sandbox.network == NetworkPolicy::kDeny) {
     text += " Network access is off: downloads and package installs fail.";
+  } else if (sandbox.network == NetworkPolicy::kDomains) {
+    text += " Only the host names the user's configuration lists can be reached.";
   }
   text +=
       " If a command truly needs to run outside the sandbox, set outside_sandbox with a "

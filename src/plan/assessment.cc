@@ -48,11 +48,40 @@ void AssessLimits(const LimitsConfig& limits, const KernelFeatures& f, bool user
   if (!planned) a.missing.push_back(planned.error().message);
 }
 
+// Network by domain (decision 0050): the sandbox's own network namespace, where the command's
+// process binds the resolver's port before dropping its capabilities, and the connect broker,
+// which makes the allowed connects outside and puts them in place (seccomp's ADDFD).
+void AssessDomains(const KernelFeatures& f, bool use_bwrap, Assessment& a) {
+  if (use_bwrap) {
+    a.missing.push_back(
+        "sandbox.network \"domains\" needs the native backend: bubblewrap drops every "
+        "capability before cordon's code runs in its sandbox, so the sandbox's resolver cannot "
+        "bind port 53 there (fix: --backend native, or --network deny or allow)");
+  } else if (!a.namespaces.net) {
+    a.missing.push_back(fmt::format(
+        "sandbox.network \"domains\" needs a network namespace of the sandbox's own, and {} "
+        "(fix: enable user namespaces, or --network deny or allow)",
+        f.namespaces_usable() ? "unshare(CLONE_NEWNET) fails" : WhyNoNamespaces(f)));
+  }
+  if (!f.seccomp_listener) {
+    a.missing.push_back(
+        "sandbox.network \"domains\" needs seccomp user notification with ADDFD (Linux >= "
+        "5.9), which cordon makes allowed connects through (fix: a newer kernel, or --network "
+        "deny or allow)");
+  }
+}
+
 // Seatbelt (macOS): the profile confines writes, hides the credential paths and denies the
 // network; nothing of the Linux layers applies (docs/decisions/0020).
 void AssessSeatbelt(const Config& config, const KernelFeatures& f, Assessment& a) {
-  const bool network_deny = config.sandbox.network == NetworkPolicy::kDeny;
+  // Network by domain is confined like deny: no inet socket at all.
+  const bool network_deny = config.sandbox.network != NetworkPolicy::kAllow;
   a.path_rules = true;
+  if (config.sandbox.network == NetworkPolicy::kDomains) {
+    a.missing.push_back(
+        "sandbox.network \"domains\" is not available on the seatbelt backend yet (fix: "
+        "--network deny, or --network allow)");
+  }
   a.sockets = network_deny ? SocketPolicy::kUnixAndNetlink : SocketPolicy::kAny;
   AssessLimits(config.limits, f, /*user_namespace=*/false, a);
   if (config.sandbox.home == HomeView::kHidden) {
@@ -119,7 +148,9 @@ Assessment Assess(const Config& config, const KernelFeatures& f, const BackendPr
   }
   // bubblewrap builds its own namespaces (setuid, or where the native mount view cannot).
   const bool use_ns = use_bwrap || f.namespaces_usable();
-  const bool network_deny = sandbox.network == NetworkPolicy::kDeny;
+  // Network by domain starts from deny: the sandbox's own network namespace, which the
+  // supervisor's resolver and connects open to the allowed names (docs/network-domains.md).
+  const bool network_deny = sandbox.network != NetworkPolicy::kAllow;
 
   if (use_bwrap) {
     a.namespaces = Namespaces{.user = !backends.bwrap.setuid || f.user_namespace,
@@ -199,6 +230,8 @@ Assessment Assess(const Config& config, const KernelFeatures& f, const BackendPr
           f.landlock_abi < 4 ? " (fix: Linux >= 6.7 for Landlock TCP rules)" : ""));
     }
   }
+
+  if (sandbox.network == NetworkPolicy::kDomains) AssessDomains(f, use_bwrap, a);
 
   AssessLimits(config.limits, f, a.namespaces.user, a);
 

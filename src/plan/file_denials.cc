@@ -70,6 +70,11 @@ constexpr const char* kHiddenRule = "a hidden path (sandbox.hidden_paths and the
 constexpr const char* kHiddenFix =
     "by design: secrets stay out of the sandbox; work with what the command needs in the "
     "workspace";
+constexpr const char* kResolverRule =
+    "sandbox.network: domains (the sandbox's resolv.conf is cordon's, read-only)";
+constexpr const char* kResolverFix =
+    "by design: names resolve through cordon's resolver for the allowed domains; allow a name "
+    "with cordon run --allow-domain NAME";
 constexpr const char* kHomeRule =
     "sandbox.home: the real home is hidden and read-only in the sandbox";
 constexpr const char* kHomeFix =
@@ -141,6 +146,8 @@ std::optional<std::pair<std::string, std::string>> Explain(const LaunchPlan& pla
     case MountOpKind::kMaskDirectory:
     case MountOpKind::kMaskFile:
       return std::pair{kHiddenRule, kHiddenFix};
+    case MountOpKind::kResolverConfig:
+      return std::pair{kResolverRule, kResolverFix};
     case MountOpKind::kHomeView:
       // The same empty view stands over a /tmp or /var/tmp that holds the workspace.
       if (op->path == "/tmp" || op->path == "/var/tmp") return std::pair{kTmpRule, kTmpFix};

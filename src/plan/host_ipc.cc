@@ -67,7 +67,7 @@ std::vector<MountOp> BuildRuntimeDirMasks(const std::vector<fs::path>& roots,
                   [&](const fs::path& r) { return core::IsWithin(r, *run); })) {
     return ops;  // masking would hide a writable root
   }
-  if (network == NetworkPolicy::kDeny) {
+  if (network != NetworkPolicy::kAllow) {  // deny and domains
     ops.push_back({MountOpKind::kMaskDirectory, *run, /*optional=*/true});
     return ops;
   }

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "cordon/run.h"
 #include "limits/limits_plan.h"
 #include "linux/kernel_features.h"
+#include "net/domain_rules.h"
 #include "plan/backend_probe.h"
 
 namespace cordon::plan {
@@ -77,15 +79,17 @@ struct Namespaces {
 // the host tree (see docs/sandbox-linux.md). Paths are canonical host paths; the sandbox sees
 // each at the same path.
 enum class MountOpKind {
-  kBindWritable,   // bind the host's `path` read-write (a writable root, the workspace)
-  kBindReadOnly,   // bind the host's `path` read-only (.git inside a writable root; the
-                   // workspace in read_only mode, which may lie below the private /tmp)
-  kTmpfs,          // a private, empty, writable tmpfs at `path` (/tmp, /var/tmp)
-  kDirectory,      // create directory `path` (0700) inside an earlier tmpfs (the private HOME)
-  kMaskDirectory,  // an empty read-only tmpfs over directory `path` (hidden path)
-  kMaskFile,       // /dev/null bound read-only over file `path` (hidden path)
-  kHomeView,       // an empty tmpfs over directory `path` (a hidden home, plan/home_view.h), made
-                   // before the binds into it and read-only once they are made
+  kBindWritable,    // bind the host's `path` read-write (a writable root, the workspace)
+  kBindReadOnly,    // bind the host's `path` read-only (.git inside a writable root; the
+                    // workspace in read_only mode, which may lie below the private /tmp)
+  kTmpfs,           // a private, empty, writable tmpfs at `path` (/tmp, /var/tmp)
+  kDirectory,       // create directory `path` (0700) inside an earlier tmpfs (the private HOME)
+  kMaskDirectory,   // an empty read-only tmpfs over directory `path` (hidden path)
+  kMaskFile,        // /dev/null bound read-only over file `path` (hidden path)
+  kHomeView,        // an empty tmpfs over directory `path` (a hidden home, plan/home_view.h), made
+                    // before the binds into it and read-only once they are made
+  kResolverConfig,  // cordon's resolver configuration bound read-only over the file `path`
+                    // (the host's resolv.conf): network by domain (LaunchPlan::domains)
 };
 
 struct MountOp {
@@ -205,6 +209,12 @@ struct LaunchPlan {
   std::filesystem::path home;       // the private HOME inside the sandbox
   std::filesystem::path tmpdir;     // the private TMPDIR inside the sandbox
   std::string hostname = "cordon";  // set in the UTS namespace
+  // Network by domain (sandbox.network "domains", docs/network-domains.md): the sandbox's own
+  // network namespace as with deny; its resolv.conf (a kResolverConfig mount) names 127.0.0.1,
+  // where the command's process binds a UDP socket it hands to the supervisor, which answers
+  // for allowed names; TCP to the addresses it handed out is connected outside by the connect
+  // broker. Unset: another network mode.
+  std::optional<net::DomainRules> domains;
 
   // Resource limits (every mode, `off` included): rlimits the command process applies to
   // itself, and the per-run cgroup the caller creates when `limits.needs_cgroup()`.

@@ -18,6 +18,7 @@ bool HasIdentity(MountOpKind kind) {
     case MountOpKind::kTmpfs:
     case MountOpKind::kDirectory:
     case MountOpKind::kHomeView:
+    case MountOpKind::kResolverConfig:  // never reused: a plan with domains is not prepared
       return false;
   }
   return false;

@@ -303,6 +303,7 @@ void OrderPinsBeforeReadOnlyBinds(std::vector<MountOp>& ops) {
         return core::IsWithinAny(op.path, areas) && !core::IsWithinAny(op.path, writable) ? 0 : 3;
       case MountOpKind::kMaskDirectory:
       case MountOpKind::kMaskFile:
+      case MountOpKind::kResolverConfig:  // possibly inside a private tmpfs: after it
         return 4;
     }
     return 4;

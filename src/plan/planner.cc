@@ -24,6 +24,7 @@
 #include "plan/mount_identity.h"
 #include "plan/mount_ops.h"
 #include "plan/nested_projects.h"
+#include "plan/network_domains.h"
 #include "plan/plan_caches.h"
 #include "plan/root_only_watch.h"
 #include "plan/tool_caches.h"
@@ -526,6 +527,10 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
     // The hidden home (decision 0038): an empty view over each home with the grants and the
     // roots bound into it.
     AddHomeView(home_view, home_holes, plan.mounts);
+    // Network by domain: the sandbox's resolv.conf is cordon's, naming its resolver.
+    if (config.sandbox.network == NetworkPolicy::kDomains) {
+      if (std::optional<MountOp> resolver = ResolverConfigMount()) plan.mounts.push_back(*resolver);
+    }
     // What each bind and mask is made from or over, as the sandbox's shape (plan/shape.h):
     // the workspace is the directory the session pinned, whatever is at its path now.
     for (MountOp& op : plan.mounts) {
@@ -598,6 +603,7 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
       .observe_writes = features.seccomp_listener && config.sandbox.explain_file_denials,
       .observe_datagrams = features.seccomp_listener && a.namespaces.net};
   plan.unix_connect_beneath = UnixConnectBeneath(config, a, roots);
+  CORDON_TRY(plan.domains, PlanDomainRules(config.sandbox));
   const Scratch scratch = ScratchOf(plan.mounts);
   plan.home = scratch.home;
   plan.tmpdir = scratch.tmpdir;
@@ -651,6 +657,10 @@ Capabilities DescribeCapabilities(const Config& config,
   Capabilities caps;
   caps.mode = config.sandbox.mode;
   caps.network = config.sandbox.network;
+  if (config.sandbox.network == NetworkPolicy::kDomains) {
+    caps.allowed_domains = config.sandbox.allowed_domains;
+    caps.denied_domains = config.sandbox.denied_domains;
+  }
   caps.backend = a.enforcement.backend;
   if (config.sandbox.mode == SandboxMode::kOff) {
     caps.backend_reason = "mode off: commands run unsandboxed";

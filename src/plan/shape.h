@@ -9,6 +9,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -23,7 +24,8 @@ using SandboxShape = std::tuple<const bool&,                  // sandboxed
                                 const Namespaces&,            // namespaces
                                 const std::string&,           // hostname
                                 const std::vector<MountOp>&,  // mounts, with their FileIds
-                                const SeccompSettings&>;      // seccomp (compiled once)
+                                const SeccompSettings&,       // seccomp (compiled once)
+                                const std::optional<net::DomainRules>&>;  // domains
 
 // What a prepared command applies before its command arrives, beyond the zygote's.
 using PreparedExtras =

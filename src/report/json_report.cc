@@ -78,6 +78,7 @@ json LimitsToJson(const std::vector<LimitEnforcement>& limits) {
 json CapabilitiesToJson(const Capabilities& c) {
   return {{"mode", SandboxModeName(c.mode)},
           {"network", NetworkPolicyName(c.network)},
+          {"domains", {{"allow", c.allowed_domains}, {"deny", c.denied_domains}}},
           {"backend", c.backend},
           {"backend_reason", c.backend_reason},
           {"filesystem_enforced", c.filesystem_enforced},

@@ -101,6 +101,7 @@ SeatbeltPolicy SeatbeltPolicyFromPlan(const plan::LaunchPlan& plan,
       case plan::MountOpKind::kTmpfs:  // Linux-only: the private dir replaces these
       case plan::MountOpKind::kDirectory:
       case plan::MountOpKind::kHomeView:  // never planned here: the planner refuses first
+      case plan::MountOpKind::kResolverConfig:
         break;
     }
   }

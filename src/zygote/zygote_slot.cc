@@ -216,6 +216,10 @@ std::optional<Result<exec::LaunchedProcess>> ZygoteSlot::Launch(
   // concurrent command would share the command's budget. Such a command runs one-shot, in a
   // user namespace of its own.
   if (plan.limits.rlimits.processes != 0) return std::nullopt;
+  // Network by domain: the resolver's socket is bound in the command's own network namespace
+  // and answered by this run's supervisor alone (exec/dns_service.h), so the command runs
+  // one-shot, in a network namespace of its own, not in the session's shared one.
+  if (plan.domains) return std::nullopt;
   std::shared_ptr<PreparedCommand> prepared;
   {
     std::lock_guard lock(mutex_);

@@ -41,6 +41,23 @@ TEST_F(RunCommand, UnknownModeIsASetupErrorNamingTheValidModes) {
   EXPECT_NE(o.err.find("read_only"), std::string::npos) << o.err;
 }
 
+// --allow-domain takes one word and selects network domains (said to the command as
+// CORDON_SANDBOX_NETWORK); with another --network, or with a bad pattern, nothing runs.
+TEST_F(RunCommand, AllowDomainSelectsDomainsAndContradictsAnotherNetwork) {
+  Outcome o = Cordon(
+      {"run", "--allow-domain", "pkg.test", "--", "sh", "-c", "echo $CORDON_SANDBOX_NETWORK"});
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.out, "domains\n");
+  Outcome contradicts =
+      Cordon({"run", "--network", "allow", "--allow-domain", "pkg.test", "--", "true"});
+  EXPECT_EQ(contradicts.exit_code, 125);
+  EXPECT_NE(contradicts.err.find("--allow-domain needs --network domains"), std::string::npos)
+      << contradicts.err;
+  Outcome bad = Cordon({"run", "--allow-domain", "https://pkg.test", "--", "true"});
+  EXPECT_EQ(bad.exit_code, 125);
+  EXPECT_NE(bad.err.find("--allow-domain \"https://pkg.test\""), std::string::npos) << bad.err;
+}
+
 TEST_F(RunCommand, MissingCommandIsASetupError) { EXPECT_EQ(Cordon({"run"}).exit_code, 125); }
 
 // As a shell says: 127 for a command that is not found, with cordon's reason on stderr (and a

@@ -66,6 +66,8 @@ TEST_F(SandboxCommand, EachSubcommandKeepsTheRestOfTheFileAsWritten) {
       {{"sandbox", "read_only"}, R"("mode": "read_only")"},
       {{"sandbox", "network", "allow"}, R"("network": "allow")"},
       {{"sandbox", "network", "deny"}, R"("network": "deny")"},
+      {{"sandbox", "network", "domains"}, R"("network": "domains")"},
+      {{"sandbox", "network", "allow-domain", "pkg.test"}, R"("pkg.test")"},
       {{"sandbox", "workspace_write"}, R"("mode": "workspace_write")"},
       {{"sandbox", "home", "read_only"}, R"("home": "read_only")"},
       {{"sandbox", "home", "hidden"}, R"("home": "hidden")"},
@@ -87,6 +89,37 @@ TEST_F(SandboxCommand, EachSubcommandKeepsTheRestOfTheFileAsWritten) {
     EXPECT_LT(text.find("\"sandbox\""), text.find("environment")) << text;
   }
   EXPECT_EQ(Cordon({"sandbox", "status"}).exit_code, 0);
+}
+
+TEST_F(SandboxCommand, DomainsAreAddedCanonicalOnceAndShownByStatus) {
+  ASSERT_EQ(Cordon({"sandbox", "network", "domains"}).exit_code, 0);
+  for (int i = 0; i < 2; ++i) {
+    Outcome o = Cordon({"sandbox", "network", "allow-domain", "Registry.Example."});
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+  }
+  ASSERT_EQ(Cordon({"sandbox", "network", "deny-domain", "*.cdn.example:25"}).exit_code, 0);
+  auto j = nlohmann::json::parse(ReadFile(ConfigPath()));
+  EXPECT_EQ(j["sandbox"]["network"], "domains");
+  EXPECT_EQ(j["sandbox"]["domains"]["allow"], nlohmann::json::array({"registry.example"}));
+  EXPECT_EQ(j["sandbox"]["domains"]["deny"], nlohmann::json::array({"*.cdn.example:25"}));
+  Outcome status = Cordon({"sandbox", "status"});
+  EXPECT_NE(status.out.find("network:               domains"), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find("domains allow:         registry.example"), std::string::npos)
+      << status.out;
+  EXPECT_NE(status.out.find("domains deny:          *.cdn.example:25"), std::string::npos)
+      << status.out;
+}
+
+TEST_F(SandboxCommand, ABadDomainOrUnknownListIsRefusedAndTheFileIsUntouched) {
+  WriteConfig(R"({"sandbox": {"network": "domains"}})");
+  Outcome wide = Cordon({"sandbox", "network", "allow-domain", "*.org"});
+  EXPECT_EQ(wide.exit_code, 125);
+  EXPECT_NE(wide.err.find("whole top-level domain"), std::string::npos) << wide.err;
+  Outcome list = Cordon({"sandbox", "network", "deny-domain", "@nope"});
+  EXPECT_EQ(list.exit_code, 125);
+  EXPECT_NE(list.err.find("unknown domain list \"@nope\""), std::string::npos) << list.err;
+  EXPECT_EQ(Cordon({"sandbox", "network", "allow-domain"}).exit_code, 125);
+  EXPECT_EQ(ReadFile(ConfigPath()), R"({"sandbox": {"network": "domains"}})");
 }
 
 TEST_F(SandboxCommand, TheNewModeAppliesToTheNextRun) {

@@ -17,6 +17,11 @@ import subprocess
 import sys
 import tempfile
 
+# tests/e2e/mcp_run.py: one directory up in the tree, beside this file where it is staged.
+_here = os.path.dirname(os.path.realpath(__file__))
+sys.path[:0] = [_here, os.path.dirname(_here)]
+import mcp_run  # noqa: E402
+
 CORDON = os.path.realpath(sys.argv[1])
 MUST_WORK = os.environ.get("CORDON_TEST_MUST_WORK") == "1"
 ROOT = os.geteuid() == 0
@@ -99,29 +104,8 @@ def start_server():
 def run(way, text):
     """The run's result as `cordon run --json` and MCP's structuredContent give it."""
     if way == "mcp":
-        messages = [
-            {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-             "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                        "clientInfo": {"name": "corpus", "version": "1"}}},
-            {"jsonrpc": "2.0", "method": "notifications/initialized"},
-            {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-             "params": {"name": "run_command", "arguments": {"command": text}}},
-        ]
-        proc = subprocess.Popen([CORDON, "mcp", "--workspace", ws], env=ENV, cwd=ws,
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, text=True)
-        for m in messages:
-            proc.stdin.write(json.dumps(m) + "\n")
-        proc.stdin.flush()
-        result = None
-        for line in proc.stdout:  # stdin stays open until the answer: EOF would cancel
-            reply = json.loads(line)
-            if reply.get("id") == 2:
-                result = reply["result"]["structuredContent"]
-                break
-        proc.stdin.close()
-        proc.wait(timeout=30)
-        return result
+        return mcp_run.run_command([CORDON, "mcp", "--workspace", ws], text, env=ENV, cwd=ws,
+                                   client="corpus")
     args = [CORDON, "run", "--json", "-c", text]
     env = dict(ENV)
     if way == "one-shot":

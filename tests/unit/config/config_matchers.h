@@ -12,7 +12,8 @@
 namespace cordon::config::testing {
 
 inline auto Fields(const Config& c) {
-  return std::tie(c.sandbox.mode, c.sandbox.network, c.sandbox.writable_roots,
+  return std::tie(c.sandbox.mode, c.sandbox.network, c.sandbox.allowed_domains,
+                  c.sandbox.denied_domains, c.sandbox.domain_lists, c.sandbox.writable_roots,
                   c.sandbox.protect_git_metadata, c.sandbox.protect_host_run_files,
                   c.sandbox.host_run_files, c.sandbox.allow_outside_sandbox, c.sandbox.hidden_paths,
                   c.sandbox.backend, c.command_policy.deny, c.command_policy.allow,

@@ -26,6 +26,7 @@ TEST(ParseEnums, EveryDocumentedNameParsesBackToItsValue) {
   }
   EXPECT_EQ(*ParseSandboxMode("read_only"), SandboxMode::kReadOnly);
   EXPECT_EQ(*ParseNetworkPolicy("allow"), NetworkPolicy::kAllow);
+  EXPECT_EQ(*ParseNetworkPolicy("domains"), NetworkPolicy::kDomains);
   EXPECT_EQ(*ParseBackendChoice("seatbelt"), BackendChoice::kSeatbelt);
 }
 
@@ -39,7 +40,7 @@ TEST(ParseEnums, UnknownNameIsAnErrorListingTheValidValues) {
   auto net = ParseNetworkPolicy("Deny");
   ASSERT_FALSE(net.has_value());
   EXPECT_EQ(net.error().message,
-            "invalid network policy \"Deny\": expected one of \"deny\", \"allow\"");
+            "invalid network policy \"Deny\": expected one of \"deny\", \"allow\", \"domains\"");
   auto backend = ParseBackendChoice("");
   ASSERT_FALSE(backend.has_value());
   EXPECT_THAT(backend.error().message, HasSubstr("\"auto\", \"native\", \"bwrap\", \"seatbelt\""));

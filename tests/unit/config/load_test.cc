@@ -90,7 +90,8 @@ TEST(LoadConfig, UnknownKeyIsAnErrorThatSuggestsTheClosestKey) {
   EXPECT_EQ(ErrorFor(R"({"sandbox": {"writeable_roots": []}})"),
             "config.json: /sandbox/writeable_roots: unknown key \"writeable_roots\" (did you mean "
             "\"writable_roots\"?); the keys allowed here are \"mode\", \"network\", "
-            "\"writable_roots\", \"protect_git_metadata\", \"protect_host_run_files\", "
+            "\"domains\", \"domain_lists\", \"writable_roots\", \"protect_git_metadata\", "
+            "\"protect_host_run_files\", "
             "\"host_run_files\", \"nested_project_depth\", \"allow_outside_sandbox\", "
             "\"hidden_paths\", \"home\", \"readable_paths\", \"tool_caches\", "
             "\"explain_file_denials\", \"backend\"");
@@ -125,7 +126,8 @@ TEST(LoadConfig, BadEnumValueListsTheValidValues) {
             "config.json: /sandbox/mode: expected one of \"off\", \"read_only\", "
             "\"workspace_write\", found \"readonly\" (did you mean \"read_only\"?)");
   EXPECT_EQ(ErrorFor(R"({"sandbox": {"network": 0}})"),
-            "config.json: /sandbox/network: expected one of \"deny\", \"allow\", found 0");
+            "config.json: /sandbox/network: expected one of \"deny\", \"allow\", \"domains\", "
+            "found 0");
   EXPECT_THAT(ErrorFor(R"({"sandbox": {"backend": "docker"}})"),
               StartsWith("config.json: /sandbox/backend: expected one of \"auto\", \"native\", "
                          "\"bwrap\", \"seatbelt\", found \"docker\""));

@@ -39,7 +39,10 @@ std::vector<std::string> OtherEntries(const std::filesystem::path& dir, std::str
 Config FullConfig(const TempDir& dir) {
   Config config;
   config.sandbox.mode = SandboxMode::kReadOnly;
-  config.sandbox.network = NetworkPolicy::kAllow;
+  config.sandbox.network = NetworkPolicy::kDomains;
+  config.sandbox.allowed_domains = {"registry.example", "*.cdn.example:443", "192.0.2.7"};
+  config.sandbox.denied_domains = {"[2001:db8::1]:25"};
+  config.sandbox.domain_lists = {{"js", {"registry.example"}}, {"py", {"packages.example"}}};
   config.sandbox.writable_roots = {dir.MakeDir("cache"), dir.MakeDir("other")};
   config.sandbox.protect_git_metadata = false;
   config.sandbox.allow_outside_sandbox = false;
@@ -69,8 +72,11 @@ TEST(ToJson, RoundTripsToAnEqualConfig) {
 
 TEST(ToJson, WritesKeysInCanonicalOrderAndWholeSecondsAsIntegers) {
   std::string text = ToJson(Config{});
-  EXPECT_THAT(text, StartsWith("{\n  \"sandbox\": {\n    \"mode\": \"workspace_write\",\n"
-                               "    \"network\": \"deny\",\n    \"writable_roots\": [],\n"));
+  EXPECT_THAT(text,
+              StartsWith("{\n  \"sandbox\": {\n    \"mode\": \"workspace_write\",\n"
+                         "    \"network\": \"deny\",\n    \"domains\": {\n      \"allow\": [],\n"
+                         "      \"deny\": []\n    },\n    \"domain_lists\": {},\n"
+                         "    \"writable_roots\": [],\n"));
   EXPECT_THAT(text, HasSubstr("\"timeout_seconds\": 600,"));
   EXPECT_LT(text.find("\"sandbox\""), text.find("\"command_policy\""));
   EXPECT_LT(text.find("\"command_policy\""), text.find("\"limits\""));

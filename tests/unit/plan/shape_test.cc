@@ -92,6 +92,9 @@ TEST(Shape, EveryPartOfTheSandboxShapeDecidesReuse) {
       {"seccomp.broker_connect", [](LaunchPlan& p) { p.seccomp.broker_connect = true; }},
       {"seccomp.observe_writes", [](LaunchPlan& p) { p.seccomp.observe_writes = true; }},
       {"seccomp.observe_datagrams", [](LaunchPlan& p) { p.seccomp.observe_datagrams = true; }},
+      {"domains: set", [](LaunchPlan& p) { p.domains = net::DomainRules(); }},
+      {"domains: a rule",
+       [](LaunchPlan& p) { p.domains = *net::DomainRules::Parse({"a.test"}, {}); }},
   };
   for (const Change& change : changes) {
     LaunchPlan other = Shaped();
@@ -99,6 +102,16 @@ TEST(Shape, EveryPartOfTheSandboxShapeDecidesReuse) {
     EXPECT_FALSE(SameSandboxShape(Shaped(), other)) << change.field;
     EXPECT_FALSE(SamePreparedShape(Shaped(), other)) << change.field;
   }
+}
+
+TEST(Shape, DomainRulesOfTwoPlansCompareByTheirRules) {
+  LaunchPlan a = Shaped();
+  LaunchPlan b = Shaped();
+  a.domains = *net::DomainRules::Parse({"a.test"}, {});
+  b.domains = *net::DomainRules::Parse({"a.test"}, {});
+  EXPECT_TRUE(SameSandboxShape(a, b));
+  b.domains = *net::DomainRules::Parse({"a.test"}, {"b.a.test"});
+  EXPECT_FALSE(SameSandboxShape(a, b));
 }
 
 TEST(Shape, ThePreparedExtrasDecideOnlyThePreparedCommandsReuse) {

@@ -1,0 +1,56 @@
+// The DNS messages of the sandbox's resolver (docs/network-domains.md), read and written with
+// ldns: the sandbox's query (bytes the command controls: fuzzed, tests/fuzz/dns_fuzz.cc), the
+// answer cordon makes for a refused or malformed one, and the upstream resolver's reply with
+// its address records filtered before it goes back.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "net/address_class.h"
+
+namespace cordon::net {
+
+inline constexpr std::uint8_t kRcodeFormErr = 1;
+inline constexpr std::uint8_t kRcodeServFail = 2;
+inline constexpr std::uint8_t kRcodeNxDomain = 3;
+inline constexpr std::uint8_t kRcodeRefused = 5;
+
+struct DnsQuestion {
+  std::uint16_t id = 0;
+  std::string name;  // lower case, without the final dot ("" for the root)
+  std::uint16_t type = 0;
+  std::uint16_t qclass = 0;
+};
+
+// A standard query (QR clear, opcode QUERY) with exactly one question; nullopt otherwise.
+std::optional<DnsQuestion> ParseQuery(std::span<const std::uint8_t> wire);
+
+// The answer to the query in `wire` with `rcode` and no records (NXDOMAIN for a name that is
+// not allowed, REFUSED for a query cordon does not forward); its id, question and EDNS kept.
+// Empty when `wire` is not even a DNS header.
+std::vector<std::uint8_t> AnswerWithoutRecords(std::span<const std::uint8_t> wire,
+                                               std::uint8_t rcode);
+
+// A query for `question` with id `id` and recursion desired, for the upstream resolver.
+std::vector<std::uint8_t> QueryFor(const DnsQuestion& question, std::uint16_t id);
+
+struct FilteredReply {
+  std::vector<std::uint8_t> wire;  // to send back, with the client's id
+  std::vector<IpAddress> kept;     // the A/AAAA addresses left in it
+  std::vector<IpAddress> dropped;  // the ones `keep` refused
+};
+
+// The upstream's `reply` to `question` (sent with `upstream_id`): nullopt when it is not one
+// (another id, another question, malformed). Every A and AAAA record in it (any section) is
+// kept only when `keep` says so; the reply goes back with `client_id`.
+std::optional<FilteredReply> FilterReply(std::span<const std::uint8_t> reply,
+                                         const DnsQuestion& question, std::uint16_t upstream_id,
+                                         std::uint16_t client_id,
+                                         const std::function<bool(const IpAddress&)>& keep);
+
+}  // namespace cordon::net
