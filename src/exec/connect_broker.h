@@ -102,6 +102,11 @@ class ConnectBroker {
     int their_flags = 0;  // the command's socket's file status flags (O_NONBLOCK), for HandOver
   };
 
+  // Blocking connects in progress at once (each holds a descriptor here). Past that the answer
+  // is EINTR: the connect goes on in the background, as after a signal.
+  static constexpr std::size_t kMaxParked = 256;
+  static constexpr std::size_t kMaxWatched = 32;  // beside them: non-blocking connects watched
+
   ConnectBroker(core::UniqueFd listener, core::UniqueFd epoll, ConnectRules rules, bool blind);
   void HandleNotification();
   // Lets an observed call go on unchanged (SECCOMP_USER_NOTIF_FLAG_CONTINUE).

@@ -1,0 +1,216 @@
+// The connect broker's half for network by domain (ConnectBroker::DecideOutside and what it
+// calls; docs/decisions/0050): a TCP connect beyond the sandbox's loopback decided by the
+// domain rules, made from the host's network namespace and put in place of the command's
+// socket once the kernel holds it connected.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <linux/seccomp.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <utility>
+
+#include "exec/connect_broker.h"
+#include "linux/system_headers/seccomp.h"
+#include "net/address_class.h"
+
+namespace cordon::exec {
+
+using core::UniqueFd;
+
+namespace {
+
+// Whether the command's descriptor `fd` is close-on-exec (its fdinfo "flags", octal).
+bool CloseOnExec(pid_t tid, int fd) {
+  UniqueFd info(::open(fmt::format("/proc/{}/fdinfo/{}", tid, fd).c_str(), O_RDONLY | O_CLOEXEC));
+  char buffer[512];
+  const ssize_t n = info ? ::read(info.get(), buffer, sizeof buffer - 1) : -1;
+  if (n <= 0) return true;
+  buffer[n] = '\0';
+  const char* flags = std::strstr(buffer, "flags:");
+  return flags == nullptr || (std::strtoul(flags + 6, nullptr, 8) & O_CLOEXEC) != 0;
+}
+
+// The options a program sets on a TCP socket before connecting that change how it behaves.
+void CopySocketOptions(int from, int to, int domain) {
+  const auto copy = [&](int level, int option) {
+    int value = 0;
+    socklen_t size = sizeof value;
+    if (::getsockopt(from, level, option, &value, &size) == 0) {
+      (void)::setsockopt(to, level, option, &value, size);
+    }
+  };
+  copy(SOL_SOCKET, SO_KEEPALIVE);
+  copy(IPPROTO_TCP, TCP_NODELAY);
+  if (domain == AF_INET6) copy(IPPROTO_IPV6, IPV6_V6ONLY);
+  linger l{};
+  socklen_t size = sizeof l;
+  if (::getsockopt(from, SOL_SOCKET, SO_LINGER, &l, &size) == 0 && l.l_onoff != 0) {
+    (void)::setsockopt(to, SOL_SOCKET, SO_LINGER, &l, size);
+  }
+}
+
+// Binds the outside socket to a local port of its own choosing, as a bind() with a port does:
+// the kernel then keeps that port with the socket when a reset closes it (SOCK_BINDPORT_LOCK),
+// so the command cannot bind the closed socket to a port of the host's (squatting a service's
+// port before it starts). 0, or the errno of the last try.
+int PinLocalPort(int socket, int domain, std::mt19937& random) {
+  unsigned low = 32768;
+  unsigned high = 60999;
+  if (std::FILE* range = std::fopen("/proc/sys/net/ipv4/ip_local_port_range", "re")) {
+    if (std::fscanf(range, "%u %u", &low, &high) != 2 || low == 0 || high < low) {
+      low = 32768;
+      high = 60999;
+    }
+    std::fclose(range);
+  }
+  std::uniform_int_distribution<unsigned> pick(low, high);
+  int err = EADDRINUSE;
+  for (int attempt = 0; attempt < 16 && err == EADDRINUSE; ++attempt) {
+    sockaddr_storage local{};
+    socklen_t len = sizeof(sockaddr_in);
+    if (domain == AF_INET6) {
+      auto* in6 = reinterpret_cast<sockaddr_in6*>(&local);
+      in6->sin6_family = AF_INET6;
+      in6->sin6_port = htons(static_cast<std::uint16_t>(pick(random)));
+      len = sizeof(sockaddr_in6);
+    } else {
+      auto* in = reinterpret_cast<sockaddr_in*>(&local);
+      in->sin_family = AF_INET;
+      in->sin_port = htons(static_cast<std::uint16_t>(pick(random)));
+    }
+    err = ::bind(socket, reinterpret_cast<const sockaddr*>(&local), len) == 0 ? 0 : errno;
+  }
+  return err;
+}
+
+std::string Bracketed(const net::IpAddress& ip) {
+  return ip.family == AF_INET6 ? "[" + net::ToString(ip) + "]" : net::ToString(ip);
+}
+
+}  // namespace
+
+void ConnectBroker::DecideOutside(std::uint64_t id, pid_t tid, int target_fd, int theirs,
+                                  const sockaddr_storage& address, unsigned len, int domain,
+                                  const net::IpAddress& ip, std::uint16_t port) {
+  const net::DomainRules& rules = *rules_.domains;
+  // An address rule decides first (a listed literal, or a denied one); else the names the
+  // resolver handed this address out for, any of which may allow this port.
+  const std::array<std::uint8_t, 16> bytes = net::MappedBytes(ip);
+  in6_addr mapped{};
+  std::memcpy(mapped.s6_addr, bytes.data(), bytes.size());
+  net::Decision decision = rules.ForAddress(mapped, port);
+  std::string name;
+  // An internal address (one the resolver hands out only because it is listed itself) is
+  // decided by its own rule alone: a name's rule without a port must not open its other ports.
+  if (!decision.allowed && decision.rule.empty() && dns_ && !dns_->Internal(ip)) {
+    // Several names may share the address (a CDN): one that allows the port lets it through,
+    // unless another one's deny rule names it, which wins.
+    for (const std::string& candidate : dns_->HandedOut(ip)) {
+      net::Decision d = rules.ForConnect(candidate, port);
+      const bool denied = !d.allowed && !d.rule.empty();
+      const bool current_denied = !decision.allowed && !decision.rule.empty();
+      if (name.empty() || denied || (d.allowed && !current_denied)) {
+        decision = std::move(d);
+        name = candidate;
+      }
+      if (denied) break;
+    }
+  }
+  const std::string target = fmt::format("{}:{}", Bracketed(ip), port);
+  if (!decision.allowed) {
+    std::string rule;
+    std::string fix;
+    if (!decision.rule.empty()) {
+      rule = "sandbox.domains.deny: " + decision.rule;
+      fix = "by your configuration: remove " + decision.rule + " from sandbox.domains.deny";
+    } else if (!name.empty()) {
+      rule = fmt::format("sandbox.network: domains ({} is not allowed on port {})", name, port);
+      fix = fmt::format("allow that port: cordon run --allow-domain {}:{}", name, port);
+    } else {
+      rule = "sandbox.network: domains (an address no allowed name resolved to in this run)";
+      fix = fmt::format(
+          "connect by an allowed name (cordon's resolver hands out its addresses), or list "
+          "the address: cordon run --allow-domain {}",
+          target);
+    }
+    Record({"connect", name.empty() ? target : fmt::format("{} ({})", target, name), "network",
+            std::move(rule), std::move(fix)});
+    return Respond(id, EACCES);
+  }
+  // What was read of the command (its memory, descriptor, fdinfo) was read while it waited.
+  if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) return;
+  const int err = ConnectOutside(id, tid, target_fd, theirs, address, len, domain);
+  if (err >= 0) Respond(id, err);
+}
+
+int ConnectBroker::ConnectOutside(std::uint64_t id, pid_t tid, int target_fd, int theirs,
+                                  const sockaddr_storage& address, unsigned len, int domain) {
+  const int their_flags = ::fcntl(theirs, F_GETFL);
+  if (their_flags < 0) return errno;
+  const bool cloexec = CloseOnExec(tid, target_fd);
+  // In the supervisor's network namespace (the host's), never blocking the supervisor.
+  UniqueFd ours(::socket(domain, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP));
+  if (!ours) return errno;
+  CopySocketOptions(theirs, ours.get(), domain);
+  if (const int err = PinLocalPort(ours.get(), domain, random_); err != 0) return err;
+  const int rc = ::connect(ours.get(), reinterpret_cast<const sockaddr*>(&address), len);
+  const int err = rc == 0 ? 0 : errno;
+  if (err != 0 && err != EINPROGRESS) return err;  // the host network's own answer
+  Parked parked{id, std::move(ours), address, SOCK_STREAM};
+  parked.install_fd = target_fd;
+  parked.cloexec = cloexec;
+  parked.their_flags = their_flags;
+  if (err == 0) return HandOver(parked);
+  // Only a socket the kernel holds as connected is put in place (HandOver): a non-blocking
+  // connect is answered once it is done too, as a blocking one is.
+  if (parked_.size() >= kMaxParked + kMaxWatched) return EINTR;
+  return Park(std::move(parked)) ? -1 : EINTR;
+}
+
+int ConnectBroker::HandOver(const Parked& parked) {
+  const int socket = parked.socket.get();
+  // connect() again on a connection that is made: 0 (or EISCONN once it is), and from now on
+  // the kernel holds the socket as connected (SS_CONNECTED) for good. One still connecting, or
+  // refused while it was, could be disconnected by shutdown() or connected anew by a fast-open
+  // sendto(): a free socket of the host's network in the command's hands.
+  const unsigned len =
+      parked.address.ss_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
+  if (::connect(socket, reinterpret_cast<const sockaddr*>(&parked.address), len) != 0 &&
+      errno != EISCONN) {
+    return errno;
+  }
+  // Blocking or not, as the command's socket was.
+  if (::fcntl(socket, F_SETFL, parked.their_flags) != 0) return errno;
+  struct stat st {};
+  if (::fstat(socket, &st) != 0) return errno;
+  outside_.insert(st.st_ino);
+  if (!Install(parked.id, socket, parked.install_fd, parked.cloexec)) {
+    return errno == ENOENT ? -1 : errno;  // ENOENT: nobody waits for the answer any more
+  }
+  return 0;
+}
+
+bool ConnectBroker::Install(std::uint64_t id, int socket, int target_fd, bool cloexec) {
+  seccomp_notif_addfd addfd{};
+  addfd.id = id;
+  addfd.flags = SECCOMP_ADDFD_FLAG_SETFD;
+  addfd.srcfd = static_cast<std::uint32_t>(socket);
+  addfd.newfd = static_cast<std::uint32_t>(target_fd);
+  addfd.newfd_flags = cloexec ? O_CLOEXEC : 0;
+  return ::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ADDFD, &addfd) >= 0;
+}
+
+}  // namespace cordon::exec
