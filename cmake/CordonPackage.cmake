@@ -82,6 +82,10 @@ endif()
 if(TARGET cordon-init)
   install(TARGETS cordon-init RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/cordon)
 endif()
+# The resolver of network-by-domain runs (src/linux/resolver_program.h), found the same way.
+if(TARGET cordon-resolver)
+  install(TARGETS cordon-resolver RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/cordon)
+endif()
 
 # The man page and the shell completions, generated at build time from the binary's own CLI11
 # definitions (src/cli/CMakeLists.txt, `cordon __generate`). Paths as Debian's man-db,

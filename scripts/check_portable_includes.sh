@@ -14,7 +14,8 @@ shared=(include src/core src/config src/policy src/report src/plan src/session s
   src/mcp src/seatbelt src/capi src/worktree src/limits)
 # Built only on Linux (src/exec/CMakeLists.txt): they may include what they need.
 linux_only_files=(src/exec/connect_broker.cc src/exec/outside_connect.cc src/exec/abstract_owner.cc src/exec/write_observer.cc
-  src/exec/write_observer.h src/exec/notified_task.cc)
+  src/exec/write_observer.h src/exec/notified_task.cc src/exec/resolver_process.cc
+  src/exec/upstream_dns.cc)
 # Headers that exist only on Linux (or mean something else elsewhere).
 linux_calls='(^|[^A-Za-z0-9_.>])(pipe2|accept4|close_range|getrandom|memfd_create|eventfd|epoll_[a-z]+|signalfd|timerfd_[a-z]+|prctl|unshare|setns|pivot_root|mount_setattr)[ \t]*\(|(^|[^A-Za-z0-9_])(O_PATH|O_TMPFILE|F_SETPIPE_SZ|SYS_[a-z_0-9]+|CLOSE_RANGE_[A-Z]+)([^A-Za-z0-9_]|$)'
 linux_headers='<(linux/[^>]*|asm/[^>]*|sys/(epoll|prctl|signalfd|eventfd|timerfd|inotify|fanotify|syscall|statfs|vfs|sysmacros|capability|fsuid|personality|sendfile|sysinfo|mount)\.h|seccomp\.h|mntent\.h)>'

@@ -26,11 +26,11 @@ cp "$build/tests/kernel/kernel_tests" "$build/tests/unit/linux/linux_sandbox_tes
   "$(dirname "$0")/../tests/e2e/denials/corpus_test.py" "$(dirname "$0")/../tests/e2e/mcp_run.py" \
   "$stage/"
 # `cordon` as installed: the front (decision 0028) in bin/, the full executable with its
-# bubblewrap trampoline and init in libexec/cordon/ (where each finds the next); without a front,
-# the full executable as bin/cordon.
+# bubblewrap trampoline, init and resolver in libexec/cordon/ (where each finds the next); without
+# a front, the full executable as bin/cordon.
 mkdir -p "$stage/bin" "$stage/libexec/cordon"
 cp "$build/src/cli/cordon" "$build/src/bwrap/cordon-bwrap-exec" "$build/src/linux/cordon-init" \
-  "$stage/libexec/cordon/"
+  "$build/src/resolver/cordon-resolver" "$stage/libexec/cordon/"
 if [ -x "$build/src/front/cordon" ]; then
   cp "$build/src/front/cordon" "$stage/bin/cordon"
 else

@@ -278,6 +278,25 @@ DoctorReport BuildDoctorReport(const Config& config, const KernelFeatures& f,
                             "find ~/.debug -samefile <cordon-init> -delete; profile with perf "
                             "record --no-buildid-cache)"}});
 
+  const bool resolver = !host.resolver_path.empty();
+  report.features.push_back(FeatureCheck{
+      .id = "resolver",
+      .name = "cordon-resolver",
+      .present = resolver,
+      .required = config.sandbox.mode != SandboxMode::kOff &&
+                  config.sandbox.network == NetworkPolicy::kDomains,
+      .detail = resolver ? host.resolver_path
+                         : (host.resolver_problem.empty() ? std::string("not found")
+                                                          : host.resolver_problem),
+      .used_for = "network by domain: it answers the sandbox's lookups (sandbox.network: "
+                  "domains, --allow-domain)",
+      .without = "a run with network by domain is refused; the other network modes work",
+      .fixes = resolver ? std::vector<std::string>{}
+                        : std::vector<std::string>{
+                              "install cordon-resolver next to cordon "
+                              "(libexec/cordon/cordon-resolver), owned by root or you, not "
+                              "writable by others, with a single link"}});
+
   const bool bwrap = !host.bwrap_path.empty();
   report.features.push_back(FeatureCheck{
       .id = "bubblewrap",

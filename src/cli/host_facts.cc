@@ -7,6 +7,7 @@
 #include <sys/statfs.h>
 
 #include "linux/init_reaper.h"
+#include "linux/resolver_program.h"
 #endif
 
 #include <algorithm>
@@ -154,6 +155,8 @@ HostFacts ReadHostFacts() {
 #if defined(__linux__)
   facts.init_reaper_path = linux_native::InitReaperPath().string();
   facts.init_reaper_problem = linux_native::InitReaperProblem();
+  facts.resolver_path = linux_native::ResolverPath().string();
+  facts.resolver_problem = linux_native::ResolverProblem();
 #endif
   return facts;
 }

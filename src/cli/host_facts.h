@@ -40,6 +40,9 @@ struct HostFacts {
   // cordon-init (linux/init_reaper.h): its path when usable, else why not (Linux only).
   std::string init_reaper_path;
   std::string init_reaper_problem;
+  // cordon-resolver (linux/resolver_program.h), the same way.
+  std::string resolver_path;
+  std::string resolver_problem;
 };
 
 // The sysctls doctor reports (dotted names).

@@ -123,14 +123,18 @@ std::string FormatAddress(const sockaddr_storage& address, std::uint16_t* port) 
   return "[" + std::string(text) + "]:" + std::to_string(*port);
 }
 
-bool IsLoopback(const sockaddr_storage& address) {
+// This host, as the kernel takes a connect there: the loopback, or the unspecified address
+// (net::IsUnspecified), which it connects to the loopback. In the sandbox's own network
+// namespace, the sandbox's.
+bool IsOwnHost(const sockaddr_storage& address) {
   if (address.ss_family == AF_INET) {
     const auto* in = reinterpret_cast<const sockaddr_in*>(&address);
-    return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+    const std::uint32_t first = ntohl(in->sin_addr.s_addr) >> 24;
+    return first == 127 || first == 0;
   }
   const in6_addr& a = reinterpret_cast<const sockaddr_in6*>(&address)->sin6_addr;
-  if (IN6_IS_ADDR_LOOPBACK(&a)) return true;
-  return IN6_IS_ADDR_V4MAPPED(&a) && a.s6_addr[12] == 127;
+  if (IN6_IS_ADDR_LOOPBACK(&a) || IN6_IS_ADDR_UNSPECIFIED(&a)) return true;
+  return IN6_IS_ADDR_V4MAPPED(&a) && (a.s6_addr[12] == 127 || a.s6_addr[12] == 0);
 }
 
 // Whether a TCP socket of this process's network namespace (the host's: the supervisor's)
@@ -261,7 +265,7 @@ void ConnectBroker::RecordInet(const sockaddr_storage& address, int type, int er
     return;
   }
   if (!rules_.private_network) return;
-  const bool beyond = !IsLoopback(address);
+  const bool beyond = !IsOwnHost(address);
   if (rules_.domains && beyond) {
     // TCP beyond the loopback was decided by DecideOutside; what comes here is UDP or a DNS
     // query past cordon's resolver, neither of which goes out.
@@ -310,7 +314,8 @@ bool ConnectBroker::IsBeneath(std::string_view view_path, const std::vector<std:
 }
 
 Result<std::unique_ptr<ConnectBroker>> ConnectBroker::Create(UniqueFd listener, ConnectRules rules,
-                                                             UniqueFd resolver) {
+                                                             UniqueFd resolver,
+                                                             int resolver_program) {
   // Thread ids from the listener are in this process's PID namespace, and the broker reads
   // /proc/<tid>/{root,cwd}: a /proc of another PID namespace (unshare -p without remounting
   // it) would name other tasks. Refuse to broker then: the command's connects fail (ENOSYS).
@@ -326,19 +331,22 @@ Result<std::unique_ptr<ConnectBroker>> ConnectBroker::Create(UniqueFd listener, 
   if (!epoll) return core::FailSyscall("epoll_create1", "EPOLL_CLOEXEC");
   std::unique_ptr<ConnectBroker> broker(
       new ConnectBroker(std::move(listener), std::move(epoll), std::move(rules), blind));
-  if (broker->rules_.domains && resolver) {
-    ConnectBroker* owner = broker.get();
-    CORDON_TRY(broker->dns_, DnsService::Create(std::move(resolver), &*broker->rules_.domains,
-                                                DnsService::HostResolver(), [owner](Denial denial) {
-                                                  owner->Record(std::move(denial));
-                                                }));
-    for (const int fd : {broker->dns_->sandbox_fd(), broker->dns_->upstream_fd()}) {
-      if (fd < 0) continue;  // no upstream: the resolver answers SERVFAIL (DnsService)
+  if (broker->rules_.domains) {
+    if (!resolver || resolver_program < 0) {
+      return Fail(ErrorCode::kUnavailable,
+                  "network by domain: the sandbox's resolver socket or cordon-resolver is "
+                  "missing, so nothing would answer the sandbox's lookups");
+    }
+    CORDON_TRY(broker->resolver_,
+               ResolverProcess::Start(resolver_program, std::move(resolver),
+                                      *broker->rules_.domains, UpstreamDns::HostResolver()));
+    for (const int fd : {broker->resolver_->channel_fd(), broker->resolver_->upstream_fd()}) {
+      if (fd < 0) continue;  // no upstream: questions are answered SERVFAIL (ResolverProcess)
       epoll_event event{};
       event.events = EPOLLIN;
       event.data.u64 = static_cast<std::uint64_t>(fd);
       if (::epoll_ctl(broker->epoll_.get(), EPOLL_CTL_ADD, fd, &event) != 0) {
-        return core::FailSyscall("epoll_ctl", "the sandbox's resolver sockets");
+        return core::FailSyscall("epoll_ctl", "cordon-resolver's channel and upstream socket");
       }
     }
   }
@@ -364,15 +372,15 @@ void ConnectBroker::Service() {
       }
     }
   }
-  if (parked_.empty() && !dns_) return;
+  if (parked_.empty() && !resolver_) return;
   epoll_event events[kEventsPerRound];
   const int n = ::epoll_wait(epoll_.get(), events, kEventsPerRound, 0);
   for (int i = 0; i < n; ++i) {
     const int fd = static_cast<int>(events[i].data.u64);
-    if (dns_ && fd == dns_->sandbox_fd()) {
-      dns_->OnSandboxReadable();
-    } else if (dns_ && fd == dns_->upstream_fd()) {
-      dns_->OnUpstreamReadable();
+    if (resolver_ && fd == resolver_->channel_fd()) {
+      DrainResolver();  // closes the channel (leaving the epoll set) when the resolver is gone
+    } else if (resolver_ && fd == resolver_->upstream_fd()) {
+      resolver_->OnUpstreamReadable();
     } else {
       FinishParked(fd);
     }
@@ -435,7 +443,7 @@ void ConnectBroker::ObserveDatagram(const seccomp_notif& request) {
   std::uint64_t id = request.id;
   if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) return;
   // Beyond the sandbox's loopback there is no route in its own network namespace.
-  RecordInet(address, SOCK_DGRAM, IsLoopback(address) ? 0 : ENETUNREACH, false);
+  RecordInet(address, SOCK_DGRAM, IsOwnHost(address) ? 0 : ENETUNREACH, false);
 }
 
 void ConnectBroker::Continue(std::uint64_t id) const {
@@ -497,9 +505,8 @@ void ConnectBroker::HandleNotification() {
     const std::optional<net::IpAddress> ip =
         family == domain ? net::AddressOf(address, static_cast<unsigned>(len), &port)
                          : std::nullopt;
-    // The unspecified address is this host (the sandbox's own loopback), as the kernel takes it.
     if (ip && type == SOCK_STREAM && (protocol == IPPROTO_TCP || protocol == 0) &&
-        !IsLoopback(address) && !net::IsUnspecified(*ip)) {
+        !IsOwnHost(address)) {
       return DecideOutside(id, tid, target_fd, socket.get(), address, static_cast<unsigned>(len),
                            domain, *ip, port);
     }
@@ -621,7 +628,7 @@ void ConnectBroker::Watch(UniqueFd socket, const void* addr, unsigned len, int t
   const auto watched = static_cast<std::size_t>(
       std::count_if(parked_.begin(), parked_.end(), [](const Parked& p) { return p.watch; }));
   if (!rules_.private_network || type != SOCK_STREAM || (family != AF_INET && family != AF_INET6) ||
-      !IsLoopback(address) || watched >= kMaxWatched) {
+      !IsOwnHost(address) || watched >= kMaxWatched) {
     return;
   }
   (void)Park(Parked{0, std::move(socket), address, type, true});

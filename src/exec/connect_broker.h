@@ -17,10 +17,10 @@
 //     refuses TCP connects (EACCES);
 //   - with network by domain (ConnectRules::domains, docs/network-domains.md), a TCP connect
 //     beyond the sandbox's loopback goes out only to an address the sandbox's resolver handed
-//     out for an allowed name (DnsService), or one listed itself: the supervisor connects a
-//     socket of its own, in the host's network namespace, and puts it in place of the
-//     command's (SECCOMP_IOCTL_NOTIF_ADDFD, same descriptor number). Anything else is EACCES,
-//     and a socket put in place is never connected again (EISCONN), so it cannot be turned
+//     out for an allowed name (cordon-resolver, exec/resolver_process.h), or one listed itself: the
+//     supervisor connects a socket of its own, in the host's network namespace, and puts it in
+//     place of the command's (SECCOMP_IOCTL_NOTIF_ADDFD, same descriptor number). Anything else is
+//     EACCES, and a socket put in place is never connected again (EISCONN), so it cannot be turned
 //     into an unconnected host socket.
 //
 // What it refuses by cordon's rules, and what the sandbox's own network namespace refuses (a
@@ -53,19 +53,22 @@
 #include "cordon/error.h"
 #include "cordon/run.h"
 #include "core/unique_fd.h"
-#include "exec/dns_service.h"
 #include "exec/launched_process.h"
+#include "exec/resolver_process.h"
 #include "exec/write_observer.h"
 
 namespace cordon::exec {
 
 class ConnectBroker {
  public:
-  // `resolver`: with rules.domains, the UDP socket bound to the sandbox's 127.0.0.1:53 that the
-  // command's process handed over (exec/dns_service.h); without one nothing answers there.
+  // With rules.domains: `resolver`, the UDP socket bound to the sandbox's 127.0.0.1:53 that the
+  // command's process handed over, and `resolver_program`, cordon-resolver held open
+  // (linux/resolver_program.h), which is started to answer there (exec/resolver_process.h).
+  // Domains without either is an error: nothing would answer the sandbox's lookups.
   [[nodiscard]] static Result<std::unique_ptr<ConnectBroker>> Create(core::UniqueFd listener,
                                                                      ConnectRules rules,
-                                                                     core::UniqueFd resolver = {});
+                                                                     core::UniqueFd resolver = {},
+                                                                     int resolver_program = -1);
 
   // /proc belongs to another PID namespace (see blind_).
   bool blind() const { return blind_; }
@@ -140,6 +143,8 @@ class ConnectBroker {
   // Puts `socket` at the command's descriptor `target_fd`; false when that failed.
   bool Install(std::uint64_t id, int socket, int target_fd, bool cloexec);
   void Record(Denial denial);
+  // Takes the resolver's queued reports (ResolverProcess::Drain).
+  void DrainResolver();
   // An inet connect that the sandbox's network setting decides: recorded when it is refused
   // (or doomed: a DNS query) because of it. `err`: what the connect gave (0, errno).
   void RecordInet(const sockaddr_storage& address, int type, int err, bool refused_tcp);
@@ -151,7 +156,7 @@ class ConnectBroker {
   bool listener_open_ = true;
   std::vector<Denial> denials_;
   WriteObserver observer_;
-  std::unique_ptr<DnsService> dns_;    // with rules_.domains and the sandbox's resolver socket
+  std::unique_ptr<ResolverProcess> resolver_;  // with rules_.domains
   std::unordered_set<ino_t> outside_;  // the sockets ConnectOutside put in place (their inodes)
   std::mt19937 random_{std::random_device{}()};  // the outside sockets' local ports
   // /proc is another PID namespace's: thread ids cannot be read there. Connects get ENOSYS;

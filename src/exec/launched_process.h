@@ -86,8 +86,11 @@ struct LaunchedProcess {
   // connects; the command never holds it. The supervisor answers it following `connect_rules`.
   core::UniqueFd connect_listener;
   // With connect_rules.domains: the UDP socket bound to the sandbox's 127.0.0.1:53, which the
-  // command's process made before dropping its capabilities (exec/dns_service.h).
+  // command's process made before dropping its capabilities, and cordon-resolver held open
+  // (linux/resolver_program.h; not owned), which the broker starts to answer there
+  // (exec/resolver_process.h).
   core::UniqueFd resolver_socket;
+  int resolver_program = -1;
   ConnectRules connect_rules;
   // Released after the run (see RunResource); null for the one-shot Linux launches.
   std::unique_ptr<RunResource> resource;

@@ -96,16 +96,18 @@ int PinLocalPort(int socket, int domain, std::mt19937& random) {
   return err;
 }
 
-std::string Bracketed(const net::IpAddress& ip) {
-  return ip.family == AF_INET6 ? "[" + net::ToString(ip) + "]" : net::ToString(ip);
-}
-
 }  // namespace
+
+void ConnectBroker::DrainResolver() {
+  if (resolver_) resolver_->Drain([this](Denial denial) { Record(std::move(denial)); });
+}
 
 void ConnectBroker::DecideOutside(std::uint64_t id, pid_t tid, int target_fd, int theirs,
                                   const sockaddr_storage& address, unsigned len, int domain,
                                   const net::IpAddress& ip, std::uint16_t port) {
   const net::DomainRules& rules = *rules_.domains;
+  // Every address the command could have read from the resolver is reported by now.
+  DrainResolver();
   // An address rule decides first (a listed literal, or a denied one); else the names the
   // resolver handed this address out for, any of which may allow this port.
   const std::array<std::uint8_t, 16> bytes = net::MappedBytes(ip);
@@ -115,10 +117,10 @@ void ConnectBroker::DecideOutside(std::uint64_t id, pid_t tid, int target_fd, in
   std::string name;
   // An internal address (one the resolver hands out only because it is listed itself) is
   // decided by its own rule alone: a name's rule without a port must not open its other ports.
-  if (!decision.allowed && decision.rule.empty() && dns_ && !dns_->Internal(ip)) {
+  if (!decision.allowed && decision.rule.empty() && resolver_ && !resolver_->Internal(ip)) {
     // Several names may share the address (a CDN): one that allows the port lets it through,
     // unless another one's deny rule names it, which wins.
-    for (const std::string& candidate : dns_->HandedOut(ip)) {
+    for (const std::string& candidate : resolver_->HandedOut(ip)) {
       net::Decision d = rules.ForConnect(candidate, port);
       const bool denied = !d.allowed && !d.rule.empty();
       const bool current_denied = !decision.allowed && !decision.rule.empty();
@@ -129,7 +131,7 @@ void ConnectBroker::DecideOutside(std::uint64_t id, pid_t tid, int target_fd, in
       if (denied) break;
     }
   }
-  const std::string target = fmt::format("{}:{}", Bracketed(ip), port);
+  const std::string target = fmt::format("{}:{}", net::Bracketed(ip), port);
   if (!decision.allowed) {
     std::string rule;
     std::string fix;
@@ -139,6 +141,12 @@ void ConnectBroker::DecideOutside(std::uint64_t id, pid_t tid, int target_fd, in
     } else if (!name.empty()) {
       rule = fmt::format("sandbox.network: domains ({} is not allowed on port {})", name, port);
       fix = fmt::format("allow that port: cordon run --allow-domain {}:{}", name, port);
+    } else if (resolver_ && resolver_->Internal(ip)) {
+      rule = fmt::format(
+          "sandbox.network: domains (a {} address: only a rule listing the address itself, "
+          "with this port or none, reaches it; a name's rule never does)",
+          net::InternalKind(ip) != nullptr ? net::InternalKind(ip) : "host's own");
+      fix = fmt::format("if you mean it, list it: cordon run --allow-domain {}", target);
     } else {
       rule = "sandbox.network: domains (an address no allowed name resolved to in this run)";
       fix = fmt::format(

@@ -193,10 +193,16 @@ class Supervisor {
     // The command's connect() calls wait for this broker (ADR 0019). Without one they must
     // fail, not hang: dropping the listener makes them return ENOSYS.
     if (process_.connect_listener.valid()) {
-      auto broker = ConnectBroker::Create(std::move(process_.connect_listener),
-                                          std::move(process_.connect_rules),
-                                          std::move(process_.resolver_socket));
-      if (broker) broker_ = std::move(*broker);
+      auto broker = ConnectBroker::Create(
+          std::move(process_.connect_listener), std::move(process_.connect_rules),
+          std::move(process_.resolver_socket), process_.resolver_program);
+      if (broker) {
+        broker_ = std::move(*broker);
+      } else {
+        // The command already runs, but can reach nothing beyond its loopback without the
+        // broker (its connects fail): the run still ends now, with the reason.
+        broken_broker_ = std::move(broker).error().message;
+      }
     }
   }
 
@@ -224,6 +230,7 @@ class Supervisor {
   bool callback_enabled_ = false;
   std::unique_ptr<char[]> buffer_;
   std::unique_ptr<ConnectBroker> broker_;
+  std::string broken_broker_;  // why the broker could not start (then the run fails at once)
 
   bool exited_ = false;
   bool timed_out_ = false;
@@ -422,6 +429,7 @@ bool Supervisor::PollOnce(Clock::time_point now) {
 }
 
 RunResult Supervisor::Run() {
+  if (!broken_broker_.empty()) FailInternal(std::move(broken_broker_));
   if (options_.timeout.count() > 0) deadline_ = Clock::now() + options_.timeout;
   while (PollOnce(Clock::now())) {
   }

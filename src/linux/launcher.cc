@@ -25,6 +25,7 @@
 #include "linux/error_pipe.h"
 #include "linux/mount_view.h"
 #include "linux/no_namespace.h"
+#include "linux/resolver_program.h"
 #include "linux/system_headers/landlock.h"
 #include "linux/system_headers/syscalls.h"
 #include "plan/host_run_paths.h"
@@ -270,6 +271,12 @@ Result<exec::LaunchedProcess> LaunchWithEntry(const plan::LaunchPlan& plan,
     return Fail(ErrorCode::kUnavailable,
                 "native sandbox: a plan without namespaces needs Landlock and seccomp");
   }
+  // Network by domain is answered by cordon-resolver: without it the run is refused here,
+  // before anything of it runs.
+  int resolver_program = -1;
+  if (plan.domains) {
+    CORDON_TRY(resolver_program, ResolverProgramFor(plan));
+  }
   std::unique_ptr<ChildContext> context;
   if (entry.seccomp_program != nullptr && plan.seccomp.enabled) {
     plan::LaunchPlan without_filter = plan;  // the same plan, its filter already compiled
@@ -367,6 +374,7 @@ Result<exec::LaunchedProcess> LaunchWithEntry(const plan::LaunchPlan& plan,
                                 resolver.error().message));
       }
       launched.resolver_socket = *std::move(resolver);
+      launched.resolver_program = resolver_program;
     }
     launched.connect_listener = ReceiveListener(broker.ours.get());
     launched.connect_rules = BrokerRules(plan, context->private_dir);

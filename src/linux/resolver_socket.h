@@ -1,7 +1,7 @@
 // The sandbox resolver's socket with network by domain (docs/network-domains.md): the command's
 // process, in the sandbox's own network namespace and still holding its capabilities there,
 // binds a UDP socket to 127.0.0.1:53 (the nameserver of the sandbox's resolv.conf) and sends it
-// to the supervisor, which answers on it (exec/dns_service.h). Port 53 needs
+// to the supervisor, whose cordon-resolver answers on it (exec/resolver_process.h). Port 53 needs
 // CAP_NET_BIND_SERVICE: once the capabilities are dropped no process of the command can bind
 // it, so nothing else can answer there.
 #pragma once

@@ -21,20 +21,13 @@
 #include "core/syscall_error.h"
 #include "core/unique_fd.h"
 #include "exec/write_calls.h"
+#include "linux/seccomp_context.h"
 
 namespace cordon::linux_native {
 namespace {
 
-struct CtxDeleter {
-  void operator()(void* ctx) const { seccomp_release(ctx); }
-};
-using Ctx = std::unique_ptr<void, CtxDeleter>;
-
-// libseccomp returns -errno.
-Result<void> Check(int rc, std::string_view what) {
-  if (rc < 0) return core::FailSyscall("libseccomp", what, -rc);
-  return {};
-}
+using Ctx = SeccompContext;
+constexpr auto Check = CheckSeccomp;
 
 // Namespace-creating clone/unshare flags: a nested user namespace would hand the command
 // capabilities again (over its own namespaces), the classic door to kernel attack surface.

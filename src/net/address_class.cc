@@ -4,6 +4,7 @@
 #include <ifaddrs.h>
 #include <netinet/in.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace cordon::net {
@@ -51,6 +52,18 @@ std::string ToString(const IpAddress& address) {
   char text[INET6_ADDRSTRLEN] = {};
   ::inet_ntop(address.family, address.bytes.data(), text, sizeof text);
   return text;
+}
+
+std::string Bracketed(const IpAddress& address) {
+  return address.family == AF_INET6 ? "[" + ToString(address) + "]" : ToString(address);
+}
+
+std::optional<IpAddress> ParseAddress(const std::string& text) {
+  std::uint8_t bytes[16];
+  if (::inet_pton(AF_INET, text.c_str(), bytes) == 1) return AddressFromBytes(bytes, 4);
+  // A v4-mapped form is its IPv4 address, as everywhere else (AddressFromBytes).
+  if (::inet_pton(AF_INET6, text.c_str(), bytes) == 1) return AddressFromBytes(bytes, 16);
+  return std::nullopt;
 }
 
 namespace {
@@ -105,6 +118,11 @@ std::vector<IpAddress> HostAddresses() {
   }
   ::freeifaddrs(list);
   return out;
+}
+
+bool IsInternal(const IpAddress& address, const std::vector<IpAddress>& host_addresses) {
+  return InternalKind(address) != nullptr ||
+         std::find(host_addresses.begin(), host_addresses.end(), address) != host_addresses.end();
 }
 
 }  // namespace cordon::net

@@ -33,6 +33,10 @@ std::optional<IpAddress> AddressFromBytes(const std::uint8_t* data, std::size_t 
 std::array<std::uint8_t, 16> MappedBytes(const IpAddress& address);
 // "192.0.2.7", "2001:db8::1".
 std::string ToString(const IpAddress& address);
+// As a domain pattern writes it: "192.0.2.7", "[2001:db8::1]" (a port may follow).
+std::string Bracketed(const IpAddress& address);
+// The reverse of ToString (no brackets, no scope, no port); nullopt for anything else.
+std::optional<IpAddress> ParseAddress(const std::string& text);
 
 // Why `address` is not a public destination ("loopback", "link-local", "private",
 // "shared", "multicast", "unspecified", "reserved"), or nullptr when it is one.
@@ -44,5 +48,9 @@ bool IsUnspecified(const IpAddress& address);
 // The addresses of this process's network namespace's interfaces (getifaddrs); empty when
 // they cannot be read.
 std::vector<IpAddress> HostAddresses();
+
+// Internal (InternalKind) or one of `host_addresses`: an address an allowed name may lead to
+// only when the address is listed itself.
+bool IsInternal(const IpAddress& address, const std::vector<IpAddress>& host_addresses);
 
 }  // namespace cordon::net

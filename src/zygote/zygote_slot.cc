@@ -217,7 +217,7 @@ std::optional<Result<exec::LaunchedProcess>> ZygoteSlot::Launch(
   // user namespace of its own.
   if (plan.limits.rlimits.processes != 0) return std::nullopt;
   // Network by domain: the resolver's socket is bound in the command's own network namespace
-  // and answered by this run's supervisor alone (exec/dns_service.h), so the command runs
+  // and answered for this run's supervisor alone (exec/resolver_process.h), so the command runs
   // one-shot, in a network namespace of its own, not in the session's shared one.
   if (plan.domains) return std::nullopt;
   std::shared_ptr<PreparedCommand> prepared;

@@ -175,6 +175,24 @@ TEST_F(DenialsTest, ADatagramSentWithoutAConnectIsReported) {
   const RunResult own = Probe(*session, "sendto-udp 127.0.0.1 5353");
   EXPECT_EQ(own.stdout_data.data, "ok\n") << Describe(own);
   EXPECT_TRUE(own.denials.empty()) << Listed(own);
+  // The unspecified address is the sandbox's own host too, as the kernel takes it.
+  const RunResult any = Probe(*session, "sendto-udp 0.0.0.0 5353");
+  EXPECT_EQ(any.stdout_data.data, "ok\n") << Describe(any);
+  EXPECT_TRUE(any.denials.empty()) << Listed(any);
+}
+
+// A connect to the unspecified address (0.0.0.0) reaches the sandbox's own loopback, as the
+// kernel takes it: the host's service on that port is out of reach and reported as such, not
+// as a connect beyond the loopback.
+TEST_F(DenialsTest, TheUnspecifiedAddressIsTheSandboxsOwnHost) {
+  auto session = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite, NetworkPolicy::kDeny));
+  if (!session) return;
+  HostListener listener = HostListener::Tcp();
+  const RunResult result = Probe(*session, "connect-tcp 0.0.0.0 " + listener.address());
+  EXPECT_FALSE(listener.Reached());
+  const Denial* d = Find(result, "connect", "0.0.0.0:" + listener.address());
+  ASSERT_NE(d, nullptr) << Listed(result) << Describe(result);
+  EXPECT_NE(d->rule.find("loopback is its own"), std::string::npos) << d->rule;
 }
 
 // Network allow: nothing of the above is cordon's doing (only loopback is tried here).

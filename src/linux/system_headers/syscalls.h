@@ -23,6 +23,10 @@ inline constexpr long kNrClone3 = 435;
 inline constexpr long kNrCloseRange = 436;
 inline constexpr long kNrMountSetattr = 442;
 
+// memfd_create(2): an executable memfd where vm.memfd_noexec would make it non-executable by
+// default (Linux 6.3; older kernels refuse the flag with EINVAL, and every memfd may be run).
+inline constexpr unsigned kMfdExec = 0x0010U;
+
 // mount_setattr(2)
 inline constexpr unsigned kAtRecursive = 0x8000;
 inline constexpr std::uint64_t kMountAttrRdonly = 0x00000001;

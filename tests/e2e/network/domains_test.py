@@ -52,6 +52,7 @@ WORLD = f"cordon-world-{tag}"
 CLIENT = f"cordon-client-{tag}"
 PKG = "198.51.100.10"     # pkg.test, *.pkg.test
 OTHER = "198.51.100.11"   # other.test
+PRIVATE = "10.77.0.10"    # private.test: a private address, with servers on 8080 and 8081
 RESOLVER = "198.51.100.53"
 HOST_PORT = 9090          # a service on the client's (the host's) loopback
 base = os.environ.get("CORDON_ESCAPE_BASE", "/var/lib")
@@ -94,7 +95,7 @@ def setup():
         sh("ip", "-n", ns, "link", "set", dev, "up")
     sh("ip", "-n", CLIENT, "route", "add", "default", "via", "192.0.2.1")
     # The servers' own addresses, on the world's loopback (reached through the veth).
-    for a in (PKG, OTHER, RESOLVER):
+    for a in (PKG, OTHER, RESOLVER, PRIVATE):
         sh("ip", "-n", WORLD, "addr", "add", f"{a}/32", "dev", "lo")
     os.makedirs(f"/etc/netns/{CLIENT}", exist_ok=True)
     with open(f"/etc/netns/{CLIENT}/resolv.conf", "w") as f:
@@ -102,13 +103,20 @@ def setup():
     in_world("dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null", "--no-resolv",
              "--no-hosts", "--bind-interfaces", f"--listen-address={RESOLVER}",
              f"--pid-file={work}/dnsmasq.pid", f"--address=/pkg.test/{PKG}",
-             f"--address=/other.test/{OTHER}", "--address=/rebind.test/127.0.0.1")
+             f"--address=/other.test/{OTHER}", "--address=/rebind.test/127.0.0.1",
+             f"--address=/private.test/{PRIVATE}", f"--address=/shared.test/{PKG}")
     for address, name in ((PKG, "pkg.test"), (OTHER, "other.test")):
         site = os.path.join(work, name)
         os.makedirs(site)
         with open(os.path.join(site, "hello.txt"), "w") as f:
             f.write(f"hello from {name}\n")
         in_world("python3", "-m", "http.server", "8080", "--bind", address, "--directory", site)
+    site = os.path.join(work, "private.test")
+    os.makedirs(site)
+    with open(os.path.join(site, "hello.txt"), "w") as f:
+        f.write("hello from private.test\n")
+    for port in ("8080", "8081"):
+        in_world("python3", "-m", "http.server", port, "--bind", PRIVATE, "--directory", site)
     # A service on the client's own loopback: the host's, which no allowed name may lead to.
     host_site = os.path.join(work, "host-service")
     os.makedirs(host_site)
@@ -136,12 +144,13 @@ def prepare_user():
         sh("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", USER)
     # The binaries where that user can run them (a build tree may not be reachable for it),
     # laid out as installed: the front (or the full executable) in bin/, the full executable,
-    # its init and bubblewrap trampoline in libexec/cordon/, where each finds the next.
+    # its init, resolver and bubblewrap trampoline in libexec/cordon/, where each finds the next.
     stage = os.path.join(work, "stage")
     os.makedirs(os.path.join(stage, "bin"))
     os.makedirs(os.path.join(stage, "libexec/cordon"))
     src = os.path.dirname(os.path.dirname(CORDON))  # a build tree's src/
-    for part in ("cli/cordon", "linux/cordon-init", "bwrap/cordon-bwrap-exec"):
+    for part in ("cli/cordon", "linux/cordon-init", "resolver/cordon-resolver",
+                 "bwrap/cordon-bwrap-exec"):
         if os.path.exists(os.path.join(src, part)):
             shutil.copy2(os.path.join(src, part), os.path.join(stage, "libexec/cordon"))
     shutil.copy2(CORDON, os.path.join(stage, "bin/cordon"))
@@ -282,6 +291,14 @@ PY_FASTOPEN = ("python3 -c \"import socket,time; s=socket.socket(); s.setblockin
                "print(s.recv(4096))\"")
 
 
+# shared.test resolves to pkg.test's address: once both names were handed out for it, a deny
+# rule of either one for the port wins over the other's allow.
+SHARED = "getent hosts shared.test >/dev/null; " + PY_CONNECT + "pkg.test 8080"
+# A listener on the sandbox's 0.0.0.0 is reached by a connect to 0.0.0.0 (its own host).
+PY_LOCAL_ANY = ("python3 -c \"import socket; l=socket.socket(); l.bind(('0.0.0.0', 0)); l.listen(); "
+                "s=socket.create_connection(('0.0.0.0', l.getsockname()[1])); print('local ok')\"")
+
+
 def cases(who, way, flags_for):
     a = flags_for
     check(who, way, a("pkg.test"), "allowed name, curl (non-blocking connect)",
@@ -317,6 +334,21 @@ def cases(who, way, flags_for):
           PY_RECONNECT, ok=False, absent="hello from the host")
     check(who, way, a("pkg.test"), "a reset socket fast-opened to the host",
           PY_FASTOPEN, ok=False, absent="hello from the host")
+    check(who, way, a("private.test", f"{PRIVATE}:8080"), "an internal address on its listed port",
+          PY_CONNECT + "private.test 8080", ok=True, output="hello from private.test")
+    check(who, way, a("private.test", f"{PRIVATE}:8080"),
+          "an internal address on another port than listed, by an allowed name",
+          PY_CONNECT + "private.test 8081", ok=False,
+          denial=("connect", f"{PRIVATE}:8081", "a name's rule never does"))
+    check(who, way, a("pkg.test", "shared.test", "!shared.test:443"),
+          "an address two allowed names share", SHARED, ok=True, output="hello from pkg.test")
+    check(who, way, a("pkg.test", "shared.test", "!shared.test:8080"),
+          "an address two names share, one denied on the port", SHARED, ok=False,
+          denial=("connect", f"{PKG}:8080 (shared.test)", "shared.test:8080"))
+    check(who, way, a("pkg.test"), "the unspecified address is the sandbox's own",
+          PY_LOCAL_ANY, ok=True, output="local ok")
+    check(who, way, a("pkg.test"), "the unspecified address never reaches the host",
+          PY_CONNECT + f"0.0.0.0 {HOST_PORT}", ok=False, absent="hello from the host")
     check(who, way, a("pkg.test"), "the host's loopback service",
           CURL + f"http://127.0.0.1:{HOST_PORT}/hello.txt", ok=False,
           denial=("connect", f"127.0.0.1:{HOST_PORT}", "loopback is its own"))
@@ -340,6 +372,23 @@ try:
                 who.start_server([])
             cases(who, way, domain_flags)
             who.stop_server()
+    # Without cordon-resolver a domains run is refused before anything runs (its twin: every
+    # case above, with it). The staged layout, without that one file.
+    os.unlink(os.path.join(os.path.dirname(os.path.dirname(unprivileged_cordon)),
+                           "libexec/cordon/cordon-resolver"))
+    for who in (Who("root-bare", unprivileged_cordon, 0),
+                Who(USER + "-bare", unprivileged_cordon, uid)):
+        marker = os.path.join(who.ws, "ran")
+        out = subprocess.run(who.prefix + [who.cordon, "run", "--no-server", "--allow-domain",
+                                           "pkg.test", "--", "touch", marker],
+                             cwd=who.ws, capture_output=True, text=True, timeout=120)
+        name = f"{who.name}: without cordon-resolver the run is refused"
+        if out.returncode != 125 or "needs cordon-resolver" not in out.stderr:
+            failures.append(f"{name}: exited {out.returncode}: {out.stderr[-300:]!r}")
+        elif os.path.exists(marker):
+            failures.append(f"{name}: the command ran")
+        else:
+            print(f"ok: {name}")
 finally:
     teardown()
 

@@ -31,6 +31,7 @@ HostFacts Host() {
   host.cgroup_writable = true;
   host.bwrap_path = "/usr/bin/bwrap";
   host.init_reaper_path = "/usr/libexec/cordon/cordon-init";
+  host.resolver_path = "/usr/libexec/cordon/cordon-resolver";
   return host;
 }
 
@@ -87,6 +88,30 @@ TEST(DoctorReport, AnUnusableInitReaperIsNamedWithItsProblemButRequiresNothing) 
   const FeatureCheck& usable = Feature(with_reaper, "init_reaper");
   EXPECT_TRUE(usable.present);
   EXPECT_EQ(usable.detail, "/usr/libexec/cordon/cordon-init");
+}
+
+TEST(DoctorReport, AMissingResolverIsRequiredOnlyWithNetworkByDomain) {
+  HostFacts host = Host();
+  host.resolver_path.clear();
+  host.resolver_problem = "realpath(/usr/libexec/cordon/cordon-resolver): No such file";
+  DoctorReport report = BuildDoctorReport(Config{}, AllPresent(), host);
+  const FeatureCheck& resolver = Feature(report, "resolver");
+  EXPECT_FALSE(resolver.present);
+  EXPECT_FALSE(resolver.required);
+  EXPECT_EQ(resolver.detail, host.resolver_problem);
+  EXPECT_TRUE(AnyFixMentions(resolver, "libexec/cordon/cordon-resolver"));
+  EXPECT_TRUE(report.ok) << "the other network modes work without it";
+  ExpectConsistent(report);
+  // With network by domain it is required: not ok without it, ok with it.
+  Config domains;
+  domains.sandbox.network = NetworkPolicy::kDomains;
+  const DoctorReport without = BuildDoctorReport(domains, AllPresent(), host);
+  EXPECT_TRUE(Feature(without, "resolver").required);
+  EXPECT_FALSE(without.ok);
+  ExpectConsistent(without);
+  const DoctorReport with = BuildDoctorReport(domains, AllPresent(), Host());
+  EXPECT_TRUE(Feature(with, "resolver").present);
+  EXPECT_TRUE(with.ok);
 }
 
 TEST(DoctorReport, NothingPresentIsNotOkForASandboxedMode) {

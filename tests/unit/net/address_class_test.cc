@@ -84,5 +84,26 @@ TEST(AddressClassTest, HostAddressesIncludeLoopback) {
   EXPECT_NE(std::find(all.begin(), all.end(), Parse("127.0.0.1")), all.end());
 }
 
+TEST(AddressClassTest, TextRoundTripsAndBracketsOnlyIpv6) {
+  for (const char* text : {"192.0.2.7", "2001:db8::1"}) {
+    const std::optional<IpAddress> parsed = ParseAddress(text);
+    ASSERT_TRUE(parsed) << text;
+    EXPECT_EQ(ToString(*parsed), text);
+  }
+  EXPECT_EQ(Bracketed(*ParseAddress("192.0.2.7")), "192.0.2.7");
+  EXPECT_EQ(Bracketed(*ParseAddress("2001:db8::1")), "[2001:db8::1]");
+  EXPECT_EQ(ParseAddress("::ffff:192.0.2.7"), ParseAddress("192.0.2.7"));
+  for (const char* bad : {"", "[2001:db8::1]", "192.0.2.7:80", "pkg.test", "fe80::1%lo"}) {
+    EXPECT_FALSE(ParseAddress(bad)) << bad;
+  }
+}
+
+TEST(AddressClassTest, InternalIncludesTheHostsOwnAddresses) {
+  const IpAddress own = Parse("192.0.2.7");
+  EXPECT_FALSE(IsInternal(own, {}));
+  EXPECT_TRUE(IsInternal(own, {own}));
+  EXPECT_TRUE(IsInternal(Parse("10.0.0.5"), {}));
+}
+
 }  // namespace
 }  // namespace cordon::net

@@ -1,13 +1,15 @@
-#include "net/dns_message.h"
+#include "resolver/dns_message.h"
 
 #include <ldns/ldns.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <memory>
+#include <string>
 #include <utility>
 
-namespace cordon::net {
+namespace cordon::resolver {
 namespace {
 
 struct PacketFree {
@@ -85,17 +87,17 @@ std::string NameText(const ldns_rdf* name) {
 
 // Keeps the records of `list` that are not address records `keep` refuses; the section's
 // count follows from the list when the packet is written.
-ldns_rr_list* Filtered(const ldns_rr_list* list, const std::function<bool(const IpAddress&)>& keep,
-                       FilteredReply& out) {
+ldns_rr_list* Filtered(const ldns_rr_list* list,
+                       const std::function<bool(const net::IpAddress&)>& keep, FilteredReply& out) {
   ldns_rr_list* kept = ldns_rr_list_new();
   for (std::size_t i = 0; list != nullptr && i < ldns_rr_list_rr_count(list); ++i) {
     const ldns_rr* rr = ldns_rr_list_rr(list, i);
     const ldns_rr_type type = ldns_rr_get_type(rr);
     if (type == LDNS_RR_TYPE_A || type == LDNS_RR_TYPE_AAAA) {
       const ldns_rdf* data = ldns_rr_rd_count(rr) == 1 ? ldns_rr_rdf(rr, 0) : nullptr;
-      const std::optional<IpAddress> address =
+      const std::optional<net::IpAddress> address =
           data == nullptr ? std::nullopt
-                          : AddressFromBytes(ldns_rdf_data(data), ldns_rdf_size(data));
+                          : net::AddressFromBytes(ldns_rdf_data(data), ldns_rdf_size(data));
       if (!address) continue;
       if (!keep(*address)) {
         out.dropped.push_back(*address);
@@ -106,6 +108,49 @@ ldns_rr_list* Filtered(const ldns_rr_list* list, const std::function<bool(const 
     ldns_rr_list_push_rr(kept, ldns_rr_clone(rr));
   }
   return kept;
+}
+
+// The addresses of `answer` (already filtered) that answer `name`: its A/AAAA records owned by
+// `name` or by a name its CNAME records lead to from there. Glue in other sections, and
+// records of other owners, are not answers for `name`: an MX or SRV query must not make the
+// addresses of a third party's hosts ones the name may reach.
+std::vector<net::IpAddress> AddressesFor(const ldns_rr_list* answer, const std::string& name) {
+  std::vector<std::string> chain{name};
+  const std::size_t count = ldns_rr_list_rr_count(answer);
+  const auto in_chain = [&](const ldns_rr* rr) {
+    return std::find(chain.begin(), chain.end(), NameText(ldns_rr_owner(rr))) != chain.end();
+  };
+  // Each round follows one more link; a chain is at most as long as the section.
+  for (std::size_t round = 0; round < count; ++round) {
+    const std::size_t before = chain.size();
+    for (std::size_t i = 0; i < count; ++i) {
+      const ldns_rr* rr = ldns_rr_list_rr(answer, i);
+      if (ldns_rr_get_type(rr) != LDNS_RR_TYPE_CNAME || ldns_rr_rd_count(rr) != 1 ||
+          !in_chain(rr)) {
+        continue;
+      }
+      std::string target = NameText(ldns_rr_rdf(rr, 0));
+      if (std::find(chain.begin(), chain.end(), target) == chain.end()) {
+        chain.push_back(std::move(target));
+      }
+    }
+    if (chain.size() == before) break;
+  }
+  std::vector<net::IpAddress> out;
+  for (std::size_t i = 0; i < count; ++i) {
+    const ldns_rr* rr = ldns_rr_list_rr(answer, i);
+    const ldns_rr_type type = ldns_rr_get_type(rr);
+    if ((type != LDNS_RR_TYPE_A && type != LDNS_RR_TYPE_AAAA) || ldns_rr_rd_count(rr) != 1 ||
+        !in_chain(rr)) {
+      continue;
+    }
+    const ldns_rdf* data = ldns_rr_rdf(rr, 0);
+    if (std::optional<net::IpAddress> a =
+            net::AddressFromBytes(ldns_rdf_data(data), ldns_rdf_size(data))) {
+      out.push_back(*a);
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -168,7 +213,7 @@ std::vector<std::uint8_t> QueryFor(const DnsQuestion& question, std::uint16_t id
 std::optional<FilteredReply> FilterReply(std::span<const std::uint8_t> reply,
                                          const DnsQuestion& question, std::uint16_t upstream_id,
                                          std::uint16_t client_id,
-                                         const std::function<bool(const IpAddress&)>& keep) {
+                                         const std::function<bool(const net::IpAddress&)>& keep) {
   Packet p = Parse(reply);
   if (!p || !ldns_pkt_qr(p.get()) || ldns_pkt_id(p.get()) != upstream_id) return std::nullopt;
   const ldns_rr_list* questions = ldns_pkt_question(p.get());
@@ -185,6 +230,7 @@ std::optional<FilteredReply> FilterReply(std::span<const std::uint8_t> reply,
   ldns_rr_list_deep_free(ldns_pkt_answer(p.get()));
   ldns_rr_list_deep_free(ldns_pkt_authority(p.get()));
   ldns_rr_list_deep_free(ldns_pkt_additional(p.get()));
+  out.handed_out = AddressesFor(answer, question.name);
   ldns_pkt_set_answer(p.get(), answer);
   ldns_pkt_set_ancount(p.get(), static_cast<std::uint16_t>(ldns_rr_list_rr_count(answer)));
   ldns_pkt_set_authority(p.get(), authority);
@@ -197,4 +243,4 @@ std::optional<FilteredReply> FilterReply(std::span<const std::uint8_t> reply,
   return out;
 }
 
-}  // namespace cordon::net
+}  // namespace cordon::resolver

@@ -1,5 +1,5 @@
 // The DNS messages of the sandbox's resolver (docs/network-domains.md), read and written with
-// ldns: the sandbox's query (bytes the command controls: fuzzed, tests/fuzz/dns_fuzz.cc), the
+// ldns: the sandbox's query (bytes the command controls: fuzzed, fuzz/dns_fuzz.cc), the
 // answer cordon makes for a refused or malformed one, and the upstream resolver's reply with
 // its address records filtered before it goes back.
 #pragma once
@@ -13,7 +13,7 @@
 
 #include "net/address_class.h"
 
-namespace cordon::net {
+namespace cordon::resolver {
 
 inline constexpr std::uint8_t kRcodeFormErr = 1;
 inline constexpr std::uint8_t kRcodeServFail = 2;
@@ -40,9 +40,12 @@ std::vector<std::uint8_t> AnswerWithoutRecords(std::span<const std::uint8_t> wir
 std::vector<std::uint8_t> QueryFor(const DnsQuestion& question, std::uint16_t id);
 
 struct FilteredReply {
-  std::vector<std::uint8_t> wire;  // to send back, with the client's id
-  std::vector<IpAddress> kept;     // the A/AAAA addresses left in it
-  std::vector<IpAddress> dropped;  // the ones `keep` refused
+  std::vector<std::uint8_t> wire;       // to send back, with the client's id
+  std::vector<net::IpAddress> kept;     // the A/AAAA addresses left in it, any section
+  std::vector<net::IpAddress> dropped;  // the ones `keep` refused
+  // Of `kept`, the answers for the question's name: A/AAAA records of the answer section owned
+  // by it or by a name its CNAME chain there leads to (not glue, not other owners).
+  std::vector<net::IpAddress> handed_out;
 };
 
 // The upstream's `reply` to `question` (sent with `upstream_id`): nullopt when it is not one
@@ -51,6 +54,6 @@ struct FilteredReply {
 std::optional<FilteredReply> FilterReply(std::span<const std::uint8_t> reply,
                                          const DnsQuestion& question, std::uint16_t upstream_id,
                                          std::uint16_t client_id,
-                                         const std::function<bool(const IpAddress&)>& keep);
+                                         const std::function<bool(const net::IpAddress&)>& keep);
 
-}  // namespace cordon::net
+}  // namespace cordon::resolver

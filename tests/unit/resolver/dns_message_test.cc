@@ -1,6 +1,6 @@
 // The resolver's DNS messages: what a query must be to be read, what a refusal keeps of it,
 // and an upstream reply filtered by address.
-#include "net/dns_message.h"
+#include "resolver/dns_message.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -8,31 +8,18 @@
 
 #include <cstdlib>
 
-namespace cordon::net {
+#include "ldns_packets.h"
+
+namespace cordon::resolver {
 namespace {
 
-std::vector<std::uint8_t> Wire(ldns_pkt* p) {
-  std::uint8_t* data = nullptr;
-  std::size_t size = 0;
-  EXPECT_EQ(ldns_pkt2wire(&data, p, &size), LDNS_STATUS_OK);
-  std::vector<std::uint8_t> out(data, data + size);
-  std::free(data);
-  ldns_pkt_free(p);
-  return out;
-}
-
-ldns_pkt* Query(const char* name, ldns_rr_type type, std::uint16_t id) {
-  ldns_rdf* owner = nullptr;
-  EXPECT_EQ(ldns_str2rdf_dname(&owner, name), LDNS_STATUS_OK);
-  ldns_pkt* p = ldns_pkt_query_new(owner, type, LDNS_RR_CLASS_IN, LDNS_RD);
-  ldns_pkt_set_id(p, id);
-  return p;
-}
+using test::QueryPacket;
+using test::TakeWire;
 
 // A reply to `name` A with id `id` and these A records.
 std::vector<std::uint8_t> Reply(const char* name, std::uint16_t id,
                                 const std::vector<std::string>& addresses) {
-  ldns_pkt* p = Query(name, LDNS_RR_TYPE_A, id);
+  ldns_pkt* p = QueryPacket(name, LDNS_RR_TYPE_A, id);
   ldns_pkt_set_qr(p, true);
   for (const std::string& a : addresses) {
     ldns_rr* rr = nullptr;
@@ -40,7 +27,7 @@ std::vector<std::uint8_t> Reply(const char* name, std::uint16_t id,
     EXPECT_EQ(ldns_rr_new_frm_str(&rr, text.c_str(), 0, nullptr, nullptr), LDNS_STATUS_OK);
     ldns_pkt_push_rr(p, LDNS_SECTION_ANSWER, rr);
   }
-  return Wire(p);
+  return TakeWire(p);
 }
 
 std::vector<std::string> Addresses(const std::vector<std::uint8_t>& wire) {
@@ -59,7 +46,7 @@ std::vector<std::string> Addresses(const std::vector<std::uint8_t>& wire) {
 }
 
 TEST(DnsMessageTest, ReadsOneQuestionLowerCasedWithoutTheDot) {
-  const std::vector<std::uint8_t> wire = Wire(Query("Pkg.TEST.", LDNS_RR_TYPE_AAAA, 7));
+  const std::vector<std::uint8_t> wire = TakeWire(QueryPacket("Pkg.TEST.", LDNS_RR_TYPE_AAAA, 7));
   const std::optional<DnsQuestion> q = ParseQuery(wire);
   ASSERT_TRUE(q);
   EXPECT_EQ(q->id, 7);
@@ -70,11 +57,11 @@ TEST(DnsMessageTest, ReadsOneQuestionLowerCasedWithoutTheDot) {
 
 TEST(DnsMessageTest, RefusesWhatIsNotAQuery) {
   EXPECT_FALSE(ParseQuery(Reply("pkg.test.", 7, {"192.0.2.7"})));  // a response
-  ldns_pkt* two = Query("a.test.", LDNS_RR_TYPE_A, 1);
+  ldns_pkt* two = QueryPacket("a.test.", LDNS_RR_TYPE_A, 1);
   ldns_rr* extra = nullptr;
   ASSERT_EQ(ldns_rr_new_question_frm_str(&extra, "b.test. IN A", nullptr, nullptr), LDNS_STATUS_OK);
   ldns_pkt_push_rr(two, LDNS_SECTION_QUESTION, extra);
-  EXPECT_FALSE(ParseQuery(Wire(two)));
+  EXPECT_FALSE(ParseQuery(TakeWire(two)));
   const std::vector<std::uint8_t> garbage = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
   EXPECT_FALSE(ParseQuery(garbage));
   EXPECT_FALSE(ParseQuery({}));
@@ -82,7 +69,7 @@ TEST(DnsMessageTest, RefusesWhatIsNotAQuery) {
 
 TEST(DnsMessageTest, RefusalKeepsIdAndQuestionAndHasNoRecords) {
   const std::vector<std::uint8_t> answer =
-      AnswerWithoutRecords(Wire(Query("pkg.test.", LDNS_RR_TYPE_A, 99)), kRcodeNxDomain);
+      AnswerWithoutRecords(TakeWire(QueryPacket("pkg.test.", LDNS_RR_TYPE_A, 99)), kRcodeNxDomain);
   ldns_pkt* p = nullptr;
   ASSERT_EQ(ldns_wire2pkt(&p, answer.data(), answer.size()), LDNS_STATUS_OK);
   EXPECT_TRUE(ldns_pkt_qr(p));
@@ -116,15 +103,15 @@ TEST(DnsMessageTest, UpstreamQueryCarriesTheQuestionOnly) {
 
 TEST(DnsMessageTest, FilterKeepsAllowedAddressesAndDropsTheOthers) {
   const DnsQuestion q{.id = 5, .name = "pkg.test", .type = LDNS_RR_TYPE_A, .qclass = 1};
-  const auto keep = [](const IpAddress& a) { return InternalKind(a) == nullptr; };
+  const auto keep = [](const net::IpAddress& a) { return net::InternalKind(a) == nullptr; };
   const std::optional<FilteredReply> reply =
       FilterReply(Reply("pkg.test.", 4242, {"192.0.2.7", "127.0.0.1"}), q, 4242, 5, keep);
   ASSERT_TRUE(reply);
   EXPECT_EQ(Addresses(reply->wire), std::vector<std::string>{"192.0.2.7"});
   ASSERT_EQ(reply->kept.size(), 1u);
-  EXPECT_EQ(ToString(reply->kept[0]), "192.0.2.7");
+  EXPECT_EQ(net::ToString(reply->kept[0]), "192.0.2.7");
   ASSERT_EQ(reply->dropped.size(), 1u);
-  EXPECT_EQ(ToString(reply->dropped[0]), "127.0.0.1");
+  EXPECT_EQ(net::ToString(reply->dropped[0]), "127.0.0.1");
   ldns_pkt* p = nullptr;
   ASSERT_EQ(ldns_wire2pkt(&p, reply->wire.data(), reply->wire.size()), LDNS_STATUS_OK);
   EXPECT_EQ(ldns_pkt_id(p), 5);  // the client's id again
@@ -133,12 +120,13 @@ TEST(DnsMessageTest, FilterKeepsAllowedAddressesAndDropsTheOthers) {
 
 TEST(DnsMessageTest, FilterRefusesAReplyToAnotherQuery) {
   const DnsQuestion q{.id = 5, .name = "pkg.test", .type = LDNS_RR_TYPE_A, .qclass = 1};
-  const auto keep = [](const IpAddress&) { return true; };
+  const auto keep = [](const net::IpAddress&) { return true; };
   EXPECT_TRUE(FilterReply(Reply("pkg.test.", 4242, {"192.0.2.7"}), q, 4242, 5, keep));
   EXPECT_FALSE(FilterReply(Reply("pkg.test.", 4243, {"192.0.2.7"}), q, 4242, 5, keep));
   EXPECT_FALSE(FilterReply(Reply("other.test.", 4242, {"192.0.2.7"}), q, 4242, 5, keep));
-  EXPECT_FALSE(FilterReply(Wire(Query("pkg.test.", LDNS_RR_TYPE_A, 4242)), q, 4242, 5, keep));
+  EXPECT_FALSE(
+      FilterReply(TakeWire(QueryPacket("pkg.test.", LDNS_RR_TYPE_A, 4242)), q, 4242, 5, keep));
 }
 
 }  // namespace
-}  // namespace cordon::net
+}  // namespace cordon::resolver

@@ -1,0 +1,86 @@
+// What cordon-resolver (src/resolver/) and its run's connect broker say to each other over
+// their SOCK_SEQPACKET channel (decision 0051), one message each.
+//
+// The resolver to the broker, small JSON objects:
+//
+//   {"query": {"tag": 7, "name": "pkg.test", "type": 1, "class": 1}}    ask the host's resolver
+//   {"handed_out": {"address": "192.0.2.7", "name": "pkg.test"}}         before the answer goes
+//   {"refused": {"name": "other.test"}}                                  NXDOMAIN was answered
+//   {"withheld": {"name": "pkg.test", "address": "127.0.0.1"}}           removed from an answer
+//
+// The broker to the resolver, binary: the upstream's reply to query `tag`, the tag in place of
+// the reply's id (two bytes, network order); the tag alone when there is no reply to give
+// (the resolver answers SERVFAIL).
+//
+// The resolver parses what the sandboxed command sends, so the broker reads its reports as
+// claims of a process that could be subverted: DecodeReport refuses anything malformed or
+// oversized, and the broker checks every claim against its own rules and writes every denial's
+// text itself (exec/resolver_process.h). Fuzzed: fuzz/resolver_report_fuzz.cc.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "net/address_class.h"
+
+namespace cordon::net {
+
+struct UpstreamQuery {
+  std::uint16_t tag = 0;
+  std::string name;  // canonical: lower case, no final dot
+  std::uint16_t type = 0;
+  std::uint16_t qclass = 0;
+  bool operator==(const UpstreamQuery&) const = default;
+};
+
+// The resolver handed `address` out for `name`.
+struct HandedOut {
+  IpAddress address;
+  std::string name;
+  bool operator==(const HandedOut&) const = default;
+};
+
+// The resolver answered NXDOMAIN for `name` (it is not allowed, or not a host name).
+struct Refused {
+  std::string name;
+  bool operator==(const Refused&) const = default;
+};
+
+// The resolver removed `address` from the answer for `name` (an internal address not listed).
+struct Withheld {
+  std::string name;
+  IpAddress address;
+  bool operator==(const Withheld&) const = default;
+};
+
+using ResolverReport = std::variant<UpstreamQuery, HandedOut, Refused, Withheld>;
+
+// The largest report either side writes or reads (a name is at most 253 bytes; a name with
+// escaped bytes, which is refused, up to four times that).
+inline constexpr std::size_t kMaxResolverReport = 2048;
+// The largest upstream reply passed on (UDP; larger ones are not read whole).
+inline constexpr std::size_t kMaxUpstreamReply = 4096;
+
+std::string EncodeReport(const ResolverReport& report);
+// nullopt: not exactly one report of the shapes above (a missing or mistyped field, another
+// top-level key, a number out of range; unknown fields inside one are ignored), or longer than
+// kMaxResolverReport.
+std::optional<ResolverReport> DecodeReport(std::string_view bytes);
+
+// The broker's message for query `tag`: `reply` with its first two bytes (the id) replaced by
+// the tag, or the tag alone when `reply` is empty.
+std::vector<std::uint8_t> EncodeUpstreamReply(std::uint16_t tag,
+                                              std::span<const std::uint8_t> reply);
+struct UpstreamReply {
+  std::uint16_t tag = 0;
+  std::vector<std::uint8_t> wire;  // empty: no reply (SERVFAIL)
+};
+// nullopt: shorter than a tag, or a reply shorter than a DNS header.
+std::optional<UpstreamReply> DecodeUpstreamReply(std::span<const std::uint8_t> bytes);
+
+}  // namespace cordon::net

@@ -1,0 +1,119 @@
+#include "resolver/dns_service.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <optional>
+#include <span>
+#include <utility>
+
+#include "core/syscall_error.h"
+
+namespace cordon::resolver {
+namespace {
+
+using core::UniqueFd;
+
+constexpr std::size_t kMaxMessage = 4096;
+constexpr std::uint16_t kClassIn = 1;
+
+}  // namespace
+
+Result<std::unique_ptr<DnsService>> DnsService::Create(UniqueFd sandbox_socket,
+                                                       const net::DomainRules* rules,
+                                                       Reports reports) {
+  const int flags = ::fcntl(sandbox_socket.get(), F_GETFL);
+  if (flags < 0 || ::fcntl(sandbox_socket.get(), F_SETFL, flags | O_NONBLOCK) != 0) {
+    return core::FailSyscall("fcntl", "the sandbox's resolver socket, O_NONBLOCK");
+  }
+  return std::unique_ptr<DnsService>(
+      new DnsService(std::move(sandbox_socket), rules, std::move(reports)));
+}
+
+DnsService::DnsService(UniqueFd sandbox, const net::DomainRules* rules, Reports reports)
+    : sandbox_(std::move(sandbox)),
+      rules_(rules),
+      reports_(std::move(reports)),
+      host_addresses_(net::HostAddresses()) {}
+
+void DnsService::Refuse(std::span<const std::uint8_t> wire, const DnsQuestion& question,
+                        const sockaddr_storage& from, socklen_t from_len) {
+  reports_.refused(question.name);
+  Answer(AnswerWithoutRecords(wire, kRcodeNxDomain), from, from_len);
+}
+
+void DnsService::Answer(const std::vector<std::uint8_t>& wire, const sockaddr_storage& to,
+                        socklen_t len) {
+  if (wire.empty()) return;
+  (void)::sendto(sandbox_.get(), wire.data(), wire.size(), MSG_DONTWAIT,
+                 reinterpret_cast<const sockaddr*>(&to), len);
+}
+
+bool DnsService::Keep(const net::IpAddress& address) const {
+  if (!net::IsInternal(address, host_addresses_)) return true;
+  // Listed itself (on any port): the user named that address, so it is meant.
+  const std::array<std::uint8_t, 16> bytes = net::MappedBytes(address);
+  return std::any_of(rules_->allow().begin(), rules_->allow().end(),
+                     [&](const net::DomainPattern& p) {
+                       return p.kind == net::DomainPattern::Kind::kAddress && p.address == bytes;
+                     });
+}
+
+void DnsService::OnSandboxReadable() {
+  std::uint8_t buffer[kMaxMessage];
+  for (int round = 0; round < 64; ++round) {
+    sockaddr_storage from{};
+    socklen_t from_len = sizeof from;
+    const ssize_t n = ::recvfrom(sandbox_.get(), buffer, sizeof buffer, MSG_DONTWAIT,
+                                 reinterpret_cast<sockaddr*>(&from), &from_len);
+    if (n < 0) return;  // EAGAIN: all read
+    const std::span<const std::uint8_t> wire(buffer, static_cast<std::size_t>(n));
+    const std::optional<DnsQuestion> question = ParseQuery(wire);
+    if (!question) {
+      Answer(AnswerWithoutRecords(wire, kRcodeFormErr), from, from_len);
+      continue;
+    }
+    if (question->qclass != kClassIn) {
+      Answer(AnswerWithoutRecords(wire, kRcodeRefused), from, from_len);
+      continue;
+    }
+    // A label with a dot or a byte outside host names in it (printed escaped by ldns) would
+    // match patterns by its text, not by its labels: never a name the rules can allow.
+    if (question->name.find('\\') != std::string::npos ||
+        !rules_->ForName(question->name).allowed) {
+      Refuse(wire, *question, from, from_len);
+      continue;
+    }
+    std::uint16_t tag = next_tag_++;
+    while (pending_.contains(tag)) tag = next_tag_++;
+    if (pending_.size() >= kMaxPending) pending_.erase(pending_.begin());
+    pending_[tag] =
+        Pending{*question, std::vector<std::uint8_t>(wire.begin(), wire.end()), from, from_len};
+    reports_.query(tag, *question);
+  }
+}
+
+void DnsService::OnReply(std::uint16_t tag, std::span<const std::uint8_t> reply) {
+  const auto it = pending_.find(tag);
+  if (it == pending_.end()) return;
+  const Pending& pending = it->second;
+  if (reply.empty()) {
+    Answer(AnswerWithoutRecords(pending.query, kRcodeServFail), pending.client, pending.client_len);
+    pending_.erase(it);
+    return;
+  }
+  std::optional<FilteredReply> filtered =
+      FilterReply(reply, pending.question, tag, pending.question.id,
+                  [this](const net::IpAddress& a) { return Keep(a); });
+  if (!filtered) return;  // not the reply to it: keep waiting
+  for (const net::IpAddress& a : filtered->handed_out) {
+    reports_.handed_out(a, pending.question.name);
+  }
+  for (const net::IpAddress& a : filtered->dropped) reports_.withheld(pending.question.name, a);
+  Answer(filtered->wire, pending.client, pending.client_len);
+  pending_.erase(it);
+}
+
+}  // namespace cordon::resolver

@@ -1,0 +1,84 @@
+// The sandbox's resolver with network by domain (docs/network-domains.md), as cordon-resolver
+// runs it (resolver_main.cc). The sandbox's resolv.conf names 127.0.0.1, where the command's
+// own process bound a UDP socket before it dropped its capabilities and handed it to the
+// supervisor (no command can bind port 53), which gave it to cordon-resolver. It answers there:
+//
+//   - a name sandbox.domains does not allow: NXDOMAIN at once, reported (Reports::refused;
+//     never the 5 s timeouts and retries a resolver meets when nothing answers);
+//   - an allowed name: a question for the host's resolver (Reports::query), which the broker
+//     asks and whose reply comes back through OnReply; it goes to the client with its A/AAAA
+//     records filtered: an address that is internal (loopback, private, link-local, the host's
+//     own; net/address_class.h) and not listed itself is removed and reported (withheld; DNS
+//     rebinding). The addresses left in the answer for the name asked (or its CNAME chain) are
+//     the ones the connect broker will connect to for that name: each is reported
+//     (handed_out) before the answer goes back, so the broker knows it before the command can
+//     use it.
+//
+// Not thread-safe; one per cordon-resolver process.
+#pragma once
+
+#include <sys/socket.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cordon/error.h"
+#include "core/unique_fd.h"
+#include "net/address_class.h"
+#include "net/domain_rules.h"
+#include "resolver/dns_message.h"
+
+namespace cordon::resolver {
+
+class DnsService {
+ public:
+  struct Reports {
+    // Ask the host's resolver `question` (its id unused); the reply comes to OnReply(tag).
+    std::function<void(std::uint16_t tag, const DnsQuestion& question)> query;
+    // Called before the answer that holds `address` goes back to the command.
+    std::function<void(const net::IpAddress& address, const std::string& name)> handed_out;
+    std::function<void(const std::string& name)> refused;
+    std::function<void(const std::string& name, const net::IpAddress& address)> withheld;
+  };
+  // `sandbox_socket`: UDP, bound to the sandbox's 127.0.0.1:53.
+  [[nodiscard]] static Result<std::unique_ptr<DnsService>> Create(core::UniqueFd sandbox_socket,
+                                                                  const net::DomainRules* rules,
+                                                                  Reports reports);
+
+  int sandbox_fd() const { return sandbox_.get(); }
+  // Reads and answers what is queued on the sandbox's socket; never blocks.
+  void OnSandboxReadable();
+  // The host resolver's reply to query `tag` (its id is the tag), or empty: none (SERVFAIL).
+  void OnReply(std::uint16_t tag, std::span<const std::uint8_t> reply);
+
+  // Questions waiting for the host's resolver; past it the one with the lowest tag is
+  // forgotten (its client retries).
+  static constexpr std::size_t kMaxPending = 256;
+
+ private:
+  struct Pending {
+    DnsQuestion question;
+    std::vector<std::uint8_t> query;  // the client's, for a SERVFAIL answer
+    sockaddr_storage client{};
+    socklen_t client_len = 0;
+  };
+  DnsService(core::UniqueFd sandbox, const net::DomainRules* rules, Reports reports);
+  void Refuse(std::span<const std::uint8_t> wire, const DnsQuestion& question,
+              const sockaddr_storage& from, socklen_t from_len);
+  void Answer(const std::vector<std::uint8_t>& wire, const sockaddr_storage& to, socklen_t len);
+  bool Keep(const net::IpAddress& address) const;
+
+  core::UniqueFd sandbox_;
+  const net::DomainRules* rules_;
+  Reports reports_;
+  std::vector<net::IpAddress> host_addresses_;
+  std::uint16_t next_tag_ = 0;
+  std::map<std::uint16_t, Pending> pending_;  // by tag
+};
+
+}  // namespace cordon::resolver

@@ -1,0 +1,68 @@
+// A stand-in for cordon-resolver in resolver_process_test.cc, started the same way. It waits
+// for the test's datagram on the sandbox socket (fd 3) and answers it with what it was given
+// (its arguments, the size of its environment, its open descriptors); then it sends reports a
+// subverted resolver could send on the channel (fd 4), waits for the broker's reply to its
+// first question, tells the test what came (a second datagram), and exits with status 3.
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <string>
+
+extern char** environ;
+
+namespace {
+
+constexpr int kSandbox = 3;
+constexpr int kChannel = 4;
+
+void Report(const std::string& bytes) {
+  (void)::send(kChannel, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  char hello[64];
+  sockaddr_storage test{};
+  socklen_t len = sizeof test;
+  if (::recvfrom(kSandbox, hello, sizeof hello, 0, reinterpret_cast<sockaddr*>(&test), &len) <= 0) {
+    return 1;
+  }
+  std::string given;
+  for (int i = 1; i < argc; ++i) given += std::string(i > 1 ? " " : "") + argv[i];
+  int env = 0;
+  while (environ[env] != nullptr) ++env;
+  given += "|" + std::to_string(env) + "|";
+  for (int fd = 0; fd < 64; ++fd) {
+    if (::fcntl(fd, F_GETFD) >= 0) given += (given.back() == '|' ? "" : " ") + std::to_string(fd);
+  }
+  (void)::sendto(kSandbox, given.data(), given.size(), 0, reinterpret_cast<sockaddr*>(&test), len);
+
+  // A question for an allowed name, and one for a name the rules do not allow.
+  Report(R"({"query":{"tag":7,"name":"pkg.test","type":1,"class":1}})");
+  Report(R"({"query":{"tag":8,"name":"evil.test","type":1,"class":1}})");
+  // An allowed name's address; a name the rules do not allow.
+  Report(R"({"handed_out":{"address":"192.0.2.7","name":"pkg.test"}})");
+  Report(R"({"handed_out":{"address":"192.0.2.8","name":"evil.test"}})");
+  // A refusal the rules contradict, and a true one; a withheld address that is public, and an
+  // internal one.
+  Report(R"({"refused":{"name":"pkg.test"}})");
+  Report(R"({"refused":{"name":"other.test"}})");
+  Report(R"({"withheld":{"name":"pkg.test","address":"192.0.2.9"}})");
+  Report(R"({"withheld":{"name":"pkg.test","address":"127.0.0.1"}})");
+  // The text of a denial, which is the broker's to write; bytes that are no report; one
+  // longer than any report.
+  Report(R"({"denial":{"kind":"dns","target":"x","layer":"network","rule":"r","fix":"f"}})");
+  Report("not a report");
+  Report(std::string(8000, ' '));
+
+  unsigned char reply[4200];
+  const ssize_t n = ::recv(kChannel, reply, sizeof reply, 0);
+  const std::string heard =
+      n >= 2 ? "reply " + std::to_string((reply[0] << 8) | reply[1]) + " " + std::to_string(n)
+             : "no reply";
+  (void)::sendto(kSandbox, heard.data(), heard.size(), 0, reinterpret_cast<sockaddr*>(&test), len);
+  return 3;
+}

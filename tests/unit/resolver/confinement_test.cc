@@ -1,0 +1,144 @@
+// cordon-resolver's confinement, applied in forked children: what it must still do works, and
+// each thing it must not do kills it (SIGSYS) — checked from the parent, by the wait status.
+#include "resolver/confinement.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <functional>
+
+namespace cordon::resolver {
+namespace {
+
+struct Sockets {
+  int sandbox = -1;  // UDP, bound on the loopback
+  int client = -1;   // UDP, connected to `sandbox`: a command's lookup came from it
+  int channel = -1;  // one end of a seqpacket pair
+  int peer = -1;
+  sockaddr_in sandbox_address{};
+};
+
+Sockets Make() {
+  Sockets s;
+  s.sandbox = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  s.sandbox_address.sin_family = AF_INET;
+  s.sandbox_address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  EXPECT_EQ(
+      ::bind(s.sandbox, reinterpret_cast<sockaddr*>(&s.sandbox_address), sizeof s.sandbox_address),
+      0);
+  socklen_t len = sizeof s.sandbox_address;
+  EXPECT_EQ(::getsockname(s.sandbox, reinterpret_cast<sockaddr*>(&s.sandbox_address), &len), 0);
+  s.client = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  EXPECT_EQ(::connect(s.client, reinterpret_cast<sockaddr*>(&s.sandbox_address),
+                      sizeof s.sandbox_address),
+            0);
+  const char byte = 'q';
+  EXPECT_EQ(::send(s.client, &byte, 1, 0), 1);
+  int pair[2];
+  EXPECT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
+  s.channel = pair[0];
+  s.peer = pair[1];
+  return s;
+}
+
+// Runs `act` in a confined child; its wait status. `act` returns the exit code.
+int Confined(const std::function<int(const Sockets&)>& act) {
+  const Sockets s = Make();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (!ConfineToSockets(s.sandbox, s.channel)) ::_exit(100);
+    ::_exit(act(s));
+  }
+  int status = 0;
+  EXPECT_EQ(::waitpid(pid, &status, 0), pid);
+  for (const int fd : {s.sandbox, s.client, s.channel, s.peer}) ::close(fd);
+  return status;
+}
+
+bool KilledBySeccomp(int status) { return WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS; }
+bool ExitedZero(int status) { return WIFEXITED(status) && WEXITSTATUS(status) == 0; }
+
+TEST(ConfinementTest, ItsOwnWorkGoesOn) {
+  const int status = Confined([](const Sockets& s) {
+    const char byte = 'x';
+    // The lookup read, and answered to its address; a report on the channel, and the broker's
+    // reply read from it; memory as malloc takes it.
+    char in = 0;
+    sockaddr_in from{};
+    socklen_t len = sizeof from;
+    if (::recvfrom(s.sandbox, &in, 1, 0, reinterpret_cast<sockaddr*>(&from), &len) != 1) return 2;
+    if (::sendto(s.sandbox, &in, 1, 0, reinterpret_cast<sockaddr*>(&from), len) != 1) return 3;
+    if (::send(s.channel, &byte, 1, MSG_NOSIGNAL) != 1) return 5;
+    if (::recv(s.channel, &in, 1, MSG_DONTWAIT) != -1 || errno != EAGAIN) return 4;
+    void* page = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (page == MAP_FAILED) return 6;
+    return 0;
+  });
+  EXPECT_TRUE(ExitedZero(status)) << status;
+}
+
+TEST(ConfinementTest, ANewSocketKillsIt) {
+  EXPECT_TRUE(KilledBySeccomp(
+      Confined([](const Sockets&) { return ::socket(AF_INET, SOCK_STREAM, 0) >= 0 ? 0 : 1; })));
+}
+
+TEST(ConfinementTest, TheChannelCannotBePointedElsewhere) {
+  // Its twin (send without an address) works in ItsOwnWorkGoesOn.
+  EXPECT_TRUE(KilledBySeccomp(Confined([](const Sockets& s) {
+    const char byte = 'x';
+    return ::sendto(s.channel, &byte, 1, 0, reinterpret_cast<const sockaddr*>(&s.sandbox_address),
+                    sizeof s.sandbox_address) == 1
+               ? 0
+               : 1;
+  })));
+}
+
+TEST(ConfinementTest, AnotherSocketCannotBeUsedToReceive) {
+  EXPECT_TRUE(KilledBySeccomp(Confined([](const Sockets& s) {
+    char in = 0;
+    return ::recv(s.client, &in, 1, MSG_DONTWAIT) >= 0 ? 0 : 1;
+  })));
+}
+
+TEST(ConfinementTest, AnotherDescriptorCannotBeUsedToSend) {
+  EXPECT_TRUE(KilledBySeccomp(Confined([](const Sockets& s) {
+    const char byte = 'x';
+    return ::send(s.peer, &byte, 1, MSG_NOSIGNAL) == 1 ? 0 : 1;
+  })));
+}
+
+TEST(ConfinementTest, OpeningAFileKillsIt) {
+  EXPECT_TRUE(KilledBySeccomp(
+      Confined([](const Sockets&) { return ::open("/etc/hostname", O_RDONLY) >= 0 ? 0 : 1; })));
+}
+
+TEST(ConfinementTest, DuplicatingADescriptorKillsIt) {
+  EXPECT_TRUE(KilledBySeccomp(
+      Confined([](const Sockets& s) { return ::dup2(s.channel, 100) >= 0 ? 0 : 1; })));
+}
+
+TEST(ConfinementTest, ExecutableMemoryKillsIt) {
+  EXPECT_TRUE(KilledBySeccomp(Confined([](const Sockets&) {
+    void* page = ::mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return page == MAP_FAILED ? 1 : 0;
+  })));
+}
+
+TEST(ConfinementTest, RunningAProgramKillsIt) {
+  EXPECT_TRUE(KilledBySeccomp(Confined([](const Sockets&) {
+    char* argv[] = {const_cast<char*>("true"), nullptr};
+    ::execv("/bin/true", argv);
+    return 1;
+  })));
+}
+
+}  // namespace
+}  // namespace cordon::resolver

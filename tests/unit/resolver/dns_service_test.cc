@@ -1,0 +1,274 @@
+// The sandbox's resolver on a real loopback socket: a client stands in for the command (its
+// queries go to the service's "sandbox" socket), and the test stands in for the broker, which
+// asks the host's resolver: it takes the service's questions and hands it replies made with
+// ldns. Each refused case has its allowed twin.
+#include "resolver/dns_service.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <ldns/ldns.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ldns_packets.h"
+#include "support/loopback_udp.h"
+
+namespace cordon::resolver {
+namespace {
+
+using core::UniqueFd;
+
+using test_support::BoundUdp;
+using test_support::Readable;
+
+std::vector<std::uint8_t> Query(const char* name, std::uint16_t id, ldns_rr_type type) {
+  return test::TakeWire(test::QueryPacket(name, type, id));
+}
+
+struct Answer {
+  std::uint16_t id = 0;
+  int rcode = -1;
+  std::vector<std::string> addresses;
+};
+
+Answer Read(int fd) {
+  Answer out;
+  std::uint8_t buffer[4096];
+  const ssize_t n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
+  ldns_pkt* p = nullptr;
+  if (n <= 0 || ldns_wire2pkt(&p, buffer, static_cast<std::size_t>(n)) != LDNS_STATUS_OK) {
+    return out;
+  }
+  out.id = ldns_pkt_id(p);
+  out.rcode = ldns_pkt_get_rcode(p);
+  const ldns_rr_list* answer = ldns_pkt_answer(p);
+  for (std::size_t i = 0; i < ldns_rr_list_rr_count(answer); ++i) {
+    char* text = ldns_rdf2str(ldns_rr_rdf(ldns_rr_list_rr(answer, i), 0));
+    out.addresses.emplace_back(text);
+    std::free(text);
+  }
+  ldns_pkt_free(p);
+  return out;
+}
+
+net::IpAddress Ip(const char* text) {
+  std::uint8_t bytes[4];
+  EXPECT_EQ(::inet_pton(AF_INET, text, bytes), 1);
+  return *net::AddressFromBytes(bytes, 4);
+}
+
+class DnsServiceTest : public ::testing::Test {
+ protected:
+  void Start(const std::vector<std::string>& allow, const std::vector<std::string>& deny) {
+    Result<net::DomainRules> parsed = net::DomainRules::Parse(allow, deny);
+    ASSERT_TRUE(parsed) << parsed.error().message;
+    rules_ = *parsed;
+    sockaddr_in sandbox_address{};
+    UniqueFd sandbox = BoundUdp(&sandbox_address);
+    DnsService::Reports reports{
+        .query = [this](std::uint16_t tag, const DnsQuestion& q) { queries_.emplace_back(tag, q); },
+        .handed_out =
+            [this](const net::IpAddress& a, const std::string& name) {
+              handed_[a].push_back(name);
+              // The broker must know the address before the command can read it.
+              if (Readable(client_.get(), 0)) answered_before_report_ = true;
+            },
+        .refused = [this](const std::string& name) { refused_.push_back(name); },
+        .withheld =
+            [this](const std::string& name, const net::IpAddress& a) {
+              withheld_.push_back(name + " -> " + net::ToString(a));
+            },
+    };
+    Result<std::unique_ptr<DnsService>> service =
+        DnsService::Create(std::move(sandbox), &rules_, std::move(reports));
+    ASSERT_TRUE(service) << service.error().message;
+    service_ = std::move(*service);
+    client_.Reset(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    ASSERT_EQ(::connect(client_.get(), reinterpret_cast<sockaddr*>(&sandbox_address),
+                        sizeof sandbox_address),
+              0);
+  }
+
+  // Sends `name`'s query (`type`) as the command would and lets the service read it.
+  void Ask(const char* name, std::uint16_t id, ldns_rr_type type = LDNS_RR_TYPE_A) {
+    const std::vector<std::uint8_t> q = Query(name, id, type);
+    ASSERT_EQ(::send(client_.get(), q.data(), q.size(), 0), static_cast<ssize_t>(q.size()));
+    ASSERT_TRUE(Readable(service_->sandbox_fd(), 2000));
+    service_->OnSandboxReadable();
+  }
+
+  // The host's resolver answers the last question with `records` (zone-file lines; a line
+  // starting with "+" goes to the additional section), as the broker passes it on: the tag in
+  // place of the id (or `id`, when given).
+  void Upstream(const std::vector<std::string>& records, std::optional<std::uint16_t> id = {}) {
+    ASSERT_FALSE(queries_.empty()) << "nothing was asked";
+    const auto [tag, question] = queries_.back();
+    ldns_pkt* p = test::QueryPacket((question.name + ".").c_str(),
+                                    static_cast<ldns_rr_type>(question.type), id.value_or(tag));
+    ldns_pkt_set_qr(p, true);
+    for (std::string text : records) {
+      const bool additional = text.starts_with("+");
+      if (additional) text.erase(0, 1);
+      ldns_rr* rr = nullptr;
+      ASSERT_EQ(ldns_rr_new_frm_str(&rr, text.c_str(), 0, nullptr, nullptr), LDNS_STATUS_OK)
+          << text;
+      ldns_pkt_push_rr(p, additional ? LDNS_SECTION_ADDITIONAL : LDNS_SECTION_ANSWER, rr);
+    }
+    service_->OnReply(tag, test::TakeWire(p));
+  }
+
+  // The addresses of an A answer for `name`, as zone-file lines.
+  static std::vector<std::string> A(const std::string& name,
+                                    const std::vector<std::string>& addresses) {
+    std::vector<std::string> out;
+    for (const std::string& a : addresses) out.push_back(name + ". 60 IN A " + a);
+    return out;
+  }
+
+  // The names each address was reported handed out for, in order.
+  std::vector<std::string> HandedOut(const char* address) const {
+    const auto it = handed_.find(Ip(address));
+    return it == handed_.end() ? std::vector<std::string>{} : it->second;
+  }
+
+  net::DomainRules rules_;
+  UniqueFd client_;
+  std::unique_ptr<DnsService> service_;
+  std::vector<std::pair<std::uint16_t, DnsQuestion>> queries_;
+  std::map<net::IpAddress, std::vector<std::string>> handed_;
+  std::vector<std::string> refused_;
+  std::vector<std::string> withheld_;
+  bool answered_before_report_ = false;
+};
+
+TEST_F(DnsServiceTest, NameNotAllowedIsNxdomainAtOnceAndReported) {
+  Start({"pkg.test"}, {});
+  Ask("other.test.", 11);
+  ASSERT_TRUE(Readable(client_.get(), 2000));
+  const Answer a = Read(client_.get());
+  EXPECT_EQ(a.id, 11);
+  EXPECT_EQ(a.rcode, LDNS_RCODE_NXDOMAIN);
+  EXPECT_TRUE(queries_.empty()) << "a refused name was asked upstream";
+  EXPECT_EQ(refused_, std::vector<std::string>{"other.test"});
+}
+
+TEST_F(DnsServiceTest, AllowedNameIsAskedAndItsAddressHandedOut) {
+  Start({"pkg.test"}, {});
+  Ask("PKG.test.", 12);
+  ASSERT_EQ(queries_.size(), 1u);
+  EXPECT_EQ(queries_[0].second.name, "pkg.test");
+  Upstream(A("pkg.test", {"192.0.2.7"}));
+  ASSERT_TRUE(Readable(client_.get(), 2000));
+  const Answer a = Read(client_.get());
+  EXPECT_EQ(a.id, 12);
+  EXPECT_EQ(a.rcode, LDNS_RCODE_NOERROR);
+  EXPECT_EQ(a.addresses, std::vector<std::string>{"192.0.2.7"});
+  EXPECT_EQ(HandedOut("192.0.2.7"), std::vector<std::string>{"pkg.test"});
+  EXPECT_TRUE(HandedOut("192.0.2.8").empty());
+  EXPECT_FALSE(answered_before_report_);
+  EXPECT_TRUE(refused_.empty());
+}
+
+TEST_F(DnsServiceTest, DeniedSubdomainWinsOverAllowedWildcard) {
+  Start({"*.pkg.test"}, {"secret.pkg.test"});
+  Ask("secret.pkg.test.", 13);
+  EXPECT_EQ(Read(client_.get()).rcode, LDNS_RCODE_NXDOMAIN);
+  EXPECT_EQ(refused_, std::vector<std::string>{"secret.pkg.test"});
+  Ask("mirror.pkg.test.", 14);
+  Upstream(A("mirror.pkg.test", {"192.0.2.9"}));
+  EXPECT_EQ(Read(client_.get()).addresses, std::vector<std::string>{"192.0.2.9"});
+}
+
+TEST_F(DnsServiceTest, InternalAddressOfAnAllowedNameIsWithheldUnlessListed) {
+  Start({"pkg.test", "10.0.0.5"}, {});
+  Ask("pkg.test.", 15);
+  Upstream(A("pkg.test", {"127.0.0.1", "169.254.169.254", "10.0.0.5", "192.0.2.7"}));
+  const Answer a = Read(client_.get());
+  EXPECT_EQ(a.addresses, (std::vector<std::string>{"10.0.0.5", "192.0.2.7"}));
+  EXPECT_TRUE(HandedOut("127.0.0.1").empty());
+  EXPECT_TRUE(HandedOut("169.254.169.254").empty());
+  EXPECT_EQ(HandedOut("10.0.0.5"), std::vector<std::string>{"pkg.test"});
+  EXPECT_EQ(withheld_,
+            (std::vector<std::string>{"pkg.test -> 127.0.0.1", "pkg.test -> 169.254.169.254"}));
+}
+
+TEST_F(DnsServiceTest, OnlyTheAnswersForTheNameAreHandedOut) {
+  // Its CNAME chain counts; glue in the additional section and another owner's record in the
+  // answer section stay in the reply, but are not addresses of the name asked.
+  Start({"pkg.test"}, {});
+  Ask("pkg.test.", 16);
+  Upstream({"pkg.test. 60 IN CNAME edge.cdn.test.", "edge.cdn.test. 60 IN A 192.0.2.9",
+            "other.test. 60 IN A 192.0.2.10", "+mail.other.test. 60 IN A 192.0.2.11"});
+  const Answer a = Read(client_.get());
+  EXPECT_EQ(a.rcode, LDNS_RCODE_NOERROR);
+  EXPECT_EQ(HandedOut("192.0.2.9"), std::vector<std::string>{"pkg.test"});
+  EXPECT_TRUE(HandedOut("192.0.2.10").empty());
+  EXPECT_TRUE(HandedOut("192.0.2.11").empty());
+  // An MX query's glue is not handed out either.
+  Ask("pkg.test.", 17, LDNS_RR_TYPE_MX);
+  Upstream({"pkg.test. 60 IN MX 10 mail.other.test.", "+mail.other.test. 60 IN A 192.0.2.12"});
+  EXPECT_EQ(Read(client_.get()).rcode, LDNS_RCODE_NOERROR);
+  EXPECT_TRUE(HandedOut("192.0.2.12").empty());
+}
+
+TEST_F(DnsServiceTest, MalformedQueryGetsFormErrAndNothingIsAsked) {
+  Start({"pkg.test"}, {});
+  std::vector<std::uint8_t> junk(30, 0x41);
+  ASSERT_GT(::send(client_.get(), junk.data(), junk.size(), 0), 0);
+  ASSERT_TRUE(Readable(service_->sandbox_fd(), 2000));
+  service_->OnSandboxReadable();
+  ASSERT_TRUE(Readable(client_.get(), 2000));
+  std::uint8_t buffer[512];
+  const ssize_t n = ::recv(client_.get(), buffer, sizeof buffer, 0);
+  ASSERT_EQ(n, 12);
+  EXPECT_EQ(buffer[3] & 0x0f, 1);  // FORMERR
+  EXPECT_TRUE(queries_.empty());
+}
+
+TEST_F(DnsServiceTest, ReplyWithAnotherIdIsIgnored) {
+  Start({"pkg.test"}, {});
+  Ask("pkg.test.", 18);
+  const std::uint16_t tag = queries_.back().first;
+  Upstream(A("pkg.test", {"192.0.2.7"}), static_cast<std::uint16_t>(tag + 1));
+  EXPECT_FALSE(Readable(client_.get(), 100));
+  EXPECT_TRUE(handed_.empty());
+  // Its twin, with the tag, is answered.
+  Upstream(A("pkg.test", {"192.0.2.7"}));
+  EXPECT_EQ(Read(client_.get()).addresses, std::vector<std::string>{"192.0.2.7"});
+}
+
+TEST_F(DnsServiceTest, NameWithAnEscapedDotIsRefusedNotMatchedByItsText) {
+  // Labels "a.pkg" and "test": printed "a\\.pkg.test", which a text match would put below
+  // pkg.test. Its twin, the real name below pkg.test, is allowed.
+  Start({"*.pkg.test"}, {});
+  Ask("a\\.pkg.test.", 21);
+  EXPECT_EQ(Read(client_.get()).rcode, LDNS_RCODE_NXDOMAIN);
+  EXPECT_TRUE(queries_.empty());
+  ASSERT_EQ(refused_.size(), 1u);
+  EXPECT_NE(refused_[0].find('\\'), std::string::npos);
+  Ask("a.pkg.test.", 22);
+  Upstream(A("a.pkg.test", {"192.0.2.7"}));
+  EXPECT_EQ(Read(client_.get()).addresses, std::vector<std::string>{"192.0.2.7"});
+}
+
+TEST_F(DnsServiceTest, NoReplyToGiveIsServfail) {
+  Start({"pkg.test"}, {});
+  Ask("pkg.test.", 23);
+  service_->OnReply(queries_.back().first, {});
+  const Answer a = Read(client_.get());
+  EXPECT_EQ(a.id, 23);
+  EXPECT_EQ(a.rcode, LDNS_RCODE_SERVFAIL);
+}
+
+}  // namespace
+}  // namespace cordon::resolver
