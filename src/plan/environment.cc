@@ -7,11 +7,19 @@
 
 namespace cordon::plan {
 
+bool IsCertificateName(std::string_view name) {
+  static constexpr std::string_view kNames[] = {"SSL_CERT_FILE",       "SSL_CERT_DIR",
+                                                "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE",
+                                                "CURL_CA_BUNDLE",      "GIT_SSL_CAINFO"};
+  return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
+}
+
 bool IsDefaultPassedName(std::string_view name) {
   static constexpr std::string_view kNames[] = {"PATH", "TERM",      "LANG",    "LANGUAGE",
                                                 "TZ",   "COLORTERM", "NO_COLOR"};
   if (std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames)) return true;
-  return (name.starts_with("LC_") && name.size() > 3) || IsToolchainName(name);
+  return (name.starts_with("LC_") && name.size() > 3) || IsToolchainName(name) ||
+         IsCertificateName(name);
 }
 
 std::vector<std::string> BuildEnvironment(const std::vector<std::string>& caller_env,
@@ -57,6 +65,7 @@ std::vector<std::string> BuildEnvironment(const std::vector<std::string>& caller
 std::vector<std::string> SandboxFacts(SandboxMode mode, NetworkPolicy network, HomeView home) {
   return {std::string("CORDON_SANDBOX_MODE=") + SandboxModeName(mode),
           std::string("CORDON_SANDBOX_NETWORK=") + NetworkPolicyName(network),
+          std::string("CORDON_NETWORK=") + NetworkPolicyName(network),
           std::string("CORDON_SANDBOX_HOME=") + HomeViewName(home)};
 }
 

@@ -16,8 +16,14 @@ namespace cordon::plan {
 inline constexpr std::string_view kDefaultPath =
     "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
+// The host's extra certificate authorities, which TLS clients behind a corporate proxy need:
+// SSL_CERT_FILE, SSL_CERT_DIR, NODE_EXTRA_CA_CERTS, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE,
+// GIT_SSL_CAINFO. Paths to public certificates, never secrets.
+bool IsCertificateName(std::string_view name);
+
 // True for the names copied from the caller without configuration: PATH, TERM, LANG, LANGUAGE,
-// LC_*, TZ, COLORTERM, NO_COLOR, and the toolchain names (IsToolchainName).
+// LC_*, TZ, COLORTERM, NO_COLOR, the toolchain names (IsToolchainName) and the certificate
+// names (IsCertificateName).
 bool IsDefaultPassedName(std::string_view name);
 
 // Builds "NAME=value" entries, sorted by name, each name once:
@@ -37,8 +43,8 @@ std::vector<std::string> BuildEnvironment(const std::vector<std::string>& caller
                                           const std::vector<std::string>& sandbox_facts = {});
 
 // What a command may want to know of its sandbox to adapt (issue 25): CORDON_SANDBOX_MODE
-// (read_only, workspace_write), CORDON_SANDBOX_NETWORK (deny, allow), CORDON_SANDBOX_HOME
-// (hidden, read_only: what the real homes show).
+// (read_only, workspace_write), CORDON_SANDBOX_NETWORK and its short name CORDON_NETWORK (deny,
+// allow, domains), CORDON_SANDBOX_HOME (hidden, read_only: what the real homes show).
 std::vector<std::string> SandboxFacts(SandboxMode mode, NetworkPolicy network, HomeView home);
 
 }  // namespace cordon::plan

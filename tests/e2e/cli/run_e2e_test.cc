@@ -42,12 +42,13 @@ TEST_F(RunCommand, UnknownModeIsASetupErrorNamingTheValidModes) {
 }
 
 // --allow-domain takes one word and selects network domains (said to the command as
-// CORDON_SANDBOX_NETWORK); with another --network, or with a bad pattern, nothing runs.
+// CORDON_SANDBOX_NETWORK and CORDON_NETWORK); with another --network, or with a bad pattern,
+// nothing runs.
 TEST_F(RunCommand, AllowDomainSelectsDomainsAndContradictsAnotherNetwork) {
-  Outcome o = Cordon(
-      {"run", "--allow-domain", "pkg.test", "--", "sh", "-c", "echo $CORDON_SANDBOX_NETWORK"});
+  Outcome o = Cordon({"run", "--allow-domain", "pkg.test", "--", "sh", "-c",
+                      "echo $CORDON_SANDBOX_NETWORK $CORDON_NETWORK"});
   EXPECT_EQ(o.exit_code, 0) << o.err;
-  EXPECT_EQ(o.out, "domains\n");
+  EXPECT_EQ(o.out, "domains domains\n");
   Outcome contradicts =
       Cordon({"run", "--network", "allow", "--allow-domain", "pkg.test", "--", "true"});
   EXPECT_EQ(contradicts.exit_code, 125);

@@ -67,7 +67,7 @@ TEST(Environment, TheSandboxsFactsAreSaidAndCannotBeOverridden) {
   const auto facts =
       SandboxFacts(SandboxMode::kReadOnly, NetworkPolicy::kAllow, HomeView::kReadOnly);
   EXPECT_EQ(facts, (std::vector<std::string>{"CORDON_SANDBOX_MODE=read_only",
-                                             "CORDON_SANDBOX_NETWORK=allow",
+                                             "CORDON_SANDBOX_NETWORK=allow", "CORDON_NETWORK=allow",
                                              "CORDON_SANDBOX_HOME=read_only"}));
 }
 
@@ -110,6 +110,19 @@ TEST(Environment, DefaultNamesAreExactOrLocalePrefixed) {
   EXPECT_FALSE(IsDefaultPassedName("LC_"));
   EXPECT_FALSE(IsDefaultPassedName("PATHX"));
   EXPECT_FALSE(IsDefaultPassedName("GITHUB_TOKEN"));
+}
+
+// The host's extra certificate authorities pass, so that TLS works behind a corporate proxy;
+// the twin: a name beside them that is not one of them does not.
+TEST(Environment, TheHostsCertificateSettingsPass) {
+  const auto env =
+      BuildEnvironment({"SSL_CERT_FILE=/etc/corp/ca.pem", "NODE_EXTRA_CA_CERTS=/etc/corp/ca.pem",
+                        "REQUESTS_CA_BUNDLE=/etc/corp/ca.pem", "SSL_CERT_PASSWORD=hunter2"},
+                       {}, "/h", "/tmp");
+  EXPECT_TRUE(Has(env, "SSL_CERT_FILE=/etc/corp/ca.pem"));
+  EXPECT_TRUE(Has(env, "NODE_EXTRA_CA_CERTS=/etc/corp/ca.pem"));
+  EXPECT_TRUE(Has(env, "REQUESTS_CA_BUNDLE=/etc/corp/ca.pem"));
+  EXPECT_FALSE(Has(env, "SSL_CERT_PASSWORD=hunter2"));
 }
 
 }  // namespace
