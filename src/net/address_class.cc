@@ -76,6 +76,10 @@ const char* InternalV4(const std::uint8_t* b) {
     return "private";
   }
   if (b[0] == 100 && (b[1] & 0xc0) == 64) return "shared";  // 100.64.0.0/10, carrier NAT
+  // 198.18.0.0/15: benchmarking, and the fake addresses of local proxies (a "fake-IP" DNS
+  // mode) that stand for any host, internal ones too.
+  if (b[0] == 198 && (b[1] & 0xfe) == 18) return "benchmarking";
+  if (b[0] == 192 && b[1] == 0 && b[2] == 0) return "reserved";  // 192.0.0.0/24, IETF protocols
   if (b[0] >= 224) return b[0] < 240 ? "multicast" : "reserved";
   return nullptr;
 }
@@ -88,12 +92,20 @@ const char* InternalKind(const IpAddress& address) {
   static constexpr std::uint8_t kZero[16] = {};
   if (std::memcmp(b, kZero, 15) == 0) return b[15] == 1 ? "loopback" : "unspecified";
   if (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) return "link-local";
+  if (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0) return "site-local";  // fec0::/10, deprecated
   if ((b[0] & 0xfe) == 0xfc) return "private";  // fc00::/7, unique local (and fd00:ec2::254)
   if (b[0] == 0xff) return "multicast";
   // 64:ff9b::/96 (NAT64) and 2002::/16 (6to4) carry an IPv4 address that may be internal.
   static constexpr std::uint8_t kNat64[12] = {0, 0x64, 0xff, 0x9b};
   if (std::memcmp(b, kNat64, sizeof kNat64) == 0) return InternalV4(b + 12);
   if (b[0] == 0x20 && b[1] == 0x02) return InternalV4(b + 2);
+  // 64:ff9b:1::/48: a network's own NAT64 prefix, which reaches what that network chooses.
+  static constexpr std::uint8_t kLocalNat64[6] = {0, 0x64, 0xff, 0x9b, 0, 1};
+  if (std::memcmp(b, kLocalNat64, sizeof kLocalNat64) == 0) return "private";
+  // 2001::/32 (Teredo): a tunnel to any IPv4 address, hidden in the bits.
+  if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 && b[3] == 0) return "tunnel";
+  static constexpr std::uint8_t kDiscard[8] = {0x01, 0x00};  // 100::/64, discard-only
+  if (std::memcmp(b, kDiscard, sizeof kDiscard) == 0) return "reserved";
   return nullptr;
 }
 

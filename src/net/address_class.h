@@ -38,8 +38,9 @@ std::string Bracketed(const IpAddress& address);
 // The reverse of ToString (no brackets, no scope, no port); nullopt for anything else.
 std::optional<IpAddress> ParseAddress(const std::string& text);
 
-// Why `address` is not a public destination ("loopback", "link-local", "private",
-// "shared", "multicast", "unspecified", "reserved"), or nullptr when it is one.
+// Why `address` is not a public destination ("loopback", "link-local", "site-local",
+// "private", "shared", "benchmarking", "multicast", "unspecified", "tunnel", "reserved"), or
+// nullptr when it is one.
 const char* InternalKind(const IpAddress& address);
 
 // 0.0.0.0 or :: (and the rest of 0.0.0.0/8): a connect there reaches this host itself.

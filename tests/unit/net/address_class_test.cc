@@ -46,6 +46,17 @@ TEST(AddressClassTest, InternalRangesAndTheirPublicNeighbours) {
   EXPECT_EQ(Kind("fd00:ec2::254"), "private");
   EXPECT_EQ(Kind("ff02::1"), "multicast");
   EXPECT_EQ(Kind("2001:db8::1"), "public");
+  EXPECT_EQ(Kind("198.18.0.7"), "benchmarking");  // a fake-IP proxy's stand-in for any host
+  EXPECT_EQ(Kind("198.19.255.1"), "benchmarking");
+  EXPECT_EQ(Kind("198.20.0.1"), "public");
+  EXPECT_EQ(Kind("192.0.0.8"), "reserved");
+  EXPECT_EQ(Kind("192.0.1.8"), "public");
+  EXPECT_EQ(Kind("fec0::1"), "site-local");
+  EXPECT_EQ(Kind("ff00::1"), "multicast");
+  EXPECT_EQ(Kind("2001:0:4136:e378::1"), "tunnel");  // Teredo
+  EXPECT_EQ(Kind("2001:1::1"), "public");
+  EXPECT_EQ(Kind("100::1"), "reserved");
+  EXPECT_EQ(Kind("100:0:0:1::1"), "public");
 }
 
 TEST(AddressClassTest, EmbeddedIpv4IsJudgedAsIpv4) {
@@ -55,6 +66,8 @@ TEST(AddressClassTest, EmbeddedIpv4IsJudgedAsIpv4) {
   EXPECT_EQ(Kind("64:ff9b::cb00:7105"), "public");
   EXPECT_EQ(Kind("2002:a00:1::"), "private");
   EXPECT_EQ(Kind("2002:cb00:7105::"), "public");
+  EXPECT_EQ(Kind("64:ff9b:1::a00:1"), "private");  // a network's own NAT64 prefix
+  EXPECT_EQ(Kind("64:ff9b:2::a00:1"), "public");
 }
 
 TEST(AddressClassTest, MappedAddressIsTheIpv4Address) {
