@@ -258,6 +258,9 @@ void ConnectBroker::RecordInet(const sockaddr_storage& address, int type, int er
                                bool refused_tcp) {
   std::uint16_t port = 0;
   std::string target = FormatAddress(address, &port);
+  // A UDP connect to port 0 carries nothing (no datagram can be sent there): it is how glibc's
+  // getaddrinfo orders a name's addresses (RFC 6724: which source address each would use).
+  if (type == SOCK_DGRAM && port == 0) return;
   const bool dns = port == 53;
   if (refused_tcp) {
     Record({dns ? "dns" : "connect", std::move(target), "landlock", "sandbox.network: deny",

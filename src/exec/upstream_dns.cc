@@ -3,11 +3,15 @@
 #include <arpa/inet.h>
 #include <fmt/format.h>
 #include <netinet/in.h>
+#include <sys/epoll.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <sstream>
+#include <utility>
 
 #include "net/resolver_report.h"
 
@@ -53,6 +57,12 @@ std::vector<std::uint8_t> EncodeQuery(std::string_view name, std::uint16_t type,
   out.push_back(0);
   Put16(out, type);
   Put16(out, qclass);
+  // The EDNS record (RFC 6891): the root's OPT, the buffer size as its class, nothing else.
+  out[11] = 1;  // one additional record
+  out.push_back(0);
+  Put16(out, 41);
+  Put16(out, kEdnsBufferSize);
+  out.insert(out.end(), {0, 0, 0, 0, 0, 0});
   return out;
 }
 
@@ -88,16 +98,22 @@ sockaddr_storage UpstreamDns::HostResolver() {
   return out;
 }
 
-UpstreamDns::UpstreamDns(const sockaddr_storage& upstream) {
+UpstreamDns::UpstreamDns(const sockaddr_storage& upstream) : upstream_(upstream) {
   const int family = upstream.ss_family;
+  epoll_.Reset(::epoll_create1(EPOLL_CLOEXEC));
   core::UniqueFd socket(::socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   const socklen_t len = family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
-  if (!socket) {
-    problem_ = fmt::format("socket for the host's resolver failed: {}", std::strerror(errno));
+  epoll_event event{};
+  event.events = EPOLLIN;
+  event.data.fd = socket.get();
+  if (!epoll_ || !socket) {
+    problem_ = fmt::format("a socket for the host's resolver failed: {}", std::strerror(errno));
   } else if (::connect(socket.get(), reinterpret_cast<const sockaddr*>(&upstream), len) != 0) {
     problem_ = fmt::format(
         "connect to the host's resolver (the first nameserver of /etc/resolv.conf) failed: {}",
         std::strerror(errno));
+  } else if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, socket.get(), &event) != 0) {
+    problem_ = fmt::format("epoll_ctl for the host's resolver failed: {}", std::strerror(errno));
   } else {
     socket_ = std::move(socket);
   }
@@ -112,19 +128,34 @@ bool UpstreamDns::Ask(std::uint16_t tag, std::string_view name, std::uint16_t ty
   do {
     id = static_cast<std::uint16_t>(random_());
   } while (pending_.contains(id));
-  const std::vector<std::uint8_t> query = EncodeQuery(name, type, qclass, id);
+  std::vector<std::uint8_t> query = EncodeQuery(name, type, qclass, id);
   if (query.empty() || ::send(socket_.get(), query.data(), query.size(), MSG_DONTWAIT) < 0) {
     return false;
   }
   if (pending_.size() >= kMaxPending) pending_.erase(pending_.begin());
-  pending_[id] = tag;
+  pending_[id] = Pending{tag, std::move(query)};
   return true;
 }
 
-void UpstreamDns::OnReadable(
-    const std::function<void(std::uint16_t tag, std::span<const std::uint8_t>)>& on_reply) {
+void UpstreamDns::OnReadable(const OnReply& on_reply) {
   if (!socket_) return;
-  std::uint8_t buffer[net::kMaxUpstreamReply];
+  epoll_event events[kMaxStreams + 1];
+  const int n = ::epoll_wait(epoll_.get(), events, static_cast<int>(std::size(events)), 0);
+  for (int i = 0; i < n; ++i) {
+    const int fd = events[i].data.fd;
+    if (fd == socket_.get()) {
+      ReadDatagrams(on_reply);
+      continue;
+    }
+    const auto it = streams_.find(fd);
+    if (it != streams_.end() && Advance(it->second, events[i].events, on_reply)) {
+      streams_.erase(it);  // closing the socket leaves the epoll set
+    }
+  }
+}
+
+void UpstreamDns::ReadDatagrams(const OnReply& on_reply) {
+  std::uint8_t buffer[kEdnsBufferSize * 2];
   for (int round = 0; round < 64; ++round) {
     const ssize_t n = ::recv(socket_.get(), buffer, sizeof buffer, MSG_DONTWAIT);
     if (n < 0) return;  // EAGAIN: all read
@@ -132,9 +163,66 @@ void UpstreamDns::OnReadable(
     const auto id = static_cast<std::uint16_t>((buffer[0] << 8) | buffer[1]);
     const auto it = pending_.find(id);
     if (it == pending_.end()) continue;
-    const std::uint16_t tag = it->second;
+    const Pending pending = std::move(it->second);
     pending_.erase(it);
-    on_reply(tag, std::span<const std::uint8_t>(buffer, static_cast<std::size_t>(n)));
+    // Truncated (TC): the whole answer comes over TCP, if a stream can be opened.
+    const bool truncated = (buffer[2] & 0x02) != 0;
+    if (truncated && Retry(id, pending)) continue;
+    on_reply(pending.tag, std::span<const std::uint8_t>(buffer, static_cast<std::size_t>(n)));
+  }
+}
+
+bool UpstreamDns::Retry(std::uint16_t id, const Pending& pending) {
+  if (streams_.size() >= kMaxStreams) return false;
+  const int family = upstream_.ss_family;
+  core::UniqueFd socket(::socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!socket) return false;
+  const socklen_t len = family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
+  if (::connect(socket.get(), reinterpret_cast<const sockaddr*>(&upstream_), len) != 0 &&
+      errno != EINPROGRESS) {
+    return false;
+  }
+  epoll_event event{};
+  event.events = EPOLLOUT | EPOLLIN;
+  event.data.fd = socket.get();
+  if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, socket.get(), &event) != 0) return false;
+  Stream stream;
+  stream.id = id;
+  stream.tag = pending.tag;
+  Put16(stream.out, static_cast<std::uint16_t>(pending.query.size()));
+  stream.out.insert(stream.out.end(), pending.query.begin(), pending.query.end());
+  const int fd = socket.get();
+  stream.socket = std::move(socket);
+  streams_.emplace(fd, std::move(stream));
+  return true;
+}
+
+bool UpstreamDns::Advance(Stream& stream, std::uint32_t events, const OnReply& on_reply) {
+  const auto fail = [&] {
+    on_reply(stream.tag, {});
+    return true;
+  };
+  if (stream.sent < stream.out.size() && (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) != 0) {
+    const ssize_t n = ::send(stream.socket.get(), stream.out.data() + stream.sent,
+                             stream.out.size() - stream.sent, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n < 0) return errno == EAGAIN ? false : fail();
+    stream.sent += static_cast<std::size_t>(n);
+  }
+  if ((events & (EPOLLIN | EPOLLERR | EPOLLHUP)) == 0) return false;
+  std::uint8_t buffer[4096];
+  for (;;) {
+    const ssize_t n = ::recv(stream.socket.get(), buffer, sizeof buffer, MSG_DONTWAIT);
+    if (n < 0) return errno == EAGAIN ? false : fail();
+    if (n == 0) return fail();  // closed before the whole reply came
+    stream.in.insert(stream.in.end(), buffer, buffer + n);
+    if (stream.in.size() < 2) continue;
+    const std::size_t length = (std::size_t{stream.in[0]} << 8) | stream.in[1];
+    if (stream.in.size() < 2 + length) continue;
+    const std::span<const std::uint8_t> reply(stream.in.data() + 2, length);
+    // Not the reply to the query sent (its id): nothing more will come on this stream.
+    if (length < 12 || ((reply[0] << 8) | reply[1]) != stream.id) return fail();
+    on_reply(stream.tag, reply);
+    return true;
   }
 }
 

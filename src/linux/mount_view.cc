@@ -181,8 +181,10 @@ int BindFileReadOnly(const char* source, int target) {
 constexpr char kResolverConfigPath[] = "/cordon-resolv.conf";
 constexpr char kResolverConfigText[] =
     "# cordon, network by domain: names resolve through cordon's resolver, which answers for\n"
-    "# the allowed domains only (docs/network-domains.md).\n"
-    "nameserver 127.0.0.1\n";
+    "# the allowed domains only (docs/network-domains.md). edns0: answers up to 1200 bytes come\n"
+    "# in one UDP message.\n"
+    "nameserver 127.0.0.1\n"
+    "options edns0\n";
 
 int BindResolverConfig(int target) {
   const int fd =

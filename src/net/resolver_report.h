@@ -63,8 +63,8 @@ using ResolverReport = std::variant<UpstreamQuery, HandedOut, Refused, Withheld>
 // The largest report either side writes or reads (a name is at most 253 bytes; a name with
 // escaped bytes, which is refused, up to four times that).
 inline constexpr std::size_t kMaxResolverReport = 2048;
-// The largest upstream reply passed on (UDP; larger ones are not read whole).
-inline constexpr std::size_t kMaxUpstreamReply = 4096;
+// The largest upstream reply passed on (one over TCP, RFC 1035's 16-bit length).
+inline constexpr std::size_t kMaxUpstreamReply = 65535;
 
 std::string EncodeReport(const ResolverReport& report);
 // nullopt: not exactly one report of the shapes above (a missing or mistyped field, another

@@ -20,8 +20,8 @@ using Packet = std::unique_ptr<ldns_pkt, PacketFree>;
 // A message read record by record with ldns's record parser (ldns_wire2rr) into a packet of
 // our own. Not ldns_wire2pkt: it loses a TSIG record it met before a malformed one (ldns 1.8.3
 // leaks it on every such message, which a command can send at will). EDNS (OPT) records are
-// left out: cordon's answers and queries carry none.
-Packet Parse(std::span<const std::uint8_t> wire) {
+// left out (cordon's answers carry none); the last one's UDP size goes to `edns_size` (0: none).
+Packet Parse(std::span<const std::uint8_t> wire, std::uint16_t* edns_size = nullptr) {
   if (wire.size() < 12) return nullptr;
   const auto u16 = [&](std::size_t at) {
     return static_cast<std::uint16_t>((wire[at] << 8) | wire[at + 1]);
@@ -53,6 +53,7 @@ Packet Parse(std::span<const std::uint8_t> wire) {
         return nullptr;
       }
       if (section == LDNS_SECTION_ADDITIONAL && ldns_rr_get_type(rr) == LDNS_RR_TYPE_OPT) {
+        if (edns_size != nullptr) *edns_size = static_cast<std::uint16_t>(ldns_rr_get_class(rr));
         ldns_rr_free(rr);
         continue;
       }
@@ -156,7 +157,8 @@ std::vector<net::IpAddress> AddressesFor(const ldns_rr_list* answer, const std::
 }  // namespace
 
 std::optional<DnsQuestion> ParseQuery(std::span<const std::uint8_t> wire) {
-  Packet p = Parse(wire);
+  std::uint16_t edns_size = 0;
+  Packet p = Parse(wire, &edns_size);
   if (!p || ldns_pkt_qr(p.get()) || ldns_pkt_get_opcode(p.get()) != LDNS_PACKET_QUERY) {
     return std::nullopt;
   }
@@ -168,24 +170,26 @@ std::optional<DnsQuestion> ParseQuery(std::span<const std::uint8_t> wire) {
   out.name = NameText(ldns_rr_owner(q));
   out.type = static_cast<std::uint16_t>(ldns_rr_get_type(q));
   out.qclass = static_cast<std::uint16_t>(ldns_rr_get_class(q));
+  out.udp_size = std::max(kPlainDnsSize, edns_size);
   return out;
 }
 
 std::vector<std::uint8_t> AnswerWithoutRecords(std::span<const std::uint8_t> wire,
-                                               std::uint8_t rcode) {
+                                               std::uint8_t rcode, bool truncated) {
   Packet p = Parse(wire);
   if (!p) {
     // Not parseable: answer the header alone (its id and opcode), as a server would.
     if (wire.size() < 12) return {};
     std::vector<std::uint8_t> out(wire.begin(), wire.begin() + 12);
-    out[2] = static_cast<std::uint8_t>(0x80 | (out[2] & 0x78));  // QR, the query's opcode
-    out[3] = static_cast<std::uint8_t>(0x80 | (rcode & 0x0f));   // RA, rcode
-    for (std::size_t i = 4; i < 12; ++i) out[i] = 0;             // no sections
+    out[2] = static_cast<std::uint8_t>(0x80 | (out[2] & 0x78) | (truncated ? 0x02 : 0));
+    out[3] = static_cast<std::uint8_t>(0x80 | (rcode & 0x0f));  // RA, rcode
+    for (std::size_t i = 4; i < 12; ++i) out[i] = 0;            // no sections
     return out;
   }
   ldns_pkt_set_qr(p.get(), true);
   ldns_pkt_set_ra(p.get(), true);
   ldns_pkt_set_aa(p.get(), false);
+  ldns_pkt_set_tc(p.get(), truncated);
   ldns_pkt_set_rcode(p.get(), rcode);
   ldns_rr_list_deep_free(ldns_pkt_answer(p.get()));
   ldns_rr_list_deep_free(ldns_pkt_authority(p.get()));

@@ -15,26 +15,32 @@
 
 namespace cordon::resolver {
 
+inline constexpr std::uint8_t kRcodeNoError = 0;
 inline constexpr std::uint8_t kRcodeFormErr = 1;
 inline constexpr std::uint8_t kRcodeServFail = 2;
 inline constexpr std::uint8_t kRcodeNxDomain = 3;
 inline constexpr std::uint8_t kRcodeRefused = 5;
+
+inline constexpr std::uint16_t kPlainDnsSize = 512;
 
 struct DnsQuestion {
   std::uint16_t id = 0;
   std::string name;  // lower case, without the final dot ("" for the root)
   std::uint16_t type = 0;
   std::uint16_t qclass = 0;
+  // The largest UDP answer the client takes: its EDNS buffer size, at least 512 (512 without).
+  std::uint16_t udp_size = kPlainDnsSize;
 };
 
 // A standard query (QR clear, opcode QUERY) with exactly one question; nullopt otherwise.
 std::optional<DnsQuestion> ParseQuery(std::span<const std::uint8_t> wire);
 
 // The answer to the query in `wire` with `rcode` and no records (NXDOMAIN for a name that is
-// not allowed, REFUSED for a query cordon does not forward); its id, question and EDNS kept.
-// Empty when `wire` is not even a DNS header.
+// not allowed, REFUSED for a query cordon does not forward); its id and question kept. With
+// `truncated`, the TC flag set: the answer does not fit the client's size, which asks it again
+// over TCP. Empty when `wire` is not even a DNS header.
 std::vector<std::uint8_t> AnswerWithoutRecords(std::span<const std::uint8_t> wire,
-                                               std::uint8_t rcode);
+                                               std::uint8_t rcode, bool truncated = false);
 
 // A query for `question` with id `id` and recursion desired, for the upstream resolver.
 std::vector<std::uint8_t> QueryFor(const DnsQuestion& question, std::uint16_t id);

@@ -112,7 +112,13 @@ void DnsService::OnReply(std::uint16_t tag, std::span<const std::uint8_t> reply)
     reports_.handed_out(a, pending.question.name);
   }
   for (const net::IpAddress& a : filtered->dropped) reports_.withheld(pending.question.name, a);
-  Answer(filtered->wire, pending.client, pending.client_len);
+  // Larger than the client takes over UDP: it asks again over TCP (RFC 1035, 4.2.1).
+  if (filtered->wire.size() > pending.question.udp_size) {
+    Answer(AnswerWithoutRecords(pending.query, kRcodeNoError, /*truncated=*/true), pending.client,
+           pending.client_len);
+  } else {
+    Answer(filtered->wire, pending.client, pending.client_len);
+  }
   pending_.erase(it);
 }
 

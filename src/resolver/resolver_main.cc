@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   pollfd fds[2] = {{kChannelFd, POLLIN, 0}, {dns.sandbox_fd(), POLLIN, 0}};
-  std::vector<std::uint8_t> message(cordon::net::kMaxUpstreamReply);
+  std::vector<std::uint8_t> message(cordon::net::kMaxUpstreamReply + 2);  // with the tag
   for (;;) {
     if (::poll(fds, 2, -1) < 0) {
       if (errno == EINTR) continue;

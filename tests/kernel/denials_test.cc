@@ -181,6 +181,19 @@ TEST_F(DenialsTest, ADatagramSentWithoutAConnectIsReported) {
   EXPECT_TRUE(any.denials.empty()) << Listed(any);
 }
 
+// A UDP connect to port 0 sends nothing: it is how glibc's getaddrinfo orders a name's
+// addresses, not traffic, and no denial. The twin: the same to a real port is the network
+// setting's refusal.
+TEST_F(DenialsTest, AUdpConnectToPortZeroIsNoDenial) {
+  auto session = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite, NetworkPolicy::kDeny));
+  if (!session) return;
+  const RunResult ordering = Probe(*session, "connect-udp 192.0.2.1 0");
+  EXPECT_TRUE(ordering.denials.empty()) << Listed(ordering) << Describe(ordering);
+  const RunResult traffic = Probe(*session, "connect-udp 192.0.2.1 443");
+  EXPECT_NE(Find(traffic, "connect", "192.0.2.1:443"), nullptr)
+      << Listed(traffic) << Describe(traffic);
+}
+
 // A connect to the unspecified address (0.0.0.0) reaches the sandbox's own loopback, as the
 // kernel takes it: the host's service on that port is out of reach and reported as such, not
 // as a connect beyond the loopback.

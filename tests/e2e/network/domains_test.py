@@ -53,6 +53,8 @@ CLIENT = f"cordon-client-{tag}"
 PKG = "198.51.100.10"     # pkg.test, *.pkg.test
 OTHER = "198.51.100.11"   # other.test
 PRIVATE = "10.77.0.10"    # private.test: a private address, with servers on 8080 and 8081
+# big.test: 40 addresses, an answer of about 700 bytes (more than a plain 512-byte DNS message)
+BIG = [f"198.51.100.{i}" for i in range(100, 140)]
 RESOLVER = "198.51.100.53"
 HOST_PORT = 9090          # a service on the client's (the host's) loopback
 base = os.environ.get("CORDON_ESCAPE_BASE", "/var/lib")
@@ -104,7 +106,8 @@ def setup():
              "--no-hosts", "--bind-interfaces", f"--listen-address={RESOLVER}",
              f"--pid-file={work}/dnsmasq.pid", f"--address=/pkg.test/{PKG}",
              f"--address=/other.test/{OTHER}", "--address=/rebind.test/127.0.0.1",
-             f"--address=/private.test/{PRIVATE}", f"--address=/shared.test/{PKG}")
+             f"--address=/private.test/{PRIVATE}", f"--address=/shared.test/{PKG}",
+             *[f"--host-record=big.test,{a}" for a in BIG])
     for address, name in ((PKG, "pkg.test"), (OTHER, "other.test")):
         site = os.path.join(work, name)
         os.makedirs(site)
@@ -328,6 +331,9 @@ def cases(who, way, flags_for):
           denial=("connect", f"{PKG}:8080 (pkg.test)", "--allow-domain pkg.test:8080"))
     check(who, way, a("pkg.test:8080"), "allowed name on its port",
           CURL + "http://pkg.test:8080/hello.txt", ok=True, output="hello from pkg.test")
+    check(who, way, a("big.test"), "an answer larger than 512 bytes",
+          "getent ahostsv4 big.test | awk '{print $1}' | sort -u | wc -l", ok=True,
+          output=str(len(BIG)))
     check(who, way, a("pkg.test"), "DNS past cordon's resolver", PY_UDP, ok=False,
           denial=("dns", f"{RESOLVER}:53", "resolver"))
     check(who, way, a("pkg.test"), "connected socket cannot be reconnected to the host",

@@ -31,13 +31,18 @@ using core::UniqueFd;
 using test_support::BoundUdp;
 using test_support::Readable;
 
-std::vector<std::uint8_t> Query(const char* name, std::uint16_t id, ldns_rr_type type) {
-  return test::TakeWire(test::QueryPacket(name, type, id));
+// `edns`: the EDNS buffer size the query offers (0: no EDNS record).
+std::vector<std::uint8_t> Query(const char* name, std::uint16_t id, ldns_rr_type type,
+                                std::uint16_t edns = 0) {
+  ldns_pkt* p = test::QueryPacket(name, type, id);
+  if (edns != 0) ldns_pkt_set_edns_udp_size(p, edns);
+  return test::TakeWire(p);
 }
 
 struct Answer {
   std::uint16_t id = 0;
   int rcode = -1;
+  bool truncated = false;
   std::vector<std::string> addresses;
 };
 
@@ -51,6 +56,7 @@ Answer Read(int fd) {
   }
   out.id = ldns_pkt_id(p);
   out.rcode = ldns_pkt_get_rcode(p);
+  out.truncated = ldns_pkt_tc(p);
   const ldns_rr_list* answer = ldns_pkt_answer(p);
   for (std::size_t i = 0; i < ldns_rr_list_rr_count(answer); ++i) {
     char* text = ldns_rdf2str(ldns_rr_rdf(ldns_rr_list_rr(answer, i), 0));
@@ -100,8 +106,9 @@ class DnsServiceTest : public ::testing::Test {
   }
 
   // Sends `name`'s query (`type`) as the command would and lets the service read it.
-  void Ask(const char* name, std::uint16_t id, ldns_rr_type type = LDNS_RR_TYPE_A) {
-    const std::vector<std::uint8_t> q = Query(name, id, type);
+  void Ask(const char* name, std::uint16_t id, ldns_rr_type type = LDNS_RR_TYPE_A,
+           std::uint16_t edns = 0) {
+    const std::vector<std::uint8_t> q = Query(name, id, type, edns);
     ASSERT_EQ(::send(client_.get(), q.data(), q.size(), 0), static_cast<ssize_t>(q.size()));
     ASSERT_TRUE(Readable(service_->sandbox_fd(), 2000));
     service_->OnSandboxReadable();
@@ -259,6 +266,27 @@ TEST_F(DnsServiceTest, NameWithAnEscapedDotIsRefusedNotMatchedByItsText) {
   Ask("a.pkg.test.", 22);
   Upstream(A("a.pkg.test", {"192.0.2.7"}));
   EXPECT_EQ(Read(client_.get()).addresses, std::vector<std::string>{"192.0.2.7"});
+}
+
+TEST_F(DnsServiceTest, AnAnswerLargerThanTheClientTakesIsTruncatedForItToAskOverTcp) {
+  Start({"pkg.test"}, {});
+  std::vector<std::string> many;
+  for (int i = 1; i <= 40; ++i) many.push_back("203.0.113." + std::to_string(i));
+  // Without EDNS a client takes 512 bytes: told to ask again (TC), with no records.
+  Ask("pkg.test.", 24);
+  Upstream(A("pkg.test", many));
+  const Answer plain = Read(client_.get());
+  EXPECT_EQ(plain.id, 24);
+  EXPECT_TRUE(plain.truncated);
+  EXPECT_EQ(plain.rcode, LDNS_RCODE_NOERROR);
+  EXPECT_TRUE(plain.addresses.empty());
+  // The twin: a client offering 1200 bytes (glibc with options edns0) gets every address.
+  Ask("pkg.test.", 25, LDNS_RR_TYPE_A, 1200);
+  Upstream(A("pkg.test", many));
+  const Answer edns = Read(client_.get());
+  EXPECT_EQ(edns.id, 25);
+  EXPECT_FALSE(edns.truncated);
+  EXPECT_EQ(edns.addresses.size(), 40u);
 }
 
 TEST_F(DnsServiceTest, NoReplyToGiveIsServfail) {
