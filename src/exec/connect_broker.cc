@@ -282,8 +282,7 @@ void ConnectBroker::RecordInet(const sockaddr_storage& address, int type, int er
                   "for anything else run with --network allow"});
     return;
   }
-  // cordon's resolver answers on the loopback's port 53 (a TCP retry of a truncated answer
-  // finds nothing there: not a refusal).
+  // cordon's resolver answers on the loopback's port 53, over UDP and TCP.
   if (rules_.domains && dns) return;
   // In the sandbox's own network namespace there is only its loopback. A DNS query goes
   // nowhere: no resolver listens on its port 53 (binding it needs a capability no command
@@ -317,8 +316,7 @@ bool ConnectBroker::IsBeneath(std::string_view view_path, const std::vector<std:
 }
 
 Result<std::unique_ptr<ConnectBroker>> ConnectBroker::Create(UniqueFd listener, ConnectRules rules,
-                                                             UniqueFd resolver,
-                                                             int resolver_program) {
+                                                             ResolverHandover resolver) {
   // Thread ids from the listener are in this process's PID namespace, and the broker reads
   // /proc/<tid>/{root,cwd}: a /proc of another PID namespace (unshare -p without remounting
   // it) would name other tasks. Refuse to broker then: the command's connects fail (ENOSYS).
@@ -335,14 +333,14 @@ Result<std::unique_ptr<ConnectBroker>> ConnectBroker::Create(UniqueFd listener, 
   std::unique_ptr<ConnectBroker> broker(
       new ConnectBroker(std::move(listener), std::move(epoll), std::move(rules), blind));
   if (broker->rules_.domains) {
-    if (!resolver || resolver_program < 0) {
+    if (!resolver.datagram || !resolver.stream || resolver.program < 0) {
       return Fail(ErrorCode::kUnavailable,
-                  "network by domain: the sandbox's resolver socket or cordon-resolver is "
+                  "network by domain: the sandbox's resolver sockets or cordon-resolver are "
                   "missing, so nothing would answer the sandbox's lookups");
     }
     CORDON_TRY(broker->resolver_,
-               ResolverProcess::Start(resolver_program, std::move(resolver),
-                                      *broker->rules_.domains, UpstreamDns::HostResolver()));
+               ResolverProcess::Start(std::move(resolver), *broker->rules_.domains,
+                                      UpstreamDns::HostResolver()));
     for (const int fd : {broker->resolver_->channel_fd(), broker->resolver_->upstream_fd()}) {
       if (fd < 0) continue;  // no upstream: questions are answered SERVFAIL (ResolverProcess)
       epoll_event event{};

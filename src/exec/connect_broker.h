@@ -61,14 +61,12 @@ namespace cordon::exec {
 
 class ConnectBroker {
  public:
-  // With rules.domains: `resolver`, the UDP socket bound to the sandbox's 127.0.0.1:53 that the
-  // command's process handed over, and `resolver_program`, cordon-resolver held open
-  // (linux/resolver_program.h), which is started to answer there (exec/resolver_process.h).
-  // Domains without either is an error: nothing would answer the sandbox's lookups.
-  [[nodiscard]] static Result<std::unique_ptr<ConnectBroker>> Create(core::UniqueFd listener,
-                                                                     ConnectRules rules,
-                                                                     core::UniqueFd resolver = {},
-                                                                     int resolver_program = -1);
+  // With rules.domains: `resolver`, the sockets bound to the sandbox's 127.0.0.1:53 that the
+  // command's process handed over and cordon-resolver held open, which is started to answer
+  // there (exec/resolver_process.h). Domains without them is an error: nothing would answer the
+  // sandbox's lookups.
+  [[nodiscard]] static Result<std::unique_ptr<ConnectBroker>> Create(
+      core::UniqueFd listener, ConnectRules rules, ResolverHandover resolver = {});
 
   // /proc belongs to another PID namespace (see blind_).
   bool blind() const { return blind_; }

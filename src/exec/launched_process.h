@@ -68,6 +68,16 @@ class RunResource {
   virtual ~RunResource() = default;
 };
 
+// Network by domain: the UDP socket and the listening TCP socket bound to the sandbox's
+// 127.0.0.1:53, which the command's process made before dropping its capabilities, and
+// cordon-resolver held open (linux/resolver_program.h; not owned), which the broker starts to
+// answer there (exec/resolver_process.h).
+struct ResolverHandover {
+  core::UniqueFd datagram;
+  core::UniqueFd stream;
+  int program = -1;
+};
+
 struct LaunchedProcess {
   // The process the supervisor waits for and kills. For the native backend this is PID 1 of the
   // sandbox's PID namespace: SIGKILL to it kills every process in the sandbox.
@@ -85,12 +95,8 @@ struct LaunchedProcess {
   // The command's seccomp listener for connect() (SCMP_ACT_NOTIFY), when the plan brokers
   // connects; the command never holds it. The supervisor answers it following `connect_rules`.
   core::UniqueFd connect_listener;
-  // With connect_rules.domains: the UDP socket bound to the sandbox's 127.0.0.1:53, which the
-  // command's process made before dropping its capabilities, and cordon-resolver held open
-  // (linux/resolver_program.h; not owned), which the broker starts to answer there
-  // (exec/resolver_process.h).
-  core::UniqueFd resolver_socket;
-  int resolver_program = -1;
+  // With connect_rules.domains: what cordon-resolver answers the sandbox's lookups with.
+  ResolverHandover resolver;
   ConnectRules connect_rules;
   // Released after the run (see RunResource); null for the one-shot Linux launches.
   std::unique_ptr<RunResource> resource;

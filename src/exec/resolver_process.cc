@@ -28,10 +28,11 @@ namespace {
 using core::UniqueFd;
 
 // Where cordon-resolver finds what it is given (src/resolver/resolver_main.cc); the program's
-// own descriptor goes to kProgramFd so that it can be run as /proc/self/fd/5.
+// own descriptor goes to kProgramFd so that it can be run as /proc/self/fd/6.
 constexpr int kSandboxFd = 3;
 constexpr int kChannelFd = 4;
-constexpr int kProgramFd = 5;
+constexpr int kStreamFd = 5;
+constexpr int kProgramFd = 6;
 // Copies made above every descriptor the child is given, so that no dup2 of the spawn
 // overwrites a source a later one still needs.
 constexpr int kAbove = 10;
@@ -55,7 +56,7 @@ struct Spawn {
   // pipes (cordon mcp speaks on stdout), which a lingering holder would keep open. Default
   // signal dispositions and an empty mask (the supervisor's are its own), and a session of its
   // own: a terminal's ^C goes to the command, not to its resolver.
-  Result<void> Prepare(int sandbox, int channel, int program) {
+  Result<void> Prepare(int sandbox, int channel, int stream, int program) {
     sigset_t all;
     sigset_t none;
     ::sigfillset(&all);
@@ -65,6 +66,7 @@ struct Spawn {
         ::posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0),
         ::posix_spawn_file_actions_adddup2(&actions, sandbox, kSandboxFd),
         ::posix_spawn_file_actions_adddup2(&actions, channel, kChannelFd),
+        ::posix_spawn_file_actions_adddup2(&actions, stream, kStreamFd),
         ::posix_spawn_file_actions_adddup2(&actions, program, kProgramFd),
         ::posix_spawn_file_actions_addclosefrom_np(&actions, kProgramFd + 1),
         ::posix_spawnattr_setsigdefault(&attributes, &all),
@@ -92,8 +94,7 @@ std::string DescribeStatus(int status) {
 
 }  // namespace
 
-Result<std::unique_ptr<ResolverProcess>> ResolverProcess::Start(int program_fd,
-                                                                UniqueFd sandbox_socket,
+Result<std::unique_ptr<ResolverProcess>> ResolverProcess::Start(ResolverHandover handover,
                                                                 const net::DomainRules& rules,
                                                                 const sockaddr_storage& upstream) {
   int pair[2];
@@ -102,10 +103,11 @@ Result<std::unique_ptr<ResolverProcess>> ResolverProcess::Start(int program_fd,
   }
   UniqueFd ours(pair[0]);
   UniqueFd theirs(pair[1]);
-  UniqueFd sandbox(::fcntl(sandbox_socket.get(), F_DUPFD_CLOEXEC, kAbove));
+  UniqueFd sandbox(::fcntl(handover.datagram.get(), F_DUPFD_CLOEXEC, kAbove));
   UniqueFd channel(::fcntl(theirs.get(), F_DUPFD_CLOEXEC, kAbove));
-  UniqueFd program(::fcntl(program_fd, F_DUPFD_CLOEXEC, kAbove));
-  if (!sandbox || !channel || !program) {
+  UniqueFd stream(::fcntl(handover.stream.get(), F_DUPFD_CLOEXEC, kAbove));
+  UniqueFd program(::fcntl(handover.program, F_DUPFD_CLOEXEC, kAbove));
+  if (!sandbox || !channel || !stream || !program) {
     return core::FailSyscall("fcntl", "F_DUPFD_CLOEXEC, cordon-resolver's descriptors");
   }
   const int flags = ::fcntl(ours.get(), F_GETFL);
@@ -122,7 +124,7 @@ Result<std::unique_ptr<ResolverProcess>> ResolverProcess::Start(int program_fd,
   char* envp[] = {nullptr};
 
   Spawn spawn;
-  CORDON_TRY_VOID(spawn.Prepare(sandbox.get(), channel.get(), program.get()));
+  CORDON_TRY_VOID(spawn.Prepare(sandbox.get(), channel.get(), stream.get(), program.get()));
   const std::string path = fmt::format("/proc/self/fd/{}", kProgramFd);
   pid_t pid = -1;
   const int rc =

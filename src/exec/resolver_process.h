@@ -30,6 +30,7 @@
 #include "cordon/error.h"
 #include "cordon/run.h"
 #include "core/unique_fd.h"
+#include "exec/launched_process.h"
 #include "exec/upstream_dns.h"
 #include "net/address_class.h"
 #include "net/domain_rules.h"
@@ -42,14 +43,12 @@ class ResolverProcess {
   static constexpr std::size_t kMaxNamesPerAddress = 16;
   static constexpr std::size_t kMaxAddresses = 4096;
 
-  // Starts the program at `program_fd` (linux/resolver_program.h) with `sandbox_socket` (the
-  // UDP socket bound to the sandbox's 127.0.0.1:53) and `rules`, in a session of its own, with
-  // an empty environment and nothing else of this process. Its questions go to `upstream`
-  // (UpstreamDns::HostResolver(); an unreachable one is no error: they are answered SERVFAIL,
-  // and recorded).
+  // Starts `handover.program` (linux/resolver_program.h) with the sockets bound to the sandbox's
+  // 127.0.0.1:53 and `rules`, in a session of its own, with an empty environment and nothing
+  // else of this process. Its questions go to `upstream` (UpstreamDns::HostResolver(); an
+  // unreachable one is no error: they are answered SERVFAIL, and recorded).
   [[nodiscard]] static Result<std::unique_ptr<ResolverProcess>> Start(
-      int program_fd, core::UniqueFd sandbox_socket, const net::DomainRules& rules,
-      const sockaddr_storage& upstream);
+      ResolverHandover handover, const net::DomainRules& rules, const sockaddr_storage& upstream);
   ~ResolverProcess();
   ResolverProcess(const ResolverProcess&) = delete;
   ResolverProcess& operator=(const ResolverProcess&) = delete;

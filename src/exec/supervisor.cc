@@ -193,9 +193,9 @@ class Supervisor {
     // The command's connect() calls wait for this broker (ADR 0019). Without one they must
     // fail, not hang: dropping the listener makes them return ENOSYS.
     if (process_.connect_listener.valid()) {
-      auto broker = ConnectBroker::Create(
-          std::move(process_.connect_listener), std::move(process_.connect_rules),
-          std::move(process_.resolver_socket), process_.resolver_program);
+      auto broker =
+          ConnectBroker::Create(std::move(process_.connect_listener),
+                                std::move(process_.connect_rules), std::move(process_.resolver));
       if (broker) {
         broker_ = std::move(*broker);
       } else {

@@ -335,7 +335,7 @@ void RunCommand(const ChildContext& c) {
   }
   // 2b. Network by domain: the resolver's socket on the sandbox's port 53, which needs
   //     CAP_NET_BIND_SERVICE over its network namespace: only now, never for the command.
-  if (c.resolver_socket) Require(c, SendResolverSocket(c.connect_broker_fd));
+  if (c.resolver_socket) Require(c, SendResolverSockets(c.connect_broker_fd));
   // 3. Capabilities last among the steps that may need them (none after this do).
   Require(c, DropCapabilities());
   // 4. no_new_privs: execve can never grant privileges again (setuid, file capabilities); it

@@ -364,17 +364,20 @@ Result<exec::LaunchedProcess> LaunchWithEntry(const plan::LaunchPlan& plan,
   launched.status_fd = std::move(status_pipe.read);
   if (broker.ours) {
     if (plan.domains) {
-      // Sent before the listener; without it nothing would answer the sandbox's lookups.
-      Result<UniqueFd> resolver = core::ReceiveFd(broker.ours.get(), MSG_DONTWAIT);
-      if (!resolver) {
+      // Sent before the listener; without them nothing would answer the sandbox's lookups.
+      Result<UniqueFd> datagram = core::ReceiveFd(broker.ours.get(), MSG_DONTWAIT);
+      Result<UniqueFd> stream = datagram ? core::ReceiveFd(broker.ours.get(), MSG_DONTWAIT)
+                                         : std::unexpected(datagram.error());
+      if (!stream) {
         KillAndReap(pid);
         return Fail(ErrorCode::kSystem,
-                    fmt::format("network by domain: the sandbox's resolver socket did not "
+                    fmt::format("network by domain: the sandbox's resolver sockets did not "
                                 "arrive from the command's process ({})",
-                                resolver.error().message));
+                                stream.error().message));
       }
-      launched.resolver_socket = *std::move(resolver);
-      launched.resolver_program = resolver_program;
+      launched.resolver.datagram = *std::move(datagram);
+      launched.resolver.stream = *std::move(stream);
+      launched.resolver.program = resolver_program;
     }
     launched.connect_listener = ReceiveListener(broker.ours.get());
     launched.connect_rules = BrokerRules(plan, context->private_dir);

@@ -9,14 +9,18 @@
 
 namespace cordon::linux_native {
 
-StepResult SendResolverSocket(int broker_fd) {
-  const int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+namespace {
+
+// Binds a socket of `type` to 127.0.0.1:53 (a TCP one listening) and sends it on `broker_fd`.
+StepResult SendBound(int broker_fd, int type) {
+  const int fd = ::socket(AF_INET, type | SOCK_CLOEXEC, 0);
   if (fd < 0) return StepFailed(Step::kResolverSocket);
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_port = htons(53);
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
+  if (::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 ||
+      (type == SOCK_STREAM && ::listen(fd, 16) != 0)) {
     const StepResult failed = StepFailed(Step::kResolverSocket, 0);
     ::close(fd);
     return failed;
@@ -24,6 +28,14 @@ StepResult SendResolverSocket(int broker_fd) {
   const int err = broker_fd < 0 ? EBADF : core::SendFd(broker_fd, fd);
   ::close(fd);
   return err == 0 ? StepOk() : StepResult{Step::kResolverSocket, err, 1};
+}
+
+}  // namespace
+
+StepResult SendResolverSockets(int broker_fd) {
+  const StepResult datagram = SendBound(broker_fd, SOCK_DGRAM);
+  if (datagram.failed()) return datagram;
+  return SendBound(broker_fd, SOCK_STREAM);
 }
 
 }  // namespace cordon::linux_native

@@ -1,7 +1,8 @@
-// The sandbox resolver's socket with network by domain (docs/network-domains.md): the command's
+// The sandbox resolver's sockets with network by domain (docs/network-domains.md): the command's
 // process, in the sandbox's own network namespace and still holding its capabilities there,
-// binds a UDP socket to 127.0.0.1:53 (the nameserver of the sandbox's resolv.conf) and sends it
-// to the supervisor, whose cordon-resolver answers on it (exec/resolver_process.h). Port 53 needs
+// binds a UDP and a TCP socket to 127.0.0.1:53 (the nameserver of the sandbox's resolv.conf) and
+// sends them to the supervisor, whose cordon-resolver answers on them (exec/resolver_process.h).
+// Port 53 needs
 // CAP_NET_BIND_SERVICE: once the capabilities are dropped no process of the command can bind
 // it, so nothing else can answer there.
 #pragma once
@@ -10,8 +11,9 @@
 
 namespace cordon::linux_native {
 
-// Sends the socket on `broker_fd` (the connect broker's channel, before the listener) and
-// closes its own copy. Async-signal-safe.
-StepResult SendResolverSocket(int broker_fd);
+// Binds the UDP socket, then a listening TCP one (for answers larger than a UDP message), sends
+// each on `broker_fd` (the connect broker's channel, before the listener) in that order, and
+// closes its own copies. Async-signal-safe.
+StepResult SendResolverSockets(int broker_fd);
 
 }  // namespace cordon::linux_native

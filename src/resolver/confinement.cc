@@ -30,14 +30,6 @@ Result<void> AllowOn(void* ctx, int nr, int fd, std::string_view what) {
                what);
 }
 
-// sendto on `fd` with no destination address (its fifth argument NULL).
-Result<void> AllowSendWithoutAddress(void* ctx, int fd, std::string_view what) {
-  return Check(seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(sendto), 2,
-                                SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(fd)),
-                                SCMP_A4(SCMP_CMP_EQ, 0)),
-               what);
-}
-
 // A memory call whose protection argument (`arg`) holds no PROT_EXEC.
 Result<void> AllowWithoutExec(void* ctx, int nr, unsigned arg, std::string_view what) {
   const scmp_arg_cmp no_exec{arg, SCMP_CMP_MASKED_EQ, PROT_EXEC, 0};
@@ -61,18 +53,19 @@ constexpr bool kSanitizerRuntime = false;
 
 }  // namespace
 
-Result<void> ConfineToSockets(int sandbox_fd, int channel_fd) {
+Result<void> ConfineToSockets(int sandbox_fd, int stream_fd) {
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
     return core::FailSyscall("prctl", "PR_SET_NO_NEW_PRIVS");
   }
   SeccompContext ctx(seccomp_init(SCMP_ACT_KILL_PROCESS));
   if (!ctx) return core::FailSyscall("seccomp_init", "cordon-resolver", ENOMEM);
   void* c = ctx.get();
-  for (const int fd : {sandbox_fd, channel_fd}) {
-    CORDON_TRY_VOID(AllowOn(c, SCMP_SYS(recvfrom), fd, "recvfrom"));
-  }
+  CORDON_TRY_VOID(Allow(c, SCMP_SYS(recvfrom), "recvfrom"));
   CORDON_TRY_VOID(AllowOn(c, SCMP_SYS(sendto), sandbox_fd, "sendto (the sandbox's clients)"));
-  CORDON_TRY_VOID(AllowSendWithoutAddress(c, channel_fd, "send (reports)"));
+  CORDON_TRY_VOID(
+      Check(seccomp_rule_add(c, SCMP_ACT_ALLOW, SCMP_SYS(sendto), 1, SCMP_A4(SCMP_CMP_EQ, 0)),
+            "send (reports, TCP clients)"));
+  CORDON_TRY_VOID(AllowOn(c, SCMP_SYS(accept4), stream_fd, "accept4 (the sandbox's TCP clients)"));
   CORDON_TRY_VOID(AllowOn(c, SCMP_SYS(write), STDERR_FILENO, "write (stderr)"));
   CORDON_TRY_VOID(AllowWithoutExec(c, SCMP_SYS(mmap), 2, "mmap"));
   CORDON_TRY_VOID(AllowWithoutExec(c, SCMP_SYS(mprotect), 2, "mprotect"));

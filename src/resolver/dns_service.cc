@@ -22,33 +22,30 @@ constexpr std::uint16_t kClassIn = 1;
 }  // namespace
 
 Result<std::unique_ptr<DnsService>> DnsService::Create(UniqueFd sandbox_socket,
+                                                       UniqueFd stream_listener,
                                                        const net::DomainRules* rules,
                                                        Reports reports) {
   const int flags = ::fcntl(sandbox_socket.get(), F_GETFL);
   if (flags < 0 || ::fcntl(sandbox_socket.get(), F_SETFL, flags | O_NONBLOCK) != 0) {
     return core::FailSyscall("fcntl", "the sandbox's resolver socket, O_NONBLOCK");
   }
-  return std::unique_ptr<DnsService>(
-      new DnsService(std::move(sandbox_socket), rules, std::move(reports)));
+  return std::unique_ptr<DnsService>(new DnsService(
+      std::move(sandbox_socket), std::move(stream_listener), rules, std::move(reports)));
 }
 
-DnsService::DnsService(UniqueFd sandbox, const net::DomainRules* rules, Reports reports)
+DnsService::DnsService(UniqueFd sandbox, UniqueFd stream_listener, const net::DomainRules* rules,
+                       Reports reports)
     : sandbox_(std::move(sandbox)),
+      streams_(std::move(stream_listener)),
       rules_(rules),
       reports_(std::move(reports)),
       host_addresses_(net::HostAddresses()) {}
 
-void DnsService::Refuse(std::span<const std::uint8_t> wire, const DnsQuestion& question,
-                        const sockaddr_storage& from, socklen_t from_len) {
-  reports_.refused(question.name);
-  Answer(AnswerWithoutRecords(wire, kRcodeNxDomain), from, from_len);
-}
-
-void DnsService::Answer(const std::vector<std::uint8_t>& wire, const sockaddr_storage& to,
-                        socklen_t len) {
+void DnsService::Answer(const std::vector<std::uint8_t>& wire, const Client& to) {
   if (wire.empty()) return;
+  if (to.stream.valid()) return streams_.Send(to.stream, wire);
   (void)::sendto(sandbox_.get(), wire.data(), wire.size(), MSG_DONTWAIT,
-                 reinterpret_cast<const sockaddr*>(&to), len);
+                 reinterpret_cast<const sockaddr*>(&to.address), to.address_len);
 }
 
 bool DnsService::Keep(const net::IpAddress& address) const {
@@ -64,35 +61,39 @@ bool DnsService::Keep(const net::IpAddress& address) const {
 void DnsService::OnSandboxReadable() {
   std::uint8_t buffer[kMaxMessage];
   for (int round = 0; round < 64; ++round) {
-    sockaddr_storage from{};
-    socklen_t from_len = sizeof from;
+    Client from;
+    from.address_len = sizeof from.address;
     const ssize_t n = ::recvfrom(sandbox_.get(), buffer, sizeof buffer, MSG_DONTWAIT,
-                                 reinterpret_cast<sockaddr*>(&from), &from_len);
+                                 reinterpret_cast<sockaddr*>(&from.address), &from.address_len);
     if (n < 0) return;  // EAGAIN: all read
-    const std::span<const std::uint8_t> wire(buffer, static_cast<std::size_t>(n));
-    const std::optional<DnsQuestion> question = ParseQuery(wire);
-    if (!question) {
-      Answer(AnswerWithoutRecords(wire, kRcodeFormErr), from, from_len);
-      continue;
-    }
-    if (question->qclass != kClassIn) {
-      Answer(AnswerWithoutRecords(wire, kRcodeRefused), from, from_len);
-      continue;
-    }
-    // A label with a dot or a byte outside host names in it (printed escaped by ldns) would
-    // match patterns by its text, not by its labels: never a name the rules can allow.
-    if (question->name.find('\\') != std::string::npos ||
-        !rules_->ForName(question->name).allowed) {
-      Refuse(wire, *question, from, from_len);
-      continue;
-    }
-    std::uint16_t tag = next_tag_++;
-    while (pending_.contains(tag)) tag = next_tag_++;
-    if (pending_.size() >= kMaxPending) pending_.erase(pending_.begin());
-    pending_[tag] =
-        Pending{*question, std::vector<std::uint8_t>(wire.begin(), wire.end()), from, from_len};
-    reports_.query(tag, *question);
+    Handle(std::span<const std::uint8_t>(buffer, static_cast<std::size_t>(n)), from);
   }
+}
+
+void DnsService::OnStreamReady(int fd, short revents) {
+  streams_.OnReady(fd, revents,
+                   [this](std::span<const std::uint8_t> message, StreamClients::Ref stream) {
+                     Client from;
+                     from.stream = stream;
+                     Handle(message, from);
+                   });
+}
+
+void DnsService::Handle(std::span<const std::uint8_t> wire, const Client& from) {
+  const std::optional<DnsQuestion> question = ParseQuery(wire);
+  if (!question) return Answer(AnswerWithoutRecords(wire, kRcodeFormErr), from);
+  if (question->qclass != kClassIn) return Answer(AnswerWithoutRecords(wire, kRcodeRefused), from);
+  // A label with a dot or a byte outside host names in it (printed escaped by ldns) would
+  // match patterns by its text, not by its labels: never a name the rules can allow.
+  if (question->name.find('\\') != std::string::npos || !rules_->ForName(question->name).allowed) {
+    reports_.refused(question->name);
+    return Answer(AnswerWithoutRecords(wire, kRcodeNxDomain), from);
+  }
+  std::uint16_t tag = next_tag_++;
+  while (pending_.contains(tag)) tag = next_tag_++;
+  if (pending_.size() >= kMaxPending) pending_.erase(pending_.begin());
+  pending_[tag] = Pending{*question, std::vector<std::uint8_t>(wire.begin(), wire.end()), from};
+  reports_.query(tag, *question);
 }
 
 void DnsService::OnReply(std::uint16_t tag, std::span<const std::uint8_t> reply) {
@@ -100,7 +101,7 @@ void DnsService::OnReply(std::uint16_t tag, std::span<const std::uint8_t> reply)
   if (it == pending_.end()) return;
   const Pending& pending = it->second;
   if (reply.empty()) {
-    Answer(AnswerWithoutRecords(pending.query, kRcodeServFail), pending.client, pending.client_len);
+    Answer(AnswerWithoutRecords(pending.query, kRcodeServFail), pending.client);
     pending_.erase(it);
     return;
   }
@@ -113,11 +114,10 @@ void DnsService::OnReply(std::uint16_t tag, std::span<const std::uint8_t> reply)
   }
   for (const net::IpAddress& a : filtered->dropped) reports_.withheld(pending.question.name, a);
   // Larger than the client takes over UDP: it asks again over TCP (RFC 1035, 4.2.1).
-  if (filtered->wire.size() > pending.question.udp_size) {
-    Answer(AnswerWithoutRecords(pending.query, kRcodeNoError, /*truncated=*/true), pending.client,
-           pending.client_len);
+  if (!pending.client.stream.valid() && filtered->wire.size() > pending.question.udp_size) {
+    Answer(AnswerWithoutRecords(pending.query, kRcodeNoError, /*truncated=*/true), pending.client);
   } else {
-    Answer(filtered->wire, pending.client, pending.client_len);
+    Answer(filtered->wire, pending.client);
   }
   pending_.erase(it);
 }

@@ -1,7 +1,8 @@
 // The sandbox's resolver with network by domain (docs/network-domains.md), as cordon-resolver
 // runs it (resolver_main.cc). The sandbox's resolv.conf names 127.0.0.1, where the command's
 // own process bound a UDP socket before it dropped its capabilities and handed it to the
-// supervisor (no command can bind port 53), which gave it to cordon-resolver. It answers there:
+// supervisor (no command can bind port 53), which gave it to cordon-resolver, with a listening
+// TCP socket bound the same way (stream_clients.h). It answers there:
 //
 //   - a name sandbox.domains does not allow: NXDOMAIN at once, reported (Reports::refused;
 //     never the 5 s timeouts and retries a resolver meets when nothing answers);
@@ -17,6 +18,7 @@
 // Not thread-safe; one per cordon-resolver process.
 #pragma once
 
+#include <poll.h>
 #include <sys/socket.h>
 
 #include <cstdint>
@@ -32,6 +34,7 @@
 #include "net/address_class.h"
 #include "net/domain_rules.h"
 #include "resolver/dns_message.h"
+#include "resolver/stream_clients.h"
 
 namespace cordon::resolver {
 
@@ -45,14 +48,19 @@ class DnsService {
     std::function<void(const std::string& name)> refused;
     std::function<void(const std::string& name, const net::IpAddress& address)> withheld;
   };
-  // `sandbox_socket`: UDP, bound to the sandbox's 127.0.0.1:53.
+  // `sandbox_socket`: UDP, bound to the sandbox's 127.0.0.1:53; `stream_listener`: TCP,
+  // listening there (invalid: none).
   [[nodiscard]] static Result<std::unique_ptr<DnsService>> Create(core::UniqueFd sandbox_socket,
+                                                                  core::UniqueFd stream_listener,
                                                                   const net::DomainRules* rules,
                                                                   Reports reports);
 
   int sandbox_fd() const { return sandbox_.get(); }
   // Reads and answers what is queued on the sandbox's socket; never blocks.
   void OnSandboxReadable();
+  // The TCP sockets to poll (StreamClients::AppendPollSet), and their readiness.
+  void AppendStreamPollSet(std::vector<pollfd>& out) { streams_.AppendPollSet(out); }
+  void OnStreamReady(int fd, short revents);
   // The host resolver's reply to query `tag` (its id is the tag), or empty: none (SERVFAIL).
   void OnReply(std::uint16_t tag, std::span<const std::uint8_t> reply);
 
@@ -61,19 +69,25 @@ class DnsService {
   static constexpr std::size_t kMaxPending = 256;
 
  private:
+  // Where a query came from: a UDP address, or a TCP connection.
+  struct Client {
+    sockaddr_storage address{};
+    socklen_t address_len = 0;
+    StreamClients::Ref stream;
+  };
   struct Pending {
     DnsQuestion question;
-    std::vector<std::uint8_t> query;  // the client's, for a SERVFAIL answer
-    sockaddr_storage client{};
-    socklen_t client_len = 0;
+    std::vector<std::uint8_t> query;  // the client's, for a SERVFAIL or truncated answer
+    Client client;
   };
-  DnsService(core::UniqueFd sandbox, const net::DomainRules* rules, Reports reports);
-  void Refuse(std::span<const std::uint8_t> wire, const DnsQuestion& question,
-              const sockaddr_storage& from, socklen_t from_len);
-  void Answer(const std::vector<std::uint8_t>& wire, const sockaddr_storage& to, socklen_t len);
+  DnsService(core::UniqueFd sandbox, core::UniqueFd stream_listener, const net::DomainRules* rules,
+             Reports reports);
+  void Handle(std::span<const std::uint8_t> wire, const Client& from);
+  void Answer(const std::vector<std::uint8_t>& wire, const Client& to);
   bool Keep(const net::IpAddress& address) const;
 
   core::UniqueFd sandbox_;
+  StreamClients streams_;
   const net::DomainRules* rules_;
   Reports reports_;
   std::vector<net::IpAddress> host_addresses_;

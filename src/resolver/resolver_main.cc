@@ -4,13 +4,13 @@
 //
 //   cordon-resolver allow=PATTERN... deny=PATTERN...
 //
-// with fd 3 the sandbox's UDP socket (bound to its 127.0.0.1:53 by the command's process before
-// it dropped its capabilities) and fd 4 a SOCK_SEQPACKET channel to the supervisor's connect
-// broker, which takes its reports and asks the host's resolver for it (net/resolver_report.h;
-// fd 5 is its own program, closed at once). It runs in a process of its own because it parses
-// bytes the sandboxed command sends: it holds nothing else — not the supervisor's memory, not
-// its descriptors, no socket beyond the sandbox — and confines itself (confinement.h) before it
-// reads one. It exits when the channel closes.
+// with fd 3 the sandbox's UDP socket and fd 5 its listening TCP socket (bound to its
+// 127.0.0.1:53 by the command's process before it dropped its capabilities) and fd 4 a
+// SOCK_SEQPACKET channel to the supervisor's connect broker, which takes its reports and asks
+// the host's resolver for it (net/resolver_report.h; fd 6 is its own program, closed at once). It
+// runs in a process of its own because it parses bytes the sandboxed command sends: it holds
+// nothing else — not the supervisor's memory, not its descriptors, no socket beyond the sandbox —
+// and confines itself (confinement.h) before it reads one. It exits when the channel closes.
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -36,7 +36,8 @@ using cordon::net::ResolverReport;
 
 constexpr int kSandboxFd = 3;
 constexpr int kChannelFd = 4;
-constexpr int kProgramFd = 5;
+constexpr int kStreamFd = 5;
+constexpr int kProgramFd = 6;
 constexpr int kUsage = 2;
 
 void Complain(std::string_view what) {
@@ -92,7 +93,8 @@ int main(int argc, char** argv) {
             Send(cordon::net::Withheld{name, address});
           },
   };
-  auto service = cordon::resolver::DnsService::Create(cordon::core::UniqueFd(kSandboxFd), &*rules,
+  auto service = cordon::resolver::DnsService::Create(cordon::core::UniqueFd(kSandboxFd),
+                                                      cordon::core::UniqueFd(kStreamFd), &*rules,
                                                       std::move(reports));
   if (!service) {
     Complain(service.error().message);
@@ -100,14 +102,16 @@ int main(int argc, char** argv) {
   }
   cordon::resolver::DnsService& dns = **service;
   ::close(kProgramFd);  // its own program, by which it was started
-  if (auto confined = cordon::resolver::ConfineToSockets(dns.sandbox_fd(), kChannelFd); !confined) {
+  if (auto confined = cordon::resolver::ConfineToSockets(dns.sandbox_fd(), kStreamFd); !confined) {
     Complain(confined.error().message);
     return 1;
   }
-  pollfd fds[2] = {{kChannelFd, POLLIN, 0}, {dns.sandbox_fd(), POLLIN, 0}};
   std::vector<std::uint8_t> message(cordon::net::kMaxUpstreamReply + 2);  // with the tag
+  std::vector<pollfd> fds;
   for (;;) {
-    if (::poll(fds, 2, -1) < 0) {
+    fds.assign({{kChannelFd, POLLIN, 0}, {dns.sandbox_fd(), POLLIN, 0}});
+    dns.AppendStreamPollSet(fds);
+    if (::poll(fds.data(), fds.size(), -1) < 0) {
       if (errno == EINTR) continue;
       return 1;
     }
@@ -124,5 +128,8 @@ int main(int argc, char** argv) {
       }
     }
     if (fds[1].revents != 0) dns.OnSandboxReadable();
+    for (std::size_t i = 2; i < fds.size(); ++i) {
+      if (fds[i].revents != 0) dns.OnStreamReady(fds[i].fd, fds[i].revents);
+    }
   }
 }

@@ -55,6 +55,8 @@ OTHER = "198.51.100.11"   # other.test
 PRIVATE = "10.77.0.10"    # private.test: a private address, with servers on 8080 and 8081
 # big.test: 40 addresses, an answer of about 700 bytes (more than a plain 512-byte DNS message)
 BIG = [f"198.51.100.{i}" for i in range(100, 140)]
+# huge.test: 100 addresses, about 1.7 kB: truncated over UDP at every step, asked again over TCP
+HUGE = [f"198.51.100.{i}" for i in range(140, 240)]
 RESOLVER = "198.51.100.53"
 HOST_PORT = 9090          # a service on the client's (the host's) loopback
 base = os.environ.get("CORDON_ESCAPE_BASE", "/var/lib")
@@ -107,7 +109,8 @@ def setup():
              f"--pid-file={work}/dnsmasq.pid", f"--address=/pkg.test/{PKG}",
              f"--address=/other.test/{OTHER}", "--address=/rebind.test/127.0.0.1",
              f"--address=/private.test/{PRIVATE}", f"--address=/shared.test/{PKG}",
-             *[f"--host-record=big.test,{a}" for a in BIG])
+             *[f"--host-record=big.test,{a}" for a in BIG],
+             *[f"--host-record=huge.test,{a}" for a in HUGE])
     for address, name in ((PKG, "pkg.test"), (OTHER, "other.test")):
         site = os.path.join(work, name)
         os.makedirs(site)
@@ -334,6 +337,9 @@ def cases(who, way, flags_for):
     check(who, way, a("big.test"), "an answer larger than 512 bytes",
           "getent ahostsv4 big.test | awk '{print $1}' | sort -u | wc -l", ok=True,
           output=str(len(BIG)))
+    check(who, way, a("huge.test"), "an answer larger than a UDP message, over TCP",
+          "getent ahostsv4 huge.test | awk '{print $1}' | sort -u | wc -l", ok=True,
+          output=str(len(HUGE)))
     check(who, way, a("pkg.test"), "DNS past cordon's resolver", PY_UDP, ok=False,
           denial=("dns", f"{RESOLVER}:53", "resolver"))
     check(who, way, a("pkg.test"), "connected socket cannot be reconnected to the host",

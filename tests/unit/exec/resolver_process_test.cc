@@ -46,11 +46,21 @@ struct Loopback {
   sockaddr_in upstream_address{};
   UniqueFd upstream = BoundUdp(&upstream_address);
   UniqueFd client{::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)};
+  UniqueFd listener{::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)};
 
   Loopback() {
     EXPECT_EQ(::connect(client.get(), reinterpret_cast<sockaddr*>(&sandbox_address),
                         sizeof sandbox_address),
               0);
+    sockaddr_in any{};
+    any.sin_family = AF_INET;
+    any.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::bind(listener.get(), reinterpret_cast<sockaddr*>(&any), sizeof any), 0);
+    EXPECT_EQ(::listen(listener.get(), 4), 0);
+  }
+  // What the broker is handed for `program`.
+  ResolverHandover Handover(int program) {
+    return ResolverHandover{std::move(sandbox), std::move(listener), program};
   }
   sockaddr_storage Upstream() const {
     sockaddr_storage out{};
@@ -139,15 +149,14 @@ TEST(ResolverProcessTest, ForgedReportsAreCheckedAndItsStopIsRecorded) {
   UniqueFd program = Program(CORDON_FORGING_RESOLVER_PATH);
   ASSERT_TRUE(program);
   Loopback net;
-  auto started =
-      ResolverProcess::Start(program.get(), std::move(net.sandbox), rules, net.Upstream());
+  auto started = ResolverProcess::Start(net.Handover(program.get()), rules, net.Upstream());
   ASSERT_TRUE(started) << started.error().message;
   ResolverProcess& resolver = **started;
 
   // Given the rules as arguments, no environment, and only stdio, the socket, the channel and
   // its own program.
   ASSERT_EQ(::send(net.client.get(), "hello", 5, 0), 5);
-  EXPECT_EQ(net.ClientReads(), "allow=pkg.test allow=*.allowed.test|0|0 1 2 3 4 5");
+  EXPECT_EQ(net.ClientReads(), "allow=pkg.test allow=*.allowed.test|0|0 1 2 3 4 5 6");
 
   // Its questions: only the allowed name's reaches the host's resolver, as a query of the
   // broker's making; the reply goes back under the resolver's tag.
@@ -223,8 +232,7 @@ TEST(ResolverProcessTest, RealResolverAnswersThroughTheBrokerAndIsGoneWithItsHol
   UniqueFd program = Program(CORDON_RESOLVER_PATH);
   ASSERT_TRUE(program);
   Loopback net;
-  auto started =
-      ResolverProcess::Start(program.get(), std::move(net.sandbox), rules, net.Upstream());
+  auto started = ResolverProcess::Start(net.Handover(program.get()), rules, net.Upstream());
   ASSERT_TRUE(started) << started.error().message;
   ResolverProcess& resolver = **started;
   const pid_t pid = resolver.pid();

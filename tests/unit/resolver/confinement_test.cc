@@ -19,9 +19,11 @@ namespace cordon::resolver {
 namespace {
 
 struct Sockets {
-  int sandbox = -1;  // UDP, bound on the loopback
-  int client = -1;   // UDP, connected to `sandbox`: a command's lookup came from it
-  int channel = -1;  // one end of a seqpacket pair
+  int sandbox = -1;   // UDP, bound on the loopback
+  int client = -1;    // UDP, connected to `sandbox`: a command's lookup came from it
+  int listener = -1;  // TCP, listening on the loopback, with a connection waiting
+  int stream = -1;    // that connection's client end
+  int channel = -1;   // one end of a seqpacket pair
   int peer = -1;
   sockaddr_in sandbox_address{};
 };
@@ -42,6 +44,16 @@ Sockets Make() {
             0);
   const char byte = 'q';
   EXPECT_EQ(::send(s.client, &byte, 1, 0), 1);
+  s.listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in any{};
+  any.sin_family = AF_INET;
+  any.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  EXPECT_EQ(::bind(s.listener, reinterpret_cast<sockaddr*>(&any), sizeof any), 0);
+  EXPECT_EQ(::listen(s.listener, 4), 0);
+  len = sizeof any;
+  EXPECT_EQ(::getsockname(s.listener, reinterpret_cast<sockaddr*>(&any), &len), 0);
+  s.stream = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  EXPECT_EQ(::connect(s.stream, reinterpret_cast<sockaddr*>(&any), sizeof any), 0);
   int pair[2];
   EXPECT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
   s.channel = pair[0];
@@ -54,12 +66,12 @@ int Confined(const std::function<int(const Sockets&)>& act) {
   const Sockets s = Make();
   const pid_t pid = ::fork();
   if (pid == 0) {
-    if (!ConfineToSockets(s.sandbox, s.channel)) ::_exit(100);
+    if (!ConfineToSockets(s.sandbox, s.listener)) ::_exit(100);
     ::_exit(act(s));
   }
   int status = 0;
   EXPECT_EQ(::waitpid(pid, &status, 0), pid);
-  for (const int fd : {s.sandbox, s.client, s.channel, s.peer}) ::close(fd);
+  for (const int fd : {s.sandbox, s.client, s.listener, s.stream, s.channel, s.peer}) ::close(fd);
   return status;
 }
 
@@ -78,6 +90,12 @@ TEST(ConfinementTest, ItsOwnWorkGoesOn) {
     if (::sendto(s.sandbox, &in, 1, 0, reinterpret_cast<sockaddr*>(&from), len) != 1) return 3;
     if (::send(s.channel, &byte, 1, MSG_NOSIGNAL) != 1) return 5;
     if (::recv(s.channel, &in, 1, MSG_DONTWAIT) != -1 || errno != EAGAIN) return 4;
+    // A TCP client taken, its question read and answered.
+    const int accepted = ::accept4(s.listener, nullptr, nullptr, SOCK_CLOEXEC);
+    if (accepted < 0) return 7;
+    if (::send(accepted, &byte, 1, MSG_NOSIGNAL) != 1) return 8;
+    if (::recv(accepted, &in, 1, MSG_DONTWAIT) != -1 || errno != EAGAIN) return 9;
+    ::close(accepted);
     void* page = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (page == MAP_FAILED) return 6;
     return 0;
@@ -101,18 +119,20 @@ TEST(ConfinementTest, TheChannelCannotBePointedElsewhere) {
   })));
 }
 
-TEST(ConfinementTest, AnotherSocketCannotBeUsedToReceive) {
+TEST(ConfinementTest, AnotherSocketCannotBePointedElsewhere) {
   EXPECT_TRUE(KilledBySeccomp(Confined([](const Sockets& s) {
-    char in = 0;
-    return ::recv(s.client, &in, 1, MSG_DONTWAIT) >= 0 ? 0 : 1;
+    const char byte = 'x';
+    return ::sendto(s.client, &byte, 1, 0, reinterpret_cast<const sockaddr*>(&s.sandbox_address),
+                    sizeof s.sandbox_address) == 1
+               ? 0
+               : 1;
   })));
 }
 
-TEST(ConfinementTest, AnotherDescriptorCannotBeUsedToSend) {
-  EXPECT_TRUE(KilledBySeccomp(Confined([](const Sockets& s) {
-    const char byte = 'x';
-    return ::send(s.peer, &byte, 1, MSG_NOSIGNAL) == 1 ? 0 : 1;
-  })));
+TEST(ConfinementTest, AcceptingOnAnotherSocketKillsIt) {
+  // Its twin (accept4 on the listener) works in ItsOwnWorkGoesOn.
+  EXPECT_TRUE(KilledBySeccomp(Confined(
+      [](const Sockets& s) { return ::accept4(s.channel, nullptr, nullptr, 0) >= 0 ? 0 : 1; })));
 }
 
 TEST(ConfinementTest, OpeningAFileKillsIt) {

@@ -12,8 +12,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -81,6 +83,16 @@ class DnsServiceTest : public ::testing::Test {
     rules_ = *parsed;
     sockaddr_in sandbox_address{};
     UniqueFd sandbox = BoundUdp(&sandbox_address);
+    UniqueFd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    listener_address_.sin_family = AF_INET;
+    listener_address_.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::bind(listener.get(), reinterpret_cast<sockaddr*>(&listener_address_),
+                     sizeof listener_address_),
+              0);
+    ASSERT_EQ(::listen(listener.get(), 4), 0);
+    socklen_t len = sizeof listener_address_;
+    ASSERT_EQ(::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&listener_address_), &len),
+              0);
     DnsService::Reports reports{
         .query = [this](std::uint16_t tag, const DnsQuestion& q) { queries_.emplace_back(tag, q); },
         .handed_out =
@@ -96,7 +108,7 @@ class DnsServiceTest : public ::testing::Test {
             },
     };
     Result<std::unique_ptr<DnsService>> service =
-        DnsService::Create(std::move(sandbox), &rules_, std::move(reports));
+        DnsService::Create(std::move(sandbox), std::move(listener), &rules_, std::move(reports));
     ASSERT_TRUE(service) << service.error().message;
     service_ = std::move(*service);
     client_.Reset(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
@@ -148,7 +160,21 @@ class DnsServiceTest : public ::testing::Test {
     return it == handed_.end() ? std::vector<std::string>{} : it->second;
   }
 
+  // Serves the service's TCP sockets until `done` or 2 s pass.
+  void ServeStreams(const std::function<bool()>& done) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (!done() && std::chrono::steady_clock::now() < until) {
+      std::vector<pollfd> fds;
+      service_->AppendStreamPollSet(fds);
+      (void)::poll(fds.data(), fds.size(), 50);
+      for (const pollfd& p : fds) {
+        if (p.revents != 0) service_->OnStreamReady(p.fd, p.revents);
+      }
+    }
+  }
+
   net::DomainRules rules_;
+  sockaddr_in listener_address_{};
   UniqueFd client_;
   std::unique_ptr<DnsService> service_;
   std::vector<std::pair<std::uint16_t, DnsQuestion>> queries_;
@@ -287,6 +313,58 @@ TEST_F(DnsServiceTest, AnAnswerLargerThanTheClientTakesIsTruncatedForItToAskOver
   EXPECT_EQ(edns.id, 25);
   EXPECT_FALSE(edns.truncated);
   EXPECT_EQ(edns.addresses.size(), 40u);
+}
+
+TEST_F(DnsServiceTest, OverTcpTheWholeAnswerComesBackFramed) {
+  Start({"pkg.test"}, {});
+  UniqueFd stream(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  ASSERT_EQ(::connect(stream.get(), reinterpret_cast<sockaddr*>(&listener_address_),
+                      sizeof listener_address_),
+            0);
+  // Two questions in one write: a name not allowed, and an allowed one.
+  std::vector<std::uint8_t> out;
+  for (const auto& q :
+       {Query("other.test.", 31, LDNS_RR_TYPE_A), Query("pkg.test.", 32, LDNS_RR_TYPE_A)}) {
+    out.push_back(static_cast<std::uint8_t>(q.size() >> 8));
+    out.push_back(static_cast<std::uint8_t>(q.size() & 0xff));
+    out.insert(out.end(), q.begin(), q.end());
+  }
+  ASSERT_EQ(::send(stream.get(), out.data(), out.size(), 0), static_cast<ssize_t>(out.size()));
+  ServeStreams([&] { return !queries_.empty(); });
+  ASSERT_EQ(queries_.size(), 1u);
+  std::vector<std::string> many;
+  for (int i = 1; i <= 100; ++i) many.push_back("203.0.113." + std::to_string(i));
+  Upstream(A("pkg.test", many));
+  ServeStreams([&] { return Readable(stream.get(), 0); });
+  // Both answers, each with its length: NXDOMAIN, then every address (larger than UDP's).
+  std::vector<std::uint8_t> in;
+  std::uint8_t buffer[4096];
+  while (Readable(stream.get(), 500)) {
+    const ssize_t n = ::recv(stream.get(), buffer, sizeof buffer, 0);
+    if (n <= 0) break;
+    in.insert(in.end(), buffer, buffer + n);
+    ServeStreams([] { return true; });
+  }
+  std::vector<std::vector<std::uint8_t>> answers;
+  for (std::size_t at = 0; at + 2 <= in.size();) {
+    const std::size_t length = (std::size_t{in[at]} << 8) | in[at + 1];
+    ASSERT_LE(at + 2 + length, in.size());
+    answers.emplace_back(in.begin() + static_cast<long>(at) + 2,
+                         in.begin() + static_cast<long>(at + 2 + length));
+    at += 2 + length;
+  }
+  ASSERT_EQ(answers.size(), 2u);
+  ldns_pkt* refused = nullptr;
+  ASSERT_EQ(ldns_wire2pkt(&refused, answers[0].data(), answers[0].size()), LDNS_STATUS_OK);
+  EXPECT_EQ(ldns_pkt_get_rcode(refused), LDNS_RCODE_NXDOMAIN);
+  ldns_pkt_free(refused);
+  ldns_pkt* whole = nullptr;
+  ASSERT_EQ(ldns_wire2pkt(&whole, answers[1].data(), answers[1].size()), LDNS_STATUS_OK);
+  EXPECT_FALSE(ldns_pkt_tc(whole));
+  EXPECT_EQ(ldns_pkt_id(whole), 32);
+  EXPECT_EQ(ldns_rr_list_rr_count(ldns_pkt_answer(whole)), 100u);
+  EXPECT_GT(answers[1].size(), 1232u);
+  ldns_pkt_free(whole);
 }
 
 TEST_F(DnsServiceTest, NoReplyToGiveIsServfail) {
