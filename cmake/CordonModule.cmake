@@ -22,11 +22,18 @@ function(cordon_module name)
   set_target_properties(cordon_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
 endfunction()
 
-# cordon_test(NAME SOURCES... DEPS ... LABELS ...) defines a GoogleTest binary registered with ctest.
+# cordon_test(NAME SOURCES... DEPS ... LABELS ... [TEST_FILTER expr]) defines a GoogleTest binary
+# registered with ctest (TEST_FILTER: only the tests a --gtest_filter expression selects; the
+# caller registers the rest itself).
 function(cordon_test name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "" "TEST_FILTER" "SOURCES;DEPS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock GTest::gtest_main
                                         cordon_warnings)
-  gtest_discover_tests(${name} PROPERTIES LABELS "${ARG_LABELS}" DISCOVERY_TIMEOUT 60)
+  if(ARG_TEST_FILTER)
+    gtest_discover_tests(${name} TEST_FILTER "${ARG_TEST_FILTER}"
+                         PROPERTIES LABELS "${ARG_LABELS}" DISCOVERY_TIMEOUT 60)
+  else()
+    gtest_discover_tests(${name} PROPERTIES LABELS "${ARG_LABELS}" DISCOVERY_TIMEOUT 60)
+  endif()
 endfunction()

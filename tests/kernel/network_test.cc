@@ -102,10 +102,12 @@ TEST_F(NetworkTest, ARootCallersSocketInAnotherUsersPrivateDirectoryIsNeitherRea
   CORDON_SKIP_UNDER_BWRAP("bubblewrap still masks it, and refuses the run (decision 0033)");
   const std::filesystem::path dir = "/var/lib/cordon-kernel-private-" + unique_;
   cleanup_.push_back(dir);
+  // Private before the socket is in it: a plan made meanwhile (another test's, running beside
+  // this one) must never see it searchable and then meet it locked.
   std::filesystem::create_directory(dir);
-  HostListener listener = HostListener::Pathname((dir / "db.sock").string());
-  ASSERT_EQ(::chown(dir.c_str(), 65534, 65534), 0);
   ASSERT_EQ(::chmod(dir.c_str(), 0700), 0);
+  ASSERT_EQ(::chown(dir.c_str(), 65534, 65534), 0);
+  HostListener listener = HostListener::Pathname((dir / "db.sock").string());
   auto session = SessionOrSkip(MakeConfig(SandboxMode::kWorkspaceWrite, NetworkPolicy::kDeny));
   if (!session) return;
   const RunResult result = Probe(*session, "connect-unix " + listener.address());
