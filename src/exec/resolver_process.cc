@@ -27,12 +27,10 @@ namespace {
 
 using core::UniqueFd;
 
-// Where cordon-resolver finds what it is given (src/resolver/resolver_main.cc); the program's
-// own descriptor goes to kProgramFd so that it can be run as /proc/self/fd/6.
-constexpr int kSandboxFd = 3;
-constexpr int kChannelFd = 4;
-constexpr int kStreamFd = 5;
-constexpr int kProgramFd = 6;
+constexpr int kSandboxFd = net::kResolverDatagramFd;
+constexpr int kChannelFd = net::kResolverChannelFd;
+constexpr int kStreamFd = net::kResolverStreamFd;
+constexpr int kProgramFd = net::kResolverProgramFd;
 // Copies made above every descriptor the child is given, so that no dup2 of the spawn
 // overwrites a source a later one still needs.
 constexpr int kAbove = 10;

@@ -30,6 +30,14 @@
 
 namespace cordon::net {
 
+// Where cordon-resolver finds what its broker starts it with (exec/resolver_process.cc,
+// src/resolver/resolver_main.cc): the sandbox's UDP socket, the channel, the sandbox's listening
+// TCP socket, and its own program (run as /proc/self/fd/6; nothing above it is left open).
+inline constexpr int kResolverDatagramFd = 3;
+inline constexpr int kResolverChannelFd = 4;
+inline constexpr int kResolverStreamFd = 5;
+inline constexpr int kResolverProgramFd = 6;
+
 struct UpstreamQuery {
   std::uint16_t tag = 0;
   std::string name;  // canonical: lower case, no final dot

@@ -34,10 +34,10 @@ namespace {
 
 using cordon::net::ResolverReport;
 
-constexpr int kSandboxFd = 3;
-constexpr int kChannelFd = 4;
-constexpr int kStreamFd = 5;
-constexpr int kProgramFd = 6;
+constexpr int kSandboxFd = cordon::net::kResolverDatagramFd;
+constexpr int kChannelFd = cordon::net::kResolverChannelFd;
+constexpr int kStreamFd = cordon::net::kResolverStreamFd;
+constexpr int kProgramFd = cordon::net::kResolverProgramFd;
 constexpr int kUsage = 2;
 
 void Complain(std::string_view what) {
