@@ -1,5 +1,5 @@
 # Third-party libraries, as seen by the modules: cordon::re2, cordon::seccomp, cordon::fmt,
-# cordon::ldns.
+# cordon::ldns, and cordon::http_parser, cordon::ssl (shared only).
 #
 # Each resolves per linked target. A target with the property CORDON_STATIC_DEPS (the `cordon`
 # executable and the bwrap trampoline, through cordon_link_static_deps) is linked as a static
@@ -26,6 +26,16 @@ target_include_directories(cordon_dep_fmt SYSTEM INTERFACE
 add_library(cordon_dep_ldns INTERFACE)
 add_library(cordon::ldns ALIAS cordon_dep_ldns)
 target_link_libraries(cordon_dep_ldns INTERFACE "$<${cordon_is_shared}:PkgConfig::LDNS>")
+
+# The proxy of the resolver program (src/resolver/), linked shared only: cordon itself does not
+# link them.
+add_library(cordon_dep_http_parser INTERFACE)
+add_library(cordon::http_parser ALIAS cordon_dep_http_parser)
+target_link_libraries(cordon_dep_http_parser INTERFACE ${HTTP_PARSER_LIBRARY})
+target_include_directories(cordon_dep_http_parser SYSTEM INTERFACE ${HTTP_PARSER_INCLUDE_DIR})
+add_library(cordon_dep_ssl INTERFACE)
+add_library(cordon::ssl ALIAS cordon_dep_ssl)
+target_link_libraries(cordon_dep_ssl INTERFACE OpenSSL::SSL)
 
 add_library(cordon_dep_seccomp INTERFACE)
 add_library(cordon::seccomp ALIAS cordon_dep_seccomp)

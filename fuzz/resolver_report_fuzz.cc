@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "net/resolver_report.h"
 
@@ -24,7 +25,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (const std::optional<cordon::net::UpstreamReply> reply =
           cordon::net::DecodeUpstreamReply(std::span<const std::uint8_t>(data, size))) {
-    if (!reply->wire.empty() && reply->wire.size() != size) std::abort();
+    // The wire is what follows the kind byte.
+    if (!reply->wire.empty() && reply->wire.size() != size - 1) std::abort();
+  }
+  if (const std::optional<cordon::net::ConnectResult> result =
+          cordon::net::DecodeConnectResult(std::span<const std::uint8_t>(data, size))) {
+    if (cordon::net::EncodeConnectResult(*result) != std::vector<std::uint8_t>(data, data + size)) {
+      std::abort();  // a result is exactly its encoding
+    }
   }
   return 0;
 }

@@ -8,8 +8,10 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libre2-dev libseccomp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libldns-dev libssl-dev        # DNS messages of the network-by-domain resolver
+  libldns-dev libssl-dev        # DNS messages and TLS hellos of the network-by-domain resolver
+  libhttp-parser-dev            # HTTP requests to the network-by-domain proxy
   dnsmasq-base                  # the tests' own DNS server in their test network
+  openssl                       # the test network's HTTPS server: its certificate
   clang-format clang-tidy
   clang-16 libclang-rt-16-dev   # libFuzzer (clang 14 cannot compile <expected>)
   bubblewrap hyperfine          # benchmarks compare against bubblewrap

@@ -127,14 +127,10 @@ std::string FormatAddress(const sockaddr_storage& address, std::uint16_t* port) 
 // (net::IsUnspecified), which it connects to the loopback. In the sandbox's own network
 // namespace, the sandbox's.
 bool IsOwnHost(const sockaddr_storage& address) {
-  if (address.ss_family == AF_INET) {
-    const auto* in = reinterpret_cast<const sockaddr_in*>(&address);
-    const std::uint32_t first = ntohl(in->sin_addr.s_addr) >> 24;
-    return first == 127 || first == 0;
-  }
-  const in6_addr& a = reinterpret_cast<const sockaddr_in6*>(&address)->sin6_addr;
-  if (IN6_IS_ADDR_LOOPBACK(&a) || IN6_IS_ADDR_UNSPECIFIED(&a)) return true;
-  return IN6_IS_ADDR_V4MAPPED(&a) && (a.s6_addr[12] == 127 || a.s6_addr[12] == 0);
+  std::uint16_t port = 0;
+  const unsigned len = address.ss_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
+  const std::optional<net::IpAddress> ip = net::AddressOf(address, len, &port);
+  return ip && net::IsOwnHost(*ip);
 }
 
 // Whether a TCP socket of this process's network namespace (the host's: the supervisor's)
@@ -333,7 +329,7 @@ Result<std::unique_ptr<ConnectBroker>> ConnectBroker::Create(UniqueFd listener, 
   std::unique_ptr<ConnectBroker> broker(
       new ConnectBroker(std::move(listener), std::move(epoll), std::move(rules), blind));
   if (broker->rules_.domains) {
-    if (!resolver.datagram || !resolver.stream || resolver.program < 0) {
+    if (!resolver.datagram || !resolver.stream || !resolver.proxy || resolver.program < 0) {
       return Fail(ErrorCode::kUnavailable,
                   "network by domain: the sandbox's resolver sockets or cordon-resolver are "
                   "missing, so nothing would answer the sandbox's lookups");
@@ -655,6 +651,19 @@ void ConnectBroker::FinishParked(int socket_fd) {
   socklen_t size = sizeof err;
   if (::getsockopt(socket_fd, SOL_SOCKET, SO_ERROR, &err, &size) != 0) err = errno;
   (void)::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, socket_fd, nullptr);
+  if (it->proxy_tag >= 0) {
+    // The proxy's: passed on once the kernel holds it connected for good (as HandOver does:
+    // one still connecting could be reset and fast-opened elsewhere), or its error (the host
+    // network's own answer).
+    if (err == 0) err = HoldConnected(socket_fd, it->address);
+    if (resolver_) {
+      resolver_->SendConnectResult(static_cast<std::uint32_t>(it->proxy_tag), err,
+                                   err == 0 ? socket_fd : -1);
+    }
+    --proxy_connects_;
+    parked_.erase(it);
+    return;
+  }
   if (it->install_fd >= 0) {
     // Made outside: the command's connect returns once its descriptor is this socket.
     // Refused by the host: its own error, unreported.

@@ -45,6 +45,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string_view>
 #include <unordered_set>
@@ -101,12 +102,17 @@ class ConnectBroker {
     int install_fd = -1;
     bool cloexec = false;
     int their_flags = 0;  // the command's socket's file status flags (O_NONBLOCK), for HandOver
+    // A connect made outside for the proxy (ProxyConnect): its socket goes to cordon-resolver
+    // once done, under this tag.
+    std::int64_t proxy_tag = -1;
   };
 
   // Blocking connects in progress at once (each holds a descriptor here). Past that the answer
   // is EINTR: the connect goes on in the background, as after a signal.
   static constexpr std::size_t kMaxParked = 256;
   static constexpr std::size_t kMaxWatched = 32;  // beside them: non-blocking connects watched
+  // The proxy's connects in progress at once (cordon-resolver's clients; its own bound).
+  static constexpr std::size_t kMaxProxyConnects = 128;
 
   ConnectBroker(core::UniqueFd listener, core::UniqueFd epoll, ConnectRules rules, bool blind);
   void HandleNotification();
@@ -135,6 +141,15 @@ class ConnectBroker {
   // The errno for the command (0, EINPROGRESS), or -1 when parked or nobody waits any more.
   int ConnectOutside(std::uint64_t id, pid_t tid, int target_fd, int theirs,
                      const sockaddr_storage& address, unsigned len, int domain);
+  // The refusal of a connect beyond the sandbox's loopback to `ip`:`port` by the domain rules
+  // (the resolver drained before), or nullopt when they allow it.
+  std::optional<Denial> RefuseOutside(const net::IpAddress& ip, std::uint16_t port);
+  // The proxy's request (net::ConnectRequest): decided as the command's own connect is, made
+  // outside, and answered with the connected socket (ResolverProcess::SendConnectResult).
+  void ProxyConnect(const net::ConnectRequest& request);
+  // connect() again on `socket`, a connection made (or failed) to `address`: 0 once the kernel
+  // holds it as connected for good, else the errno.
+  static int HoldConnected(int socket, const sockaddr_storage& address);
   // A connect made outside and done: held as connected by the kernel for good, then put in
   // place of the command's descriptor. 0, an errno, or -1 when nobody waits any more.
   int HandOver(const Parked& parked);
@@ -156,6 +171,7 @@ class ConnectBroker {
   WriteObserver observer_;
   std::unique_ptr<ResolverProcess> resolver_;  // with rules_.domains
   std::unordered_set<ino_t> outside_;  // the sockets ConnectOutside put in place (their inodes)
+  std::size_t proxy_connects_ = 0;     // parked for the proxy (ProxyConnect)
   std::mt19937 random_{std::random_device{}()};  // the outside sockets' local ports
   // /proc is another PID namespace's: thread ids cannot be read there. Connects get ENOSYS;
   // write-intent calls continue unexamined.

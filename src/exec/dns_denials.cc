@@ -47,6 +47,55 @@ Denial WithheldAddress(std::string_view name, const net::IpAddress& address, con
                   net::Bracketed(address))};
 }
 
+std::optional<Denial> ProxyRefusal(const net::DomainRules& rules,
+                                   const net::ProxyRefused& refused) {
+  const std::string_view host = refused.host;
+  const std::string_view detail = refused.detail;
+  if (!std::all_of(host.begin(), host.end(), [](char c) { return HostNameByte(c) || c == ':'; }) ||
+      !std::all_of(detail.begin(), detail.end(), [](char c) { return c >= ' ' && c <= '~'; })) {
+    return std::nullopt;  // an honest proxy reports a host name or an address
+  }
+  const std::string target = host.find(':') != std::string_view::npos
+                                 ? fmt::format("[{}]:{}", Cut(host), refused.port)
+                                 : fmt::format("{}:{}", Cut(host), refused.port);
+  if (refused.why == "name") {
+    const net::Decision decision = rules.ForConnect(host, refused.port);
+    if (decision.allowed) return std::nullopt;
+    if (!decision.rule.empty()) {
+      return Denial{
+          "connect", target, "network", "sandbox.domains.deny: " + decision.rule,
+          "by your configuration: remove " + decision.rule + " from sandbox.domains.deny"};
+    }
+    // The name is allowed on other ports: that port; else the name.
+    const bool name_allowed = rules.ForName(host).allowed;
+    return Denial{"connect", target, "network",
+                  name_allowed
+                      ? fmt::format("sandbox.network: domains (cordon's proxy: {} is not allowed "
+                                    "on port {})",
+                                    Cut(host), refused.port)
+                      : "sandbox.network: domains (cordon's proxy: not in sandbox.domains.allow)",
+                  fmt::format("allow it for this command: cordon run --allow-domain {}, or add "
+                              "it to sandbox.domains.allow in your config",
+                              name_allowed ? target : Cut(host))};
+  }
+  if (refused.why == "host_header") {
+    return Denial{"connect", target, "network",
+                  fmt::format("cordon's proxy: a request on a connection to {} named another "
+                              "host ({}): each connection reaches only the host it was opened for",
+                              target, Cut(detail)),
+                  "by design (no domain fronting): open a connection for each host"};
+  }
+  if (refused.why == "server_name") {
+    return Denial{"connect", target, "network",
+                  fmt::format("cordon's proxy: the tunnel to {} began a TLS hello for another "
+                              "name ({}): a tunnel to a name carries TLS only to that name",
+                              target, Cut(detail)),
+                  "by design (no domain fronting): connect to the name the TLS client asks for "
+                  "(and allow it)"};
+  }
+  return std::nullopt;
+}
+
 Denial NoUpstream(std::string_view name, std::string_view problem) {
   return Denial{"dns", Cut(name), "network",
                 fmt::format("cordon's resolver has no upstream: {}", problem),

@@ -11,6 +11,7 @@
 #include "cordon/run.h"
 #include "net/address_class.h"
 #include "net/domain_rules.h"
+#include "net/resolver_report.h"
 
 namespace cordon::exec {
 
@@ -28,5 +29,9 @@ Denial WithheldAddress(std::string_view name, const net::IpAddress& address, con
 
 // An allowed `name` could not be asked of the host's resolver: `problem` says why.
 Denial NoUpstream(std::string_view name, std::string_view problem);
+
+// The sandbox's proxy refused a client (net::ProxyRefused): why, in cordon's words; nullopt
+// when `rules` contradict the report (a name refused that they allow on that port).
+std::optional<Denial> ProxyRefusal(const net::DomainRules& rules, const net::ProxyRefused& refused);
 
 }  // namespace cordon::exec

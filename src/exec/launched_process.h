@@ -69,12 +69,14 @@ class RunResource {
 };
 
 // Network by domain: the UDP socket and the listening TCP socket bound to the sandbox's
-// 127.0.0.1:53, which the command's process made before dropping its capabilities, and
-// cordon-resolver held open (linux/resolver_program.h; not owned), which the broker starts to
-// answer there (exec/resolver_process.h).
+// 127.0.0.1:53, and the proxy's listening socket on its 127.0.0.1:1023, which the command's
+// process made before dropping its capabilities, and cordon-resolver held open
+// (linux/resolver_program.h; not owned), which the broker starts to answer there
+// (exec/resolver_process.h).
 struct ResolverHandover {
   core::UniqueFd datagram;
   core::UniqueFd stream;
+  core::UniqueFd proxy;
   int program = -1;
 };
 

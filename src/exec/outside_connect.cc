@@ -99,15 +99,82 @@ int PinLocalPort(int socket, int domain, std::mt19937& random) {
 }  // namespace
 
 void ConnectBroker::DrainResolver() {
-  if (resolver_) resolver_->Drain([this](Denial denial) { Record(std::move(denial)); });
+  if (resolver_) {
+    resolver_->Drain([this](Denial denial) { Record(std::move(denial)); },
+                     [this](const net::ConnectRequest& request) { ProxyConnect(request); });
+  }
 }
 
 void ConnectBroker::DecideOutside(std::uint64_t id, pid_t tid, int target_fd, int theirs,
                                   const sockaddr_storage& address, unsigned len, int domain,
                                   const net::IpAddress& ip, std::uint16_t port) {
-  const net::DomainRules& rules = *rules_.domains;
   // Every address the command could have read from the resolver is reported by now.
   DrainResolver();
+  if (std::optional<Denial> refusal = RefuseOutside(ip, port)) {
+    Record(*std::move(refusal));
+    return Respond(id, EACCES);
+  }
+  // What was read of the command (its memory, descriptor, fdinfo) was read while it waited.
+  if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) return;
+  const int err = ConnectOutside(id, tid, target_fd, theirs, address, len, domain);
+  if (err >= 0) Respond(id, err);
+}
+
+void ConnectBroker::ProxyConnect(const net::ConnectRequest& request) {
+  // Called while the channel is read, in order: the addresses the resolver handed out before
+  // the request are known.
+  // The sandbox's own loopback is the sandbox's: the proxy, which connects from the host's
+  // network, never reaches the host's in its place.
+  if (net::IsOwnHost(request.address)) {
+    const std::string target = fmt::format("{}:{}", net::Bracketed(request.address), request.port);
+    Record({"connect", target, "network",
+            "cordon's proxy: the sandbox's own address (its loopback is its own; the proxy "
+            "never reaches the host's)",
+            "connect to it directly, not through the proxy (NO_PROXY lists the loopback)"});
+    return resolver_->SendConnectResult(request.tag, EACCES);
+  }
+  if (std::optional<Denial> refusal = RefuseOutside(request.address, request.port)) {
+    Record(*std::move(refusal));
+    return resolver_->SendConnectResult(request.tag, EACCES);
+  }
+  sockaddr_storage address{};
+  const int domain = request.address.family;
+  if (domain == AF_INET6) {
+    auto* in6 = reinterpret_cast<sockaddr_in6*>(&address);
+    in6->sin6_family = AF_INET6;
+    in6->sin6_port = htons(request.port);
+    std::memcpy(in6->sin6_addr.s6_addr, request.address.bytes.data(), 16);
+  } else {
+    auto* in = reinterpret_cast<sockaddr_in*>(&address);
+    in->sin_family = AF_INET;
+    in->sin_port = htons(request.port);
+    std::memcpy(&in->sin_addr, request.address.bytes.data(), 4);
+  }
+  const unsigned len = domain == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
+  UniqueFd ours(::socket(domain, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP));
+  if (!ours) return resolver_->SendConnectResult(request.tag, errno);
+  const int one = 1;
+  (void)::setsockopt(ours.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (const int err = PinLocalPort(ours.get(), domain, random_); err != 0) {
+    return resolver_->SendConnectResult(request.tag, err);
+  }
+  const int err =
+      ::connect(ours.get(), reinterpret_cast<const sockaddr*>(&address), len) == 0 ? 0 : errno;
+  if (err == 0) return resolver_->SendConnectResult(request.tag, 0, ours.get());
+  if (err != EINPROGRESS) return resolver_->SendConnectResult(request.tag, err);
+  // The proxy's own bound, beside the command's (kMaxParked): a resolver that asks without end
+  // gets EAGAIN, not the command's room.
+  if (proxy_connects_ >= kMaxProxyConnects) {
+    return resolver_->SendConnectResult(request.tag, EAGAIN);
+  }
+  Parked parked{0, std::move(ours), address, SOCK_STREAM};
+  parked.proxy_tag = request.tag;
+  if (!Park(std::move(parked))) return resolver_->SendConnectResult(request.tag, EAGAIN);
+  ++proxy_connects_;
+}
+
+std::optional<Denial> ConnectBroker::RefuseOutside(const net::IpAddress& ip, std::uint16_t port) {
+  const net::DomainRules& rules = *rules_.domains;
   // An address rule decides first (a listed literal, or a denied one); else the names the
   // resolver handed this address out for, any of which may allow this port.
   const std::array<std::uint8_t, 16> bytes = net::MappedBytes(ip);
@@ -154,14 +221,10 @@ void ConnectBroker::DecideOutside(std::uint64_t id, pid_t tid, int target_fd, in
           "the address: cordon run --allow-domain {}",
           target);
     }
-    Record({"connect", name.empty() ? target : fmt::format("{} ({})", target, name), "network",
-            std::move(rule), std::move(fix)});
-    return Respond(id, EACCES);
+    return Denial{"connect", name.empty() ? target : fmt::format("{} ({})", target, name),
+                  "network", std::move(rule), std::move(fix)};
   }
-  // What was read of the command (its memory, descriptor, fdinfo) was read while it waited.
-  if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) return;
-  const int err = ConnectOutside(id, tid, target_fd, theirs, address, len, domain);
-  if (err >= 0) Respond(id, err);
+  return std::nullopt;
 }
 
 int ConnectBroker::ConnectOutside(std::uint64_t id, pid_t tid, int target_fd, int theirs,
@@ -188,18 +251,22 @@ int ConnectBroker::ConnectOutside(std::uint64_t id, pid_t tid, int target_fd, in
   return Park(std::move(parked)) ? -1 : EINTR;
 }
 
-int ConnectBroker::HandOver(const Parked& parked) {
-  const int socket = parked.socket.get();
+int ConnectBroker::HoldConnected(int socket, const sockaddr_storage& address) {
   // connect() again on a connection that is made: 0 (or EISCONN once it is), and from now on
   // the kernel holds the socket as connected (SS_CONNECTED) for good. One still connecting, or
   // refused while it was, could be disconnected by shutdown() or connected anew by a fast-open
-  // sendto(): a free socket of the host's network in the command's hands.
-  const unsigned len =
-      parked.address.ss_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
-  if (::connect(socket, reinterpret_cast<const sockaddr*>(&parked.address), len) != 0 &&
+  // sendto(): a free socket of the host's network in the command's (or the proxy's) hands.
+  const unsigned len = address.ss_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
+  if (::connect(socket, reinterpret_cast<const sockaddr*>(&address), len) != 0 &&
       errno != EISCONN) {
     return errno;
   }
+  return 0;
+}
+
+int ConnectBroker::HandOver(const Parked& parked) {
+  const int socket = parked.socket.get();
+  if (const int err = HoldConnected(socket, parked.address); err != 0) return err;
   // Blocking or not, as the command's socket was.
   if (::fcntl(socket, F_SETFL, parked.their_flags) != 0) return errno;
   struct stat st {};

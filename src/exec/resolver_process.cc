@@ -18,6 +18,7 @@
 #include <utility>
 #include <variant>
 
+#include "core/fd_passing.h"
 #include "core/syscall_error.h"
 #include "exec/dns_denials.h"
 #include "net/resolver_report.h"
@@ -30,6 +31,7 @@ using core::UniqueFd;
 constexpr int kSandboxFd = net::kResolverDatagramFd;
 constexpr int kChannelFd = net::kResolverChannelFd;
 constexpr int kStreamFd = net::kResolverStreamFd;
+constexpr int kProxyFd = net::kResolverProxyFd;
 constexpr int kProgramFd = net::kResolverProgramFd;
 // Copies made above every descriptor the child is given, so that no dup2 of the spawn
 // overwrites a source a later one still needs.
@@ -54,7 +56,7 @@ struct Spawn {
   // pipes (cordon mcp speaks on stdout), which a lingering holder would keep open. Default
   // signal dispositions and an empty mask (the supervisor's are its own), and a session of its
   // own: a terminal's ^C goes to the command, not to its resolver.
-  Result<void> Prepare(int sandbox, int channel, int stream, int program) {
+  Result<void> Prepare(int sandbox, int channel, int stream, int proxy, int program) {
     sigset_t all;
     sigset_t none;
     ::sigfillset(&all);
@@ -65,6 +67,7 @@ struct Spawn {
         ::posix_spawn_file_actions_adddup2(&actions, sandbox, kSandboxFd),
         ::posix_spawn_file_actions_adddup2(&actions, channel, kChannelFd),
         ::posix_spawn_file_actions_adddup2(&actions, stream, kStreamFd),
+        ::posix_spawn_file_actions_adddup2(&actions, proxy, kProxyFd),
         ::posix_spawn_file_actions_adddup2(&actions, program, kProgramFd),
         ::posix_spawn_file_actions_addclosefrom_np(&actions, kProgramFd + 1),
         ::posix_spawnattr_setsigdefault(&attributes, &all),
@@ -104,8 +107,9 @@ Result<std::unique_ptr<ResolverProcess>> ResolverProcess::Start(ResolverHandover
   UniqueFd sandbox(::fcntl(handover.datagram.get(), F_DUPFD_CLOEXEC, kAbove));
   UniqueFd channel(::fcntl(theirs.get(), F_DUPFD_CLOEXEC, kAbove));
   UniqueFd stream(::fcntl(handover.stream.get(), F_DUPFD_CLOEXEC, kAbove));
+  UniqueFd proxy(::fcntl(handover.proxy.get(), F_DUPFD_CLOEXEC, kAbove));
   UniqueFd program(::fcntl(handover.program, F_DUPFD_CLOEXEC, kAbove));
-  if (!sandbox || !channel || !stream || !program) {
+  if (!sandbox || !channel || !stream || !proxy || !program) {
     return core::FailSyscall("fcntl", "F_DUPFD_CLOEXEC, cordon-resolver's descriptors");
   }
   const int flags = ::fcntl(ours.get(), F_GETFL);
@@ -122,7 +126,8 @@ Result<std::unique_ptr<ResolverProcess>> ResolverProcess::Start(ResolverHandover
   char* envp[] = {nullptr};
 
   Spawn spawn;
-  CORDON_TRY_VOID(spawn.Prepare(sandbox.get(), channel.get(), stream.get(), program.get()));
+  CORDON_TRY_VOID(
+      spawn.Prepare(sandbox.get(), channel.get(), stream.get(), proxy.get(), program.get()));
   const std::string path = fmt::format("/proc/self/fd/{}", kProgramFd);
   pid_t pid = -1;
   const int rc =
@@ -162,7 +167,8 @@ int ResolverProcess::Stop() {
   return status;
 }
 
-void ResolverProcess::Drain(const std::function<void(Denial)>& record) {
+void ResolverProcess::Drain(const std::function<void(Denial)>& record,
+                            const std::function<void(const net::ConnectRequest&)>& connect) {
   char buffer[net::kMaxResolverReport];
   while (channel_) {
     const ssize_t n = ::recv(channel_.get(), buffer, sizeof buffer, MSG_DONTWAIT | MSG_TRUNC);
@@ -188,6 +194,10 @@ void ResolverProcess::Drain(const std::function<void(Denial)>& record) {
       if (rules_.ForName(handed->name).allowed) Keep(handed->address, std::move(handed->name));
     } else if (const auto* refused = std::get_if<net::Refused>(&*report)) {
       if (std::optional<Denial> denial = RefusedLookup(rules_, refused->name)) record(*denial);
+    } else if (const auto* request = std::get_if<net::ConnectRequest>(&*report)) {
+      connect(*request);
+    } else if (const auto* proxy = std::get_if<net::ProxyRefused>(&*report)) {
+      if (std::optional<Denial> denial = ProxyRefusal(rules_, *proxy)) record(*denial);
     } else {
       const auto& withheld = std::get<net::Withheld>(*report);
       if (rules_.ForName(withheld.name).allowed && Internal(withheld.address)) {
@@ -218,6 +228,15 @@ void ResolverProcess::Reply(std::uint16_t tag, std::span<const std::uint8_t> rep
   if (!channel_) return;
   const std::vector<std::uint8_t> message = net::EncodeUpstreamReply(tag, reply);
   (void)::send(channel_.get(), message.data(), message.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+void ResolverProcess::SendConnectResult(std::uint32_t tag, int err, int socket) {
+  if (!channel_) return;
+  const std::vector<std::uint8_t> message = net::EncodeConnectResult({tag, err});
+  // Blocking would stall the supervisor; the channel's queue holds many results, and a
+  // resolver that does not read them only starves its own clients.
+  (void)core::SendWithFds(channel_.get(), message.data(), message.size(), &socket,
+                          err == 0 && socket >= 0 ? 1 : 0);
 }
 
 void ResolverProcess::Keep(const net::IpAddress& address, std::string name) {

@@ -12,6 +12,10 @@
 // (net::IsInternal) is handed out by the resolver only when listed, and the broker connects
 // there by that address's own rule alone (outside_connect.cc), never because of a name.
 //
+// It also carries the proxy's requests (proxy_service.h in src/resolver/): a connection it asks
+// for is decided and made by the broker like the command's own (outside_connect.cc), and its
+// refusals are recorded in the broker's words (ProxyRefusal).
+//
 // Not thread-safe; owned by the run's ConnectBroker, whose epoll set holds channel_fd() and
 // upstream_fd().
 #pragma once
@@ -63,7 +67,12 @@ class ResolverProcess {
   // the channel is readable and before it decides a connect beyond the loopback: the resolver
   // queues an address's report before the answer that holds it, so every address the command
   // could have read is known by then. A resolver that stopped is reaped and recorded once.
-  void Drain(const std::function<void(Denial)>& record);
+  // The proxy's connect requests go to `connect` (the broker decides and answers each with
+  // SendConnectResult).
+  void Drain(const std::function<void(Denial)>& record,
+             const std::function<void(const net::ConnectRequest&)>& connect);
+  // The outcome of the proxy's connect `tag`: `socket` connected (err 0), passed on; or err.
+  void SendConnectResult(std::uint32_t tag, int err, int socket = -1);
   // Passes the host resolver's queued replies on to the resolver.
   void OnUpstreamReadable();
 

@@ -368,15 +368,18 @@ Result<exec::LaunchedProcess> LaunchWithEntry(const plan::LaunchPlan& plan,
       Result<UniqueFd> datagram = core::ReceiveFd(broker.ours.get(), MSG_DONTWAIT);
       Result<UniqueFd> stream = datagram ? core::ReceiveFd(broker.ours.get(), MSG_DONTWAIT)
                                          : std::unexpected(datagram.error());
-      if (!stream) {
+      Result<UniqueFd> proxy = stream ? core::ReceiveFd(broker.ours.get(), MSG_DONTWAIT)
+                                      : std::unexpected(stream.error());
+      if (!proxy) {
         KillAndReap(pid);
         return Fail(ErrorCode::kSystem,
-                    fmt::format("network by domain: the sandbox's resolver sockets did not "
-                                "arrive from the command's process ({})",
-                                stream.error().message));
+                    fmt::format("network by domain: the sandbox's resolver and proxy sockets did "
+                                "not arrive from the command's process ({})",
+                                proxy.error().message));
       }
       launched.resolver.datagram = *std::move(datagram);
       launched.resolver.stream = *std::move(stream);
+      launched.resolver.proxy = *std::move(proxy);
       launched.resolver.program = resolver_program;
     }
     launched.connect_listener = ReceiveListener(broker.ours.get());

@@ -114,6 +114,13 @@ bool IsUnspecified(const IpAddress& address) {
   return kind != nullptr && std::strcmp(kind, "unspecified") == 0;
 }
 
+bool IsOwnHost(const IpAddress& address) {
+  const std::uint8_t* b = address.bytes.data();
+  if (address.family == AF_INET) return b[0] == 127 || b[0] == 0;
+  static constexpr std::uint8_t kZero[16] = {};
+  return std::memcmp(b, kZero, 15) == 0 && b[15] <= 1;  // :: and ::1 (v4-mapped: AF_INET)
+}
+
 std::vector<IpAddress> HostAddresses() {
   std::vector<IpAddress> out;
   ifaddrs* list = nullptr;

@@ -46,6 +46,10 @@ const char* InternalKind(const IpAddress& address);
 // 0.0.0.0 or :: (and the rest of 0.0.0.0/8): a connect there reaches this host itself.
 bool IsUnspecified(const IpAddress& address);
 
+// The loopback or the unspecified address: a connect there stays in the connecting process's
+// own network namespace (the sandbox's, for the command).
+bool IsOwnHost(const IpAddress& address);
+
 // The addresses of this process's network namespace's interfaces (getifaddrs); empty when
 // they cannot be read.
 std::vector<IpAddress> HostAddresses();

@@ -10,6 +10,10 @@ namespace {
 using nlohmann::json;
 
 constexpr std::size_t kDnsHeader = 12;
+constexpr std::uint8_t kReplyKind = 'D';
+constexpr std::uint8_t kConnectKind = 'C';
+// A host name (253) or an address in text, with room: longer is refused.
+constexpr std::size_t kMaxHostText = 255;
 
 // `object[key]` as a string; nullopt when it is missing or not one.
 std::optional<std::string> Text(const json& object, const char* key) {
@@ -38,8 +42,40 @@ std::optional<IpAddress> Address(const json& object) {
   return text ? ParseAddress(*text) : std::nullopt;
 }
 
+std::optional<std::uint32_t> Tag(const json& object) {
+  const auto it = object.find("tag");
+  if (it == object.end() || !it->is_number_unsigned()) return std::nullopt;
+  const auto value = it->get<std::uint64_t>();
+  if (value > std::numeric_limits<std::uint32_t>::max()) return std::nullopt;
+  return static_cast<std::uint32_t>(value);
+}
+
+std::optional<ResolverReport> DecodeProxy(const std::string& key, const json& body) {
+  const std::optional<std::uint16_t> port = Number(body, "port");
+  if (!port || *port == 0) return std::nullopt;
+  if (key == "connect") {
+    const std::optional<std::uint32_t> tag = Tag(body);
+    const std::optional<IpAddress> address = Address(body);
+    std::optional<std::string> name = Text(body, "name");
+    if (!tag || !address || !name || name->size() > kMaxHostText) return std::nullopt;
+    return ConnectRequest{*tag, *address, *port, std::move(*name)};
+  }
+  std::optional<std::string> host = Text(body, "host");
+  std::optional<std::string> why = Text(body, "why");
+  std::optional<std::string> detail = Text(body, "detail");
+  if (!host || host->empty() || host->size() > kMaxHostText || !why || !detail ||
+      detail->size() > kMaxHostText) {
+    return std::nullopt;
+  }
+  if (*why != "name" && *why != "host_header" && *why != "server_name" && *why != "request") {
+    return std::nullopt;
+  }
+  return ProxyRefused{std::move(*host), *port, std::move(*why), std::move(*detail)};
+}
+
 std::optional<ResolverReport> Decode(const std::string& key, const json& body) {
   if (!body.is_object()) return std::nullopt;
+  if (key == "connect" || key == "proxy_refused") return DecodeProxy(key, body);
   std::optional<std::string> name = Name(body);
   if (!name) return std::nullopt;
   if (key == "query") {
@@ -67,6 +103,12 @@ std::string EncodeReport(const ResolverReport& report) {
     out["handed_out"] = {{"address", ToString(h->address)}, {"name", h->name}};
   } else if (const auto* r = std::get_if<Refused>(&report)) {
     out["refused"] = {{"name", r->name}};
+  } else if (const auto* c = std::get_if<ConnectRequest>(&report)) {
+    out["connect"] = {
+        {"tag", c->tag}, {"address", ToString(c->address)}, {"port", c->port}, {"name", c->name}};
+  } else if (const auto* p = std::get_if<ProxyRefused>(&report)) {
+    out["proxy_refused"] = {
+        {"host", p->host}, {"port", p->port}, {"why", p->why}, {"detail", p->detail}};
   } else {
     const auto& w = std::get<Withheld>(report);
     out["withheld"] = {{"name", w.name}, {"address", ToString(w.address)}};
@@ -86,25 +128,47 @@ std::optional<ResolverReport> DecodeReport(std::string_view bytes) {
 
 std::vector<std::uint8_t> EncodeUpstreamReply(std::uint16_t tag,
                                               std::span<const std::uint8_t> reply) {
-  std::vector<std::uint8_t> out;
+  std::vector<std::uint8_t> out{kReplyKind};
   if (reply.size() >= 2) {
-    out.assign(reply.begin(), reply.end());
+    out.insert(out.end(), reply.begin(), reply.end());
   } else {
-    out.resize(2);
+    out.resize(3);
   }
-  out[0] = static_cast<std::uint8_t>(tag >> 8);
-  out[1] = static_cast<std::uint8_t>(tag & 0xff);
+  out[1] = static_cast<std::uint8_t>(tag >> 8);
+  out[2] = static_cast<std::uint8_t>(tag & 0xff);
   return out;
 }
 
 std::optional<UpstreamReply> DecodeUpstreamReply(std::span<const std::uint8_t> bytes) {
-  if (bytes.size() < 2) return std::nullopt;
+  if (bytes.size() < 3 || bytes[0] != kReplyKind) return std::nullopt;
+  bytes = bytes.subspan(1);
   UpstreamReply out;
   out.tag = static_cast<std::uint16_t>((bytes[0] << 8) | bytes[1]);
   if (bytes.size() == 2) return out;
   if (bytes.size() < kDnsHeader) return std::nullopt;
   out.wire.assign(bytes.begin(), bytes.end());
   return out;
+}
+
+std::vector<std::uint8_t> EncodeConnectResult(const ConnectResult& result) {
+  std::vector<std::uint8_t> out{kConnectKind};
+  for (const std::uint32_t value : {result.tag, static_cast<std::uint32_t>(result.err)}) {
+    for (int shift = 24; shift >= 0; shift -= 8) {
+      out.push_back(static_cast<std::uint8_t>(value >> shift));
+    }
+  }
+  return out;
+}
+
+std::optional<ConnectResult> DecodeConnectResult(std::span<const std::uint8_t> bytes) {
+  if (bytes.size() != 9 || bytes[0] != kConnectKind) return std::nullopt;
+  const auto word = [&](std::size_t at) {
+    return (std::uint32_t{bytes[at]} << 24) | (std::uint32_t{bytes[at + 1]} << 16) |
+           (std::uint32_t{bytes[at + 2]} << 8) | std::uint32_t{bytes[at + 3]};
+  };
+  const std::uint32_t err = word(5);
+  if (err > 4095) return std::nullopt;  // an errno
+  return ConnectResult{word(1), static_cast<int>(err)};
 }
 
 }  // namespace cordon::net

@@ -7,10 +7,18 @@
 //   {"handed_out": {"address": "192.0.2.7", "name": "pkg.test"}}         before the answer goes
 //   {"refused": {"name": "other.test"}}                                  NXDOMAIN was answered
 //   {"withheld": {"name": "pkg.test", "address": "127.0.0.1"}}           removed from an answer
+//   {"connect": {"tag": 3, "address": "192.0.2.7", "port": 443, "name": "pkg.test"}}
+//                                          the proxy asks for a connection ("name": "" for a
+//                                          literal)
+//   {"proxy_refused": {"host": "pkg.test", "port": 443, "why": "server_name",
+//                      "detail": "other.test"}}   the proxy refused a client ("why": "name",
+//                                          "host_header", "server_name", "request")
 //
-// The broker to the resolver, binary: the upstream's reply to query `tag`, the tag in place of
-// the reply's id (two bytes, network order); the tag alone when there is no reply to give
-// (the resolver answers SERVFAIL).
+// The broker to the resolver, binary, a kind byte first: 'D', the upstream's reply to query
+// `tag`, the tag in place of the reply's id (two bytes, network order), or the tag alone when
+// there is no reply to give (the resolver answers SERVFAIL); 'C', the outcome of connect `tag`
+// (four bytes each, network order: the tag, then 0 or an errno), with 0 the connected socket
+// attached (SCM_RIGHTS).
 //
 // The resolver parses what the sandboxed command sends, so the broker reads its reports as
 // claims of a process that could be subverted: DecodeReport refuses anything malformed or
@@ -36,7 +44,9 @@ namespace cordon::net {
 inline constexpr int kResolverDatagramFd = 3;
 inline constexpr int kResolverChannelFd = 4;
 inline constexpr int kResolverStreamFd = 5;
-inline constexpr int kResolverProgramFd = 6;
+// The sandbox's listening TCP socket of the proxy (127.0.0.1:kProxyPort, net/sandbox_proxy.h).
+inline constexpr int kResolverProxyFd = 6;
+inline constexpr int kResolverProgramFd = 7;
 
 struct UpstreamQuery {
   std::uint16_t tag = 0;
@@ -66,7 +76,30 @@ struct Withheld {
   bool operator==(const Withheld&) const = default;
 };
 
-using ResolverReport = std::variant<UpstreamQuery, HandedOut, Refused, Withheld>;
+// The proxy asks the broker to connect to `address`:`port`, for a client that asked for `name`
+// (empty: the address itself). The broker decides as for the command's own connect.
+struct ConnectRequest {
+  std::uint32_t tag = 0;
+  IpAddress address;
+  std::uint16_t port = 0;
+  std::string name;
+  bool operator==(const ConnectRequest&) const = default;
+};
+
+// The proxy refused a client's request for `host`:`port`: `why` "name" (the rules do not allow
+// it), "host_header" (a request's Host header or URL names `detail`, another host),
+// "server_name" (the tunnel's TLS hello names `detail`), "request" (not a request the proxy
+// serves: `detail` says what).
+struct ProxyRefused {
+  std::string host;
+  std::uint16_t port = 0;
+  std::string why;
+  std::string detail;
+  bool operator==(const ProxyRefused&) const = default;
+};
+
+using ResolverReport =
+    std::variant<UpstreamQuery, HandedOut, Refused, Withheld, ConnectRequest, ProxyRefused>;
 
 // The largest report either side writes or reads (a name is at most 253 bytes; a name with
 // escaped bytes, which is refused, up to four times that).
@@ -88,7 +121,17 @@ struct UpstreamReply {
   std::uint16_t tag = 0;
   std::vector<std::uint8_t> wire;  // empty: no reply (SERVFAIL)
 };
-// nullopt: shorter than a tag, or a reply shorter than a DNS header.
+// nullopt: no 'D' message, shorter than a tag, or a reply shorter than a DNS header.
 std::optional<UpstreamReply> DecodeUpstreamReply(std::span<const std::uint8_t> bytes);
+
+// The outcome of the proxy's ConnectRequest `tag`: 0 (the socket is attached) or an errno.
+struct ConnectResult {
+  std::uint32_t tag = 0;
+  int err = 0;
+  bool operator==(const ConnectResult&) const = default;
+};
+std::vector<std::uint8_t> EncodeConnectResult(const ConnectResult& result);
+// nullopt: not a 'C' message of exactly its size.
+std::optional<ConnectResult> DecodeConnectResult(std::span<const std::uint8_t> bytes);
 
 }  // namespace cordon::net

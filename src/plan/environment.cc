@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "net/sandbox_proxy.h"
 #include "plan/toolchain_env.h"
 
 namespace cordon::plan {
@@ -63,10 +64,15 @@ std::vector<std::string> BuildEnvironment(const std::vector<std::string>& caller
 }
 
 std::vector<std::string> SandboxFacts(SandboxMode mode, NetworkPolicy network, HomeView home) {
-  return {std::string("CORDON_SANDBOX_MODE=") + SandboxModeName(mode),
-          std::string("CORDON_SANDBOX_NETWORK=") + NetworkPolicyName(network),
-          std::string("CORDON_NETWORK=") + NetworkPolicyName(network),
-          std::string("CORDON_SANDBOX_HOME=") + HomeViewName(home)};
+  std::vector<std::string> facts{
+      std::string("CORDON_SANDBOX_MODE=") + SandboxModeName(mode),
+      std::string("CORDON_SANDBOX_NETWORK=") + NetworkPolicyName(network),
+      std::string("CORDON_NETWORK=") + NetworkPolicyName(network),
+      std::string("CORDON_SANDBOX_HOME=") + HomeViewName(home)};
+  if (network == NetworkPolicy::kDomains) {
+    for (std::string& variable : net::ProxyEnvironment()) facts.push_back(std::move(variable));
+  }
+  return facts;
 }
 
 }  // namespace cordon::plan

@@ -44,7 +44,9 @@ std::vector<std::string> BuildEnvironment(const std::vector<std::string>& caller
 
 // What a command may want to know of its sandbox to adapt (issue 25): CORDON_SANDBOX_MODE
 // (read_only, workspace_write), CORDON_SANDBOX_NETWORK and its short name CORDON_NETWORK (deny,
-// allow, domains), CORDON_SANDBOX_HOME (hidden, read_only: what the real homes show).
+// allow, domains), CORDON_SANDBOX_HOME (hidden, read_only: what the real homes show); with
+// network "domains" also the proxy variables that name the sandbox's proxy
+// (net::ProxyEnvironment).
 std::vector<std::string> SandboxFacts(SandboxMode mode, NetworkPolicy network, HomeView home);
 
 }  // namespace cordon::plan

@@ -1,8 +1,10 @@
 #include "resolver/confinement.h"
 
+#include <fcntl.h>
 #include <seccomp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -53,7 +55,7 @@ constexpr bool kSanitizerRuntime = false;
 
 }  // namespace
 
-Result<void> ConfineToSockets(int sandbox_fd, int stream_fd) {
+Result<void> ConfineToSockets(const ResolverSockets& sockets) {
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
     return core::FailSyscall("prctl", "PR_SET_NO_NEW_PRIVS");
   }
@@ -61,12 +63,27 @@ Result<void> ConfineToSockets(int sandbox_fd, int stream_fd) {
   if (!ctx) return core::FailSyscall("seccomp_init", "cordon-resolver", ENOMEM);
   void* c = ctx.get();
   CORDON_TRY_VOID(Allow(c, SCMP_SYS(recvfrom), "recvfrom"));
-  CORDON_TRY_VOID(AllowOn(c, SCMP_SYS(sendto), sandbox_fd, "sendto (the sandbox's clients)"));
+  // Never a TCP fast open (MSG_FASTOPEN with an address): a descriptor number is not a socket's
+  // kind, and a reset TCP socket the broker made could be connected anew elsewhere by one.
   CORDON_TRY_VOID(
-      Check(seccomp_rule_add(c, SCMP_ACT_ALLOW, SCMP_SYS(sendto), 1, SCMP_A4(SCMP_CMP_EQ, 0)),
+      Check(seccomp_rule_add(c, SCMP_ACT_ALLOW, SCMP_SYS(sendto), 2,
+                             SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(sockets.datagram)),
+                             SCMP_A3(SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, 0)),
+            "sendto (the sandbox's clients)"));
+  CORDON_TRY_VOID(
+      Check(seccomp_rule_add(c, SCMP_ACT_ALLOW, SCMP_SYS(sendto), 2, SCMP_A4(SCMP_CMP_EQ, 0),
+                             SCMP_A3(SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, 0)),
             "send (reports, TCP clients)"));
-  CORDON_TRY_VOID(AllowOn(c, SCMP_SYS(accept4), stream_fd, "accept4 (the sandbox's TCP clients)"));
+  CORDON_TRY_VOID(
+      AllowOn(c, SCMP_SYS(accept4), sockets.stream, "accept4 (the sandbox's TCP clients)"));
+  CORDON_TRY_VOID(AllowOn(c, SCMP_SYS(accept4), sockets.proxy, "accept4 (the proxy's clients)"));
+  CORDON_TRY_VOID(
+      AllowOn(c, SCMP_SYS(recvmsg), sockets.channel, "recvmsg (the broker's connected sockets)"));
   CORDON_TRY_VOID(AllowOn(c, SCMP_SYS(write), STDERR_FILENO, "write (stderr)"));
+  // A pipe's size, and nothing else fcntl does.
+  CORDON_TRY_VOID(Check(
+      seccomp_rule_add(c, SCMP_ACT_ALLOW, SCMP_SYS(fcntl), 1, SCMP_A1(SCMP_CMP_EQ, F_SETPIPE_SZ)),
+      "fcntl (F_SETPIPE_SZ)"));
   CORDON_TRY_VOID(AllowWithoutExec(c, SCMP_SYS(mmap), 2, "mmap"));
   CORDON_TRY_VOID(AllowWithoutExec(c, SCMP_SYS(mprotect), 2, "mprotect"));
   for (const auto& [nr, name] : std::initializer_list<std::pair<int, std::string_view>>{
@@ -75,6 +92,12 @@ Result<void> ConfineToSockets(int sandbox_fd, int stream_fd) {
            // A poll interrupted by a stop (SIGSTOP, a freezer, a debugger) goes on through it.
            {SCMP_SYS(restart_syscall), "restart_syscall"},
            {SCMP_SYS(close), "close"},
+           {SCMP_SYS(shutdown), "shutdown"},
+           // The proxy's relay: a pipe per connection, spliced through.
+           {SCMP_SYS(pipe2), "pipe2"},
+           {SCMP_SYS(splice), "splice"},
+           // OpenSSL's random generator checks for a fork.
+           {SCMP_SYS(getpid), "getpid"},
            {SCMP_SYS(brk), "brk"},
            {SCMP_SYS(munmap), "munmap"},
            {SCMP_SYS(mremap), "mremap"},
@@ -90,7 +113,7 @@ Result<void> ConfineToSockets(int sandbox_fd, int stream_fd) {
     CORDON_TRY_VOID(Allow(c, nr, name));
   }
   if (kSanitizerRuntime) {
-    for (const int nr : {SCMP_SYS(pipe2), SCMP_SYS(write), SCMP_SYS(sigaltstack)}) {
+    for (const int nr : {SCMP_SYS(write), SCMP_SYS(sigaltstack)}) {
       CORDON_TRY_VOID(Allow(c, nr, "the sanitizer runtime's calls"));
     }
   }

@@ -89,16 +89,45 @@ void DnsService::Handle(std::span<const std::uint8_t> wire, const Client& from) 
     reports_.refused(question->name);
     return Answer(AnswerWithoutRecords(wire, kRcodeNxDomain), from);
   }
+  Ask(Pending{*question, std::vector<std::uint8_t>(wire.begin(), wire.end()), from});
+}
+
+void DnsService::Ask(Pending pending) {
   std::uint16_t tag = next_tag_++;
   while (pending_.contains(tag)) tag = next_tag_++;
-  if (pending_.size() >= kMaxPending) pending_.erase(pending_.begin());
-  pending_[tag] = Pending{*question, std::vector<std::uint8_t>(wire.begin(), wire.end()), from};
-  reports_.query(tag, *question);
+  if (pending_.size() >= kMaxPending) {
+    if (pending_.begin()->second.client.lookup) {
+      unanswered_.push_back(std::move(pending_.begin()->second.client.lookup));
+    }
+    pending_.erase(pending_.begin());
+  }
+  const DnsQuestion question = pending.question;
+  pending_[tag] = std::move(pending);
+  reports_.query(tag, question);
+}
+
+void DnsService::AnswerForgotten() {
+  for (LookupDone& forgotten : std::exchange(unanswered_, {})) forgotten({});
+}
+
+void DnsService::Lookup(const std::string& name, std::uint16_t type, LookupDone done) {
+  if (name.find('\\') != std::string::npos || !rules_->ForName(name).allowed) {
+    unanswered_.push_back(std::move(done));
+    return;
+  }
+  DnsQuestion question;
+  question.name = name;
+  question.type = type;
+  question.qclass = kClassIn;
+  Client client;
+  client.lookup = std::move(done);
+  Ask(Pending{std::move(question), {}, std::move(client)});
 }
 
 void DnsService::OnReply(std::uint16_t tag, std::span<const std::uint8_t> reply) {
   const auto it = pending_.find(tag);
   if (it == pending_.end()) return;
+  if (it->second.client.lookup) return OnLookupReply(it, reply);
   const Pending& pending = it->second;
   if (reply.empty()) {
     Answer(AnswerWithoutRecords(pending.query, kRcodeServFail), pending.client);
@@ -120,6 +149,25 @@ void DnsService::OnReply(std::uint16_t tag, std::span<const std::uint8_t> reply)
     Answer(filtered->wire, pending.client);
   }
   pending_.erase(it);
+}
+
+void DnsService::OnLookupReply(std::map<std::uint16_t, Pending>::iterator it,
+                               std::span<const std::uint8_t> reply) {
+  const std::uint16_t tag = it->first;
+  std::vector<net::IpAddress> addresses;
+  if (!reply.empty()) {
+    const DnsQuestion& question = it->second.question;
+    std::optional<FilteredReply> filtered = FilterReply(
+        reply, question, tag, question.id, [this](const net::IpAddress& a) { return Keep(a); });
+    if (!filtered) return;  // not the reply to it: keep waiting
+    for (const net::IpAddress& a : filtered->handed_out) reports_.handed_out(a, question.name);
+    for (const net::IpAddress& a : filtered->dropped) reports_.withheld(question.name, a);
+    addresses = std::move(filtered->handed_out);
+  }
+  // Out of the table before the caller runs: it may ask again.
+  LookupDone done = std::move(it->second.client.lookup);
+  pending_.erase(it);
+  done(std::move(addresses));
 }
 
 }  // namespace cordon::resolver

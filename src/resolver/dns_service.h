@@ -64,6 +64,16 @@ class DnsService {
   // The host resolver's reply to query `tag` (its id is the tag), or empty: none (SERVFAIL).
   void OnReply(std::uint16_t tag, std::span<const std::uint8_t> reply);
 
+  // The proxy's own lookup of `name` (record `type`, A or AAAA), asked and filtered as a
+  // client's is: `done` gets the addresses left (each reported handed_out first), or none (not
+  // allowed, no reply, nothing left). Called later (OnReply, AnswerForgotten), never from within
+  // Lookup.
+  using LookupDone = std::function<void(std::vector<net::IpAddress> addresses)>;
+  void Lookup(const std::string& name, std::uint16_t type, LookupDone done);
+  // Answers none to the lookups that will get no reply (refused, or forgotten past
+  // kMaxPending); the main loop calls it after each round.
+  void AnswerForgotten();
+
   // Questions waiting for the host's resolver; past it the one with the lowest tag is
   // forgotten (its client retries).
   static constexpr std::size_t kMaxPending = 256;
@@ -74,6 +84,7 @@ class DnsService {
     sockaddr_storage address{};
     socklen_t address_len = 0;
     StreamClients::Ref stream;
+    LookupDone lookup;  // the proxy's own (Lookup)
   };
   struct Pending {
     DnsQuestion question;
@@ -83,6 +94,9 @@ class DnsService {
   DnsService(core::UniqueFd sandbox, core::UniqueFd stream_listener, const net::DomainRules* rules,
              Reports reports);
   void Handle(std::span<const std::uint8_t> wire, const Client& from);
+  void Ask(Pending pending);
+  void OnLookupReply(std::map<std::uint16_t, Pending>::iterator it,
+                     std::span<const std::uint8_t> reply);
   void Answer(const std::vector<std::uint8_t>& wire, const Client& to);
   bool Keep(const net::IpAddress& address) const;
 
@@ -93,6 +107,7 @@ class DnsService {
   std::vector<net::IpAddress> host_addresses_;
   std::uint16_t next_tag_ = 0;
   std::map<std::uint16_t, Pending> pending_;  // by tag
+  std::vector<LookupDone> unanswered_;        // lookups forgotten, answered none by OnReply
 };
 
 }  // namespace cordon::resolver

@@ -42,7 +42,7 @@ def skip(why):
 
 if os.geteuid() != 0:
     skip("needs root to build its test network (run it as root; it runs cordon unprivileged too)")
-missing = [t for t in ("ip", "dnsmasq", "curl", "getent", "python3", "runuser")
+missing = [t for t in ("ip", "dnsmasq", "curl", "getent", "python3", "runuser", "openssl")
            if shutil.which(t, path=SEARCH_PATH) is None]
 if missing:
     skip(f"missing {' '.join(missing)} (install with scripts/setup.sh)")
@@ -59,6 +59,7 @@ BIG = [f"198.51.100.{i}" for i in range(100, 140)]
 HUGE = [f"198.51.100.{i}" for i in range(140, 240)]
 RESOLVER = "198.51.100.53"
 HOST_PORT = 9090          # a service on the client's (the host's) loopback
+PROXY = "127.0.0.1:1023"  # the sandbox's proxy, which the run's proxy variables name
 base = os.environ.get("CORDON_ESCAPE_BASE", "/var/lib")
 work = tempfile.mkdtemp(prefix="cordon-domains-", dir=base)
 os.chmod(work, 0o755)
@@ -123,6 +124,17 @@ def setup():
         f.write("hello from private.test\n")
     for port in ("8080", "8081"):
         in_world("python3", "-m", "http.server", port, "--bind", PRIVATE, "--directory", site)
+    # HTTPS on pkg.test:8443 (a certificate of its own, which the clients do not verify), and a
+    # server that speaks first (as SSH does) on pkg.test:2222.
+    sh("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
+       "/CN=pkg.test", "-keyout", f"{work}/key.pem", "-out", f"{work}/cert.pem")
+    with open(f"{work}/tls_server.py", "w") as f:
+        f.write(TLS_SERVER)
+    in_world("python3", f"{work}/tls_server.py", PKG, "8443", f"{work}/cert.pem",
+             f"{work}/key.pem", os.path.join(work, "pkg.test"))
+    with open(f"{work}/banner_server.py", "w") as f:
+        f.write(BANNER_SERVER)
+    in_world("python3", f"{work}/banner_server.py", PKG, "2222")
     # A service on the client's own loopback: the host's, which no allowed name may lead to.
     host_site = os.path.join(work, "host-service")
     os.makedirs(host_site)
@@ -143,6 +155,66 @@ def setup():
             return
         time.sleep(0.1)
     raise RuntimeError("the test network did not come up")
+
+
+TLS_SERVER = """import functools, http.server, ssl, sys
+address, port, cert, key, site = sys.argv[1:]
+handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=site)
+server = http.server.HTTPServer((address, int(port)), handler)
+context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+context.load_cert_chain(cert, key)
+server.socket = context.wrap_socket(server.socket, server_side=True)
+server.serve_forever()
+"""
+
+BANNER_SERVER = """import socket, sys, threading
+listener = socket.create_server((sys.argv[1], int(sys.argv[2])))
+def serve(c):
+    with c:
+        c.sendall(b"SSH-2.0-banner-from-pkg.test\\r\\n")
+        line = c.recv(100)
+        c.sendall(b"you said " + line)
+while True:
+    c, _ = listener.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+"""
+
+# Clients of the sandbox's proxy that no tool offers, written into each workspace:
+#   via_proxy.py tls HOST:PORT SERVER_NAME   CONNECT, then TLS naming SERVER_NAME, GET /hello.txt
+#   via_proxy.py raw HOST:PORT               CONNECT, read the server's first line, answer it
+#   via_proxy.py http URL HOST [URL HOST]... requests on one connection, each with that Host
+VIA_PROXY = """import socket, ssl, sys
+s = socket.create_connection(("127.0.0.1", 1023))
+def head():
+    r = b""
+    while b"\\r\\n\\r\\n" not in r:
+        b = s.recv(1)
+        if not b:
+            break
+        r += b
+    return r.split(b"\\r\\n")[0].decode()
+mode = sys.argv[1]
+if mode in ("tls", "raw"):
+    s.sendall(("CONNECT %s HTTP/1.1\\r\\nHost: %s\\r\\n\\r\\n" % (sys.argv[2], sys.argv[2])).encode())
+    print(head())
+    if mode == "raw":
+        print(s.recv(100).decode().strip())
+        s.sendall(b"hello\\n")
+        print(s.recv(100).decode().strip())
+    else:
+        c = ssl.create_default_context()
+        c.check_hostname = False
+        c.verify_mode = ssl.CERT_NONE
+        t = c.wrap_socket(s, server_hostname=sys.argv[3])
+        t.sendall(b"GET /hello.txt HTTP/1.0\\r\\n\\r\\n")
+        print(b"".join(iter(lambda: t.recv(4096), b"")).decode())
+else:
+    pairs = sys.argv[2:]
+    for i in range(0, len(pairs), 2):
+        s.sendall(("GET %s HTTP/1.1\\r\\nHost: %s\\r\\n\\r\\n" % (pairs[i], pairs[i + 1])).encode())
+    s.settimeout(5)
+    print(b"".join(iter(lambda: s.recv(4096), b"")).decode())
+"""
 
 
 def prepare_user():
@@ -173,7 +245,9 @@ class Who:
         self.runtime = os.path.join(work, f"runtime-{name}")
         for d in (self.ws, self.runtime):
             os.makedirs(d, mode=0o700)
-        for d in (self.home, self.ws, self.runtime):
+        with open(os.path.join(self.ws, "via_proxy.py"), "w") as f:
+            f.write(VIA_PROXY)
+        for d in (self.home, self.ws, self.runtime, os.path.join(self.ws, "via_proxy.py")):
             os.chown(d, uid, uid)
         self.env = {"PATH": SEARCH_PATH, "HOME": self.home, "LANG": "C.UTF-8",
                     "XDG_RUNTIME_DIR": self.runtime}
@@ -262,7 +336,10 @@ def check(who, way, flags, name, text, *, ok, output=None, denial=None, fast=Fal
         print(f"ok: {label}")
 
 
+# Through the sandbox's proxy (the run's proxy variables), and past it (transparently).
 CURL = "curl -sS --max-time 20 "
+CURL_DIRECT = "curl -sS --max-time 20 --noproxy '*' "
+VIA = "python3 via_proxy.py "
 PY_CONNECT = ("python3 -c \"import socket,sys; s=socket.create_connection((sys.argv[1], "
               "int(sys.argv[2]))); s.sendall(b'GET /hello.txt HTTP/1.0\\r\\n\\r\\n'); "
               "print(b''.join(iter(lambda: s.recv(4096), b'')).decode())\" ")
@@ -308,9 +385,9 @@ PY_LOCAL_ANY = ("python3 -c \"import socket; l=socket.socket(); l.bind(('0.0.0.0
 def cases(who, way, flags_for):
     a = flags_for
     check(who, way, a("pkg.test"), "allowed name, curl (non-blocking connect)",
-          CURL + "http://pkg.test:8080/hello.txt", ok=True, output="hello from pkg.test")
+          CURL_DIRECT + "http://pkg.test:8080/hello.txt", ok=True, output="hello from pkg.test")
     check(who, way, a("pkg.test"), "name not allowed fails at once",
-          CURL + "http://other.test:8080/hello.txt", ok=False, fast=True,
+          CURL_DIRECT + "http://other.test:8080/hello.txt", ok=False, fast=True,
           denial=("dns", "other.test", "--allow-domain other.test"))
     check(who, way, a("pkg.test"), "allowed name, python blocking connect",
           PY_CONNECT + "pkg.test 8080", ok=True, output="hello from pkg.test")
@@ -328,12 +405,12 @@ def cases(who, way, flags_for):
           "getent hosts secret.pkg.test", ok=False, fast=True,
           denial=("dns", "secret.pkg.test", "secret.pkg.test"))
     check(who, way, a("*.pkg.test", "!secret.pkg.test"), "other subdomain under the wildcard",
-          CURL + "http://www.pkg.test:8080/hello.txt", ok=True, output="hello from pkg.test")
+          CURL_DIRECT + "http://www.pkg.test:8080/hello.txt", ok=True, output="hello from pkg.test")
     check(who, way, a("pkg.test:443"), "allowed name on another port",
-          CURL + "http://pkg.test:8080/hello.txt", ok=False,
+          CURL_DIRECT + "http://pkg.test:8080/hello.txt", ok=False,
           denial=("connect", f"{PKG}:8080 (pkg.test)", "--allow-domain pkg.test:8080"))
     check(who, way, a("pkg.test:8080"), "allowed name on its port",
-          CURL + "http://pkg.test:8080/hello.txt", ok=True, output="hello from pkg.test")
+          CURL_DIRECT + "http://pkg.test:8080/hello.txt", ok=True, output="hello from pkg.test")
     check(who, way, a("big.test"), "an answer larger than 512 bytes",
           "getent ahostsv4 big.test | awk '{print $1}' | sort -u | wc -l", ok=True,
           output=str(len(BIG)))
@@ -362,8 +439,57 @@ def cases(who, way, flags_for):
     check(who, way, a("pkg.test"), "the unspecified address never reaches the host",
           PY_CONNECT + f"0.0.0.0 {HOST_PORT}", ok=False, absent="hello from the host")
     check(who, way, a("pkg.test"), "the host's loopback service",
-          CURL + f"http://127.0.0.1:{HOST_PORT}/hello.txt", ok=False,
+          CURL_DIRECT + f"http://127.0.0.1:{HOST_PORT}/hello.txt", ok=False,
           denial=("connect", f"127.0.0.1:{HOST_PORT}", "loopback is its own"))
+    proxy_cases(who, way, flags_for)
+
+
+def proxy_cases(who, way, flags_for):
+    """Through the sandbox's proxy: HTTP (absolute URLs and CONNECT) and SOCKS5."""
+    a = flags_for
+    check(who, way, a("pkg.test"), "proxy: plain HTTP to an allowed name",
+          CURL + "-f http://pkg.test:8080/hello.txt", ok=True, output="hello from pkg.test")
+    check(who, way, a("pkg.test"), "proxy: plain HTTP to a name not allowed",
+          CURL + "-f http://other.test:8080/hello.txt", ok=False, fast=True,
+          denial=("connect", "other.test:8080", "--allow-domain other.test, or"))
+    check(who, way, a("pkg.test"), "proxy: HTTPS through CONNECT to an allowed name",
+          CURL + "-fk https://pkg.test:8443/hello.txt", ok=True, output="hello from pkg.test")
+    check(who, way, a("pkg.test"), "proxy: CONNECT to a name not allowed",
+          CURL + "-fk https://other.test:8443/hello.txt", ok=False, fast=True,
+          denial=("connect", "other.test:8443", "--allow-domain other.test, or"))
+    check(who, way, a("pkg.test"), "proxy: TLS naming the tunnel's own host",
+          VIA + "tls pkg.test:8443 pkg.test", ok=True, output="hello from pkg.test")
+    check(who, way, a("pkg.test"), "proxy: TLS naming another host than the tunnel's",
+          VIA + "tls pkg.test:8443 other.test", ok=False, absent="hello from",
+          denial=("connect", "pkg.test:8443", "other.test"))
+    check(who, way, a("pkg.test"), "proxy: a server that speaks first, through a tunnel",
+          VIA + "raw pkg.test:2222", ok=True, output="you said hello")
+    check(who, way, a("pkg.test"), "proxy: requests on one connection, each for its host",
+          VIA + "http http://pkg.test:8080/hello.txt pkg.test:8080 "
+          "http://pkg.test:8080/hello.txt pkg.test:8080", ok=True, output="hello from pkg.test")
+    check(who, way, a("pkg.test"), "proxy: a Host header naming another host",
+          VIA + "http http://pkg.test:8080/hello.txt other.test:8080 && false", ok=False,
+          absent="hello from", denial=("connect", "pkg.test:8080", "other.test:8080"))
+    check(who, way, a("pkg.test"), "proxy: a later request on the connection for another host",
+          VIA + "http http://pkg.test:8080/hello.txt pkg.test:8080 "
+          "http://other.test:8080/hello.txt other.test:8080 && false", ok=False,
+          absent="hello from other.test", denial=("connect", "pkg.test:8080", "other.test:8080"))
+    check(who, way, a("rebind.test", "127.0.0.1"),
+          "proxy: the loopback listed, reached by name, stays the sandbox's",
+          CURL + f"-f http://rebind.test:{HOST_PORT}/hello.txt", ok=False,
+          absent="hello from the host", denial=("connect", f"127.0.0.1:{HOST_PORT}", "own address"))
+    check(who, way, a("pkg.test"), "socks5: an allowed name",
+          CURL + f"-f --socks5-hostname {PROXY} http://pkg.test:8080/hello.txt", ok=True,
+          output="hello from pkg.test")
+    check(who, way, a("pkg.test"), "socks5: a name not allowed",
+          CURL + f"-f --socks5-hostname {PROXY} http://other.test:8080/hello.txt", ok=False,
+          fast=True, denial=("connect", "other.test:8080", "--allow-domain other.test, or"))
+    check(who, way, a("pkg.test"), "socks5: an IP literal not listed",
+          CURL + f"-f --socks5 {PROXY} http://{OTHER}:8080/hello.txt", ok=False,
+          denial=("connect", f"{OTHER}:8080", "no allowed name resolved to"))
+    check(who, way, a("pkg.test", f"{OTHER}:8080"), "socks5: an IP literal listed",
+          CURL + f"-f --socks5 {PROXY} http://{OTHER}:8080/hello.txt", ok=True,
+          output="hello from other.test")
 
 
 def domain_flags(*patterns):
@@ -390,17 +516,31 @@ try:
                            "libexec/cordon/cordon-resolver"))
     for who in (Who("root-bare", unprivileged_cordon, 0),
                 Who(USER + "-bare", unprivileged_cordon, uid)):
-        marker = os.path.join(who.ws, "ran")
-        out = subprocess.run(who.prefix + [who.cordon, "run", "--no-server", "--allow-domain",
-                                           "pkg.test", "--", "touch", marker],
-                             cwd=who.ws, capture_output=True, text=True, timeout=120)
-        name = f"{who.name}: without cordon-resolver the run is refused"
-        if out.returncode != 125 or "needs cordon-resolver" not in out.stderr:
-            failures.append(f"{name}: exited {out.returncode}: {out.stderr[-300:]!r}")
-        elif os.path.exists(marker):
-            failures.append(f"{name}: the command ran")
-        else:
-            print(f"ok: {name}")
+        for way in ("one-shot", "served", "mcp"):
+            marker = os.path.join(who.ws, f"ran-{way}")
+            flags = ["--allow-domain", "pkg.test"]
+            if way == "mcp":
+                r = mcp_run.run_command(
+                    who.prefix + [who.cordon, "mcp", "--workspace", who.ws, *flags],
+                    f"touch {marker}", cwd=who.ws, client="domains") or {}
+                code, said = r.get("exit_code", 125), r.get("error") or ""
+            else:
+                if way == "served":
+                    who.start_server([])
+                env = ["CORDON_RUN_SERVER=use"] if way == "served" else []
+                args = ["run", "--no-server"] if way == "one-shot" else ["run"]
+                out = subprocess.run(who.prefix + env + [who.cordon, *args, *flags, "--", "touch",
+                                                         marker],
+                                     cwd=who.ws, capture_output=True, text=True, timeout=120)
+                code, said = out.returncode, out.stderr
+                who.stop_server()
+            name = f"{who.name}: {way}: without cordon-resolver the run is refused"
+            if code != 125 or "needs cordon-resolver" not in said:
+                failures.append(f"{name}: exited {code}: {said[-300:]!r}")
+            elif os.path.exists(marker):
+                failures.append(f"{name}: the command ran")
+            else:
+                print(f"ok: {name}")
 finally:
     teardown()
 

@@ -52,6 +52,13 @@ int main(int argc, char** argv) {
   Report(R"({"refused":{"name":"other.test"}})");
   Report(R"({"withheld":{"name":"pkg.test","address":"192.0.2.9"}})");
   Report(R"({"withheld":{"name":"pkg.test","address":"127.0.0.1"}})");
+  // The proxy's: a connect the broker decides (whatever address it names), a refusal the rules
+  // contradict and a true one, and one whose detail is no host (not believed).
+  Report(R"({"connect":{"tag":5,"address":"203.0.113.9","port":80,"name":"evil.test"}})");
+  Report(R"({"proxy_refused":{"host":"pkg.test","port":80,"why":"name","detail":""}})");
+  Report(R"({"proxy_refused":{"host":"other.test","port":81,"why":"name","detail":""}})");
+  Report(R"({"proxy_refused":{"host":"pkg.test","port":82,"why":"server_name",)"
+         R"("detail":"a\nb"}})");
   // The text of a denial, which is the broker's to write; bytes that are no report; one
   // longer than any report.
   Report(R"({"denial":{"kind":"dns","target":"x","layer":"network","rule":"r","fix":"f"}})");
@@ -60,9 +67,11 @@ int main(int argc, char** argv) {
 
   unsigned char reply[4200];
   const ssize_t n = ::recv(kChannel, reply, sizeof reply, 0);
+  // 'D', the tag, the reply.
   const std::string heard =
-      n >= 2 ? "reply " + std::to_string((reply[0] << 8) | reply[1]) + " " + std::to_string(n)
-             : "no reply";
+      n >= 3 && reply[0] == 'D'
+          ? "reply " + std::to_string((reply[1] << 8) | reply[2]) + " " + std::to_string(n - 1)
+          : "no reply";
   (void)::sendto(kSandbox, heard.data(), heard.size(), 0, reinterpret_cast<sockaddr*>(&test), len);
   return 3;
 }

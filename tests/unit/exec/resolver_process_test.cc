@@ -47,6 +47,7 @@ struct Loopback {
   UniqueFd upstream = BoundUdp(&upstream_address);
   UniqueFd client{::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)};
   UniqueFd listener{::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)};
+  UniqueFd proxy{::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)};
 
   Loopback() {
     EXPECT_EQ(::connect(client.get(), reinterpret_cast<sockaddr*>(&sandbox_address),
@@ -57,10 +58,12 @@ struct Loopback {
     any.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     EXPECT_EQ(::bind(listener.get(), reinterpret_cast<sockaddr*>(&any), sizeof any), 0);
     EXPECT_EQ(::listen(listener.get(), 4), 0);
+    EXPECT_EQ(::bind(proxy.get(), reinterpret_cast<sockaddr*>(&any), sizeof any), 0);
+    EXPECT_EQ(::listen(proxy.get(), 4), 0);
   }
   // What the broker is handed for `program`.
   ResolverHandover Handover(int program) {
-    return ResolverHandover{std::move(sandbox), std::move(listener), program};
+    return ResolverHandover{std::move(sandbox), std::move(listener), std::move(proxy), program};
   }
   sockaddr_storage Upstream() const {
     sockaddr_storage out{};
@@ -78,13 +81,17 @@ struct Loopback {
 // Serves `resolver` (its channel and upstream socket, as the broker's loop does) until `done`
 // holds, or 10 s pass; the denials recorded meanwhile.
 std::vector<Denial> ServeUntil(ResolverProcess& resolver,
-                               const std::function<bool(const std::vector<Denial>&)>& done) {
+                               const std::function<bool(const std::vector<Denial>&)>& done,
+                               std::vector<net::ConnectRequest>* connects = nullptr) {
   std::vector<Denial> denials;
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (!done(denials) && std::chrono::steady_clock::now() < until) {
     pollfd p[2] = {{resolver.channel_fd(), POLLIN, 0}, {resolver.upstream_fd(), POLLIN, 0}};
     (void)::poll(p, 2, 50);
-    resolver.Drain([&](Denial d) { denials.push_back(std::move(d)); });
+    resolver.Drain([&](Denial d) { denials.push_back(std::move(d)); },
+                   [&](const net::ConnectRequest& request) {
+                     if (connects != nullptr) connects->push_back(request);
+                   });
     resolver.OnUpstreamReadable();
   }
   return denials;
@@ -156,15 +163,19 @@ TEST(ResolverProcessTest, ForgedReportsAreCheckedAndItsStopIsRecorded) {
   // Given the rules as arguments, no environment, and only stdio, the socket, the channel and
   // its own program.
   ASSERT_EQ(::send(net.client.get(), "hello", 5, 0), 5);
-  EXPECT_EQ(net.ClientReads(), "allow=pkg.test allow=*.allowed.test|0|0 1 2 3 4 5 6");
+  EXPECT_EQ(net.ClientReads(), "allow=pkg.test allow=*.allowed.test|0|0 1 2 3 4 5 6 7");
 
   // Its questions: only the allowed name's reaches the host's resolver, as a query of the
   // broker's making; the reply goes back under the resolver's tag.
   std::vector<Received> asked;
-  std::vector<Denial> denials = ServeUntil(resolver, [&](const std::vector<Denial>&) {
-    for (Received& r : ReceivedQueries(net.upstream.get())) asked.push_back(std::move(r));
-    return !asked.empty();
-  });
+  std::vector<net::ConnectRequest> connects;
+  std::vector<Denial> denials = ServeUntil(
+      resolver,
+      [&](const std::vector<Denial>&) {
+        for (Received& r : ReceivedQueries(net.upstream.get())) asked.push_back(std::move(r));
+        return !asked.empty();
+      },
+      &connects);
   ASSERT_EQ(asked.size(), 1u);
   EXPECT_TRUE(Names(asked[0], std::string("\x03pkg\x04test\x00", 10)));
   const std::vector<std::uint8_t> reply = ReplyWithA(asked[0].bytes, {192, 0, 2, 7});
@@ -172,7 +183,8 @@ TEST(ResolverProcessTest, ForgedReportsAreCheckedAndItsStopIsRecorded) {
                      reinterpret_cast<sockaddr*>(&asked[0].from), asked[0].from_len),
             0);
   const std::vector<Denial> more = ServeUntil(
-      resolver, [](const std::vector<Denial>& d) { return Find(d, "cordon-resolver") != nullptr; });
+      resolver, [](const std::vector<Denial>& d) { return Find(d, "cordon-resolver") != nullptr; },
+      &connects);
   denials.insert(denials.end(), more.begin(), more.end());
   EXPECT_EQ(net.ClientReads(), "reply 7 " + std::to_string(reply.size()));
   EXPECT_TRUE(ReceivedQueries(net.upstream.get()).empty()) << "evil.test was asked";
@@ -190,6 +202,18 @@ TEST(ResolverProcessTest, ForgedReportsAreCheckedAndItsStopIsRecorded) {
   ASSERT_NE(Find(denials, "pkg.test -> 127.0.0.1"), nullptr);
   EXPECT_NE(Find(denials, "pkg.test -> 127.0.0.1")->rule.find("rebinding"), std::string::npos);
   EXPECT_EQ(Find(denials, "x"), nullptr);
+  // A connect the proxy asks for goes to the broker's decision as it was asked (the broker
+  // refuses an address no allowed name was handed out for: RefuseOutside).
+  ASSERT_EQ(connects.size(), 1u);
+  EXPECT_EQ(connects[0],
+            (net::ConnectRequest{5, *net::ParseAddress("203.0.113.9"), 80, "evil.test"}));
+  // The proxy's refusals: only where the rules agree, and only of hosts, in the broker's words.
+  EXPECT_EQ(Find(denials, "pkg.test:80"), nullptr);
+  ASSERT_NE(Find(denials, "other.test:81"), nullptr);
+  EXPECT_NE(Find(denials, "other.test:81")->fix.find("--allow-domain other.test,"),
+            std::string::npos)
+      << Find(denials, "other.test:81")->fix;
+  EXPECT_EQ(Find(denials, "pkg.test:82"), nullptr);
   // Its exit is recorded with its status, once; the channel is closed.
   const Denial* stopped = Find(denials, "cordon-resolver");
   ASSERT_NE(stopped, nullptr);
@@ -277,7 +301,7 @@ TEST(ResolverProcessTest, RealResolverAnswersThroughTheBrokerAndIsGoneWithItsHol
   EXPECT_EQ(answer[3] & 0x0f, 0);
   EXPECT_EQ(std::vector<std::uint8_t>(answer + n - 4, answer + n),
             (std::vector<std::uint8_t>{192, 0, 2, 7}));
-  resolver.Drain([](Denial) {});
+  resolver.Drain([](Denial) {}, [](const net::ConnectRequest&) {});
   EXPECT_EQ(resolver.HandedOut(*net::ParseAddress("192.0.2.7")),
             std::vector<std::string>{"pkg.test"});
   EXPECT_EQ(Find(denials, "cordon-resolver"), nullptr) << Find(denials, "cordon-resolver")->rule;

@@ -18,6 +18,10 @@ TEST(ResolverReportTest, EachReportRoundTrips) {
       HandedOut{*ParseAddress("2001:db8::1"), "pkg.test"},
       Refused{"other.test"},
       Withheld{"pkg.test", *ParseAddress("127.0.0.1")},
+      ConnectRequest{70000, *ParseAddress("192.0.2.7"), 443, "pkg.test"},
+      ConnectRequest{1, *ParseAddress("2001:db8::1"), 22, ""},
+      ProxyRefused{"pkg.test", 443, "server_name", "other.test"},
+      ProxyRefused{"other.test", 80, "name", ""},
   };
   for (const ResolverReport& sent : reports) {
     const std::string bytes = EncodeReport(sent);
@@ -54,6 +58,14 @@ TEST(ResolverReportTest, MalformedReportsAreRefusedWhole) {
            R"({"query":{"tag":1.5,"name":"a.test","type":1,"class":1}})",
            R"({"denial":{"kind":"dns","target":"x","layer":"network","rule":"r","fix":"f"}})",
            R"({"something":{}})",
+           R"({"connect":{"tag":1,"address":"192.0.2.7","port":0,"name":""}})",
+           R"({"connect":{"tag":1,"address":"192.0.2.7","port":70000,"name":""}})",
+           R"({"connect":{"tag":4294967296,"address":"192.0.2.7","port":80,"name":""}})",
+           R"({"connect":{"tag":1,"address":"pkg.test","port":80,"name":""}})",
+           R"({"connect":{"tag":1,"address":"192.0.2.7","port":80}})",
+           R"({"proxy_refused":{"host":"a.test","port":80,"why":"because","detail":""}})",
+           R"({"proxy_refused":{"host":"","port":80,"why":"name","detail":""}})",
+           R"({"proxy_refused":{"host":"a.test","port":80,"why":"name"}})",
        }) {
     EXPECT_FALSE(DecodeReport(bytes)) << bytes;
   }
@@ -73,7 +85,7 @@ TEST(ResolverReportTest, UpstreamReplyCarriesTheTagInPlaceOfTheId) {
   reply[1] = 0xcd;
   reply[12] = 0x42;
   const std::vector<std::uint8_t> message = EncodeUpstreamReply(7, reply);
-  ASSERT_EQ(message.size(), reply.size());
+  ASSERT_EQ(message.size(), reply.size() + 1);  // its kind first
   const std::optional<UpstreamReply> back = DecodeUpstreamReply(message);
   ASSERT_TRUE(back);
   EXPECT_EQ(back->tag, 7);
@@ -87,8 +99,29 @@ TEST(ResolverReportTest, UpstreamReplyCarriesTheTagInPlaceOfTheId) {
   EXPECT_EQ(none->tag, 9);
   EXPECT_TRUE(none->wire.empty());
   // Shorter than a tag, or a reply shorter than a DNS header: refused.
-  EXPECT_FALSE(DecodeUpstreamReply(std::vector<std::uint8_t>{1}));
-  EXPECT_FALSE(DecodeUpstreamReply(std::vector<std::uint8_t>(11, 0)));
+  EXPECT_FALSE(DecodeUpstreamReply(std::vector<std::uint8_t>{'D', 1}));
+  EXPECT_FALSE(DecodeUpstreamReply(std::vector<std::uint8_t>(12, 'D')));
+  // Another kind: not a reply.
+  std::vector<std::uint8_t> other = message;
+  other[0] = 'C';
+  EXPECT_FALSE(DecodeUpstreamReply(other));
+}
+
+TEST(ResolverReportTest, ConnectResultRoundTripsAndNothingElseIsOne) {
+  for (const ConnectResult sent : {ConnectResult{0, 0}, ConnectResult{4000000000u, 111}}) {
+    const std::vector<std::uint8_t> message = EncodeConnectResult(sent);
+    EXPECT_EQ(DecodeConnectResult(message), sent);
+    EXPECT_FALSE(DecodeUpstreamReply(message));
+    std::vector<std::uint8_t> longer = message;
+    longer.push_back(0);
+    EXPECT_FALSE(DecodeConnectResult(longer));
+    EXPECT_FALSE(DecodeConnectResult(std::span(message).first(message.size() - 1)));
+  }
+  // An errno beyond any errno's range is no result.
+  std::vector<std::uint8_t> wild = EncodeConnectResult({1, 0});
+  wild[5] = 0x7f;
+  EXPECT_FALSE(DecodeConnectResult(wild));
+  EXPECT_FALSE(DecodeConnectResult(EncodeUpstreamReply(9, {})));
 }
 
 }  // namespace
