@@ -6,14 +6,14 @@
 #
 #   download  a 200 MB file with curl: no sandbox, cordon transparent (curl --noproxy '*'),
 #             cordon through its proxy (the run's proxy variables), cordon with --network allow
-#   connect   200 new TCP connections (python, to the address looked up once), each sent one
+#   connect   1000 new TCP connections (python, to the address looked up once), each sent one
 #             request and answered one byte
-#   lookup    200 lookups of pkg.test (python's socket.getaddrinfo, one process)
+#   lookup    1000 lookups of pkg.test (python's socket.getaddrinfo, one process)
 #   start     `true`, with and without --allow-domain (the resolver's start beside it)
 #
 # Each cordon case is one-shot (--no-server), so `start` is what each one pays before its work;
 # per-connection and per-lookup costs are (cordon - cordon's start) - (bare - bare's start),
-# divided by 200. Targets (issue 24): download >= 0.9x direct, < 1 ms per connection,
+# divided by 1000. Targets (issue 24): download >= 0.9x direct, < 1 ms per connection,
 # < 0.2 ms per lookup. Needs root (namespaces), hyperfine, dnsmasq, curl, python3.
 # Usage: bench/network_domains.sh [DIR]   (DIR: where the files go; not below /tmp or /var/tmp)
 set -euo pipefail
@@ -89,7 +89,7 @@ server=$!
 cat >"$root/ws/connect.py" <<'PY'
 import socket
 address = socket.getaddrinfo("pkg.test", 8080, socket.AF_INET, socket.SOCK_STREAM)[0][4]
-for _ in range(200):
+for _ in range(1000):
     s = socket.create_connection(address)
     s.sendall(b"GET /small HTTP/1.1\r\nHost: pkg.test\r\n\r\n")
     while not s.recv(4096).endswith(b"x"):
@@ -98,7 +98,7 @@ for _ in range(200):
 PY
 cat >"$root/ws/lookup.py" <<'PY'
 import socket
-for _ in range(200):
+for _ in range(1000):
     socket.getaddrinfo("pkg.test", 8080, socket.AF_INET, socket.SOCK_STREAM)
 PY
 for _ in $(seq 50); do
@@ -118,11 +118,11 @@ hyperfine -N --warmup 2 --runs "$runs" --export-json "$root/download.json" \
   "$in_client $cordon run --no-server --network allow -- curl -s -o /dev/null $url"
 hyperfine -N --warmup 3 --runs $((runs * 3)) --export-json "$root/work.json" \
   -n "bare: start" "$in_client python3 -c pass" \
-  -n "bare: 200 connects" "$in_client python3 connect.py" \
-  -n "bare: 200 lookups" "$in_client python3 lookup.py" \
+  -n "bare: 1000 connects" "$in_client python3 connect.py" \
+  -n "bare: 1000 lookups" "$in_client python3 lookup.py" \
   -n "cordon: start" "$in_client $cordon ${one[*]} python3 -c pass" \
-  -n "cordon: 200 connects" "$in_client $cordon ${one[*]} python3 connect.py" \
-  -n "cordon: 200 lookups" "$in_client $cordon ${one[*]} python3 lookup.py"
+  -n "cordon: 1000 connects" "$in_client $cordon ${one[*]} python3 connect.py" \
+  -n "cordon: 1000 lookups" "$in_client $cordon ${one[*]} python3 lookup.py"
 hyperfine -N --warmup 10 --runs $((runs * 10)) --export-json "$root/start.json" \
   -n "one-shot true" "$in_client $cordon run --no-server -- true" \
   -n "one-shot true, --allow-domain pkg.test" "$in_client $cordon ${one[*]} true"
@@ -141,9 +141,9 @@ for name, r in d.items():
           f"{200 / r['mean']:.0f} MB/s | {bare / r['mean']:.2f}x |")
 w = results("work")
 def per(kind):
-    cordon = w[f"cordon: 200 {kind}"]["mean"] - w["cordon: start"]["mean"]
-    naked = w[f"bare: 200 {kind}"]["mean"] - w["bare: start"]["mean"]
-    return (cordon - naked) / 200 * 1e3
+    cordon = w[f"cordon: 1000 {kind}"]["mean"] - w["cordon: start"]["mean"]
+    naked = w[f"bare: 1000 {kind}"]["mean"] - w["bare: start"]["mean"]
+    return (cordon - naked) / 1000 * 1e3
 print()
 print("| per operation, cordon over bare | ms |")
 print("|---|---|")

@@ -170,7 +170,10 @@ int ResolverProcess::Stop() {
 void ResolverProcess::Drain(const std::function<void(Denial)>& record,
                             const std::function<void(const net::ConnectRequest&)>& connect) {
   char buffer[net::kMaxResolverReport];
-  while (channel_) {
+  // At most so many at a time: a resolver that reports without end must not hold the
+  // supervisor here. Every report a decision needs is among them: what was queued when the
+  // command's connect came is at most the channel's buffer, far fewer messages than this.
+  for (std::size_t taken = 0; channel_ && taken < kMaxReportsPerDrain; ++taken) {
     const ssize_t n = ::recv(channel_.get(), buffer, sizeof buffer, MSG_DONTWAIT | MSG_TRUNC);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;

@@ -46,6 +46,8 @@ class ResolverProcess {
  public:
   static constexpr std::size_t kMaxNamesPerAddress = 16;
   static constexpr std::size_t kMaxAddresses = 4096;
+  // Reports Drain takes in one call.
+  static constexpr std::size_t kMaxReportsPerDrain = 16384;
 
   // Starts `handover.program` (linux/resolver_program.h) with the sockets bound to the sandbox's
   // 127.0.0.1:53 and `rules`, in a session of its own, with an empty environment and nothing
