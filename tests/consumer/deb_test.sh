@@ -19,7 +19,8 @@ fi
 step "release build in $build"
 cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCORDON_BUILD_TESTS=OFF -DCORDON_BUILD_BENCH=OFF -DCORDON_WERROR=OFF >/dev/null
-cmake --build "$build" -j2 --target cordon cordon_shared cordon_manual cordon-bwrap-exec cordon-init
+cmake --build "$build" -j2 --target cordon cordon_shared cordon_manual cordon-bwrap-exec cordon-init \
+  cordon-resolver
 
 step "cpack -G DEB"
 (cd "$build" && cpack -G DEB >/dev/null)
