@@ -138,19 +138,8 @@ void ConnectBroker::ProxyConnect(const net::ConnectRequest& request) {
     return resolver_->SendConnectResult(request.tag, EACCES);
   }
   sockaddr_storage address{};
+  const unsigned len = net::SockaddrOf(request.address, request.port, &address);
   const int domain = request.address.family;
-  if (domain == AF_INET6) {
-    auto* in6 = reinterpret_cast<sockaddr_in6*>(&address);
-    in6->sin6_family = AF_INET6;
-    in6->sin6_port = htons(request.port);
-    std::memcpy(in6->sin6_addr.s6_addr, request.address.bytes.data(), 16);
-  } else {
-    auto* in = reinterpret_cast<sockaddr_in*>(&address);
-    in->sin_family = AF_INET;
-    in->sin_port = htons(request.port);
-    std::memcpy(&in->sin_addr, request.address.bytes.data(), 4);
-  }
-  const unsigned len = domain == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
   UniqueFd ours(::socket(domain, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP));
   if (!ours) return resolver_->SendConnectResult(request.tag, errno);
   const int one = 1;

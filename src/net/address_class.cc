@@ -58,6 +58,22 @@ std::string Bracketed(const IpAddress& address) {
   return address.family == AF_INET6 ? "[" + ToString(address) + "]" : ToString(address);
 }
 
+unsigned SockaddrOf(const IpAddress& address, std::uint16_t port, sockaddr_storage* out) {
+  *out = sockaddr_storage{};
+  if (address.family == AF_INET6) {
+    auto* in6 = reinterpret_cast<sockaddr_in6*>(out);
+    in6->sin6_family = AF_INET6;
+    in6->sin6_port = htons(port);
+    std::memcpy(in6->sin6_addr.s6_addr, address.bytes.data(), 16);
+    return sizeof(sockaddr_in6);
+  }
+  auto* in = reinterpret_cast<sockaddr_in*>(out);
+  in->sin_family = AF_INET;
+  in->sin_port = htons(port);
+  std::memcpy(&in->sin_addr, address.bytes.data(), 4);
+  return sizeof(sockaddr_in);
+}
+
 std::optional<IpAddress> ParseAddress(const std::string& text) {
   std::uint8_t bytes[16];
   if (::inet_pton(AF_INET, text.c_str(), bytes) == 1) return AddressFromBytes(bytes, 4);

@@ -27,6 +27,8 @@ struct IpAddress {
 // another family or a short one.
 std::optional<IpAddress> AddressOf(const sockaddr_storage& address, unsigned len,
                                    std::uint16_t* port);
+// The reverse: `address` and `port` as a sockaddr in `out`; its length.
+unsigned SockaddrOf(const IpAddress& address, std::uint16_t port, sockaddr_storage* out);
 // From 4 or 16 raw bytes (an A or AAAA record's data); nullopt for another size.
 std::optional<IpAddress> AddressFromBytes(const std::uint8_t* data, std::size_t size);
 // The IPv6 form (an IPv4 address v4-mapped), as DomainPattern holds addresses.

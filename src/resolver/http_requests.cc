@@ -60,15 +60,6 @@ std::optional<ProxyTarget> ParseHostHeader(std::string_view value, std::uint16_t
 
 }  // namespace
 
-std::string CanonicalHost(std::string host) {
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  if (!host.empty() && host.back() == '.') host.pop_back();
-  for (char& c : host) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return host;
-}
-
 std::optional<bool> HttpRequests::StartsARequest(std::span<const char> bytes) {
   constexpr std::size_t kLongestMethod = 16;
   const std::size_t space = std::string_view(bytes.data(), bytes.size()).find(' ');
@@ -264,9 +255,7 @@ HttpRequests::Event HttpRequests::Judge() {
     const std::optional<ProxyTarget> named = ParseHostHeader(*host_header_, 80);
     if (!named) return Invalid(400, "a Host header that names no host");
     if (*named != event.target) {
-      const bool v6 = named->host.find(':') != std::string::npos;
-      const std::string other =
-          (v6 ? "[" + named->host + "]" : named->host) + ":" + std::to_string(named->port);
+      const std::string other = HostPort(*named);
       Event refused = Invalid(403, "the Host header names " + other + ", not the request's " +
                                        event.target.host + ":" + std::to_string(event.target.port));
       refused.target = event.target;

@@ -66,11 +66,6 @@ bool IsHostText(std::string_view text) {
          });
 }
 
-std::string Where(const ProxyTarget& target) {
-  const bool v6 = target.host.find(':') != std::string::npos;
-  return (v6 ? "[" + target.host + "]" : target.host) + ":" + std::to_string(target.port);
-}
-
 enum class Received { kData, kNothing, kEnd, kError };
 
 // A pipe's capacity: what F_SETPIPE_SZ asks for (Linux's default for an unprivileged caller's
@@ -301,9 +296,9 @@ void ProxyService::Advance(Connection& c) {
             c.http->Release(c.in);
             again = true;
           } else {
-            Refuse(
-                c, "host_header", Where(event.target), 403, SocksReply::kNotAllowed,
-                "a request for " + Where(event.target) + " on a connection to " + Where(c.target));
+            Refuse(c, "host_header", HostPort(event.target), 403, SocksReply::kNotAllowed,
+                   "a request for " + HostPort(event.target) + " on a connection to " +
+                       HostPort(c.target));
           }
         } else if (event.kind == HttpRequests::Event::Kind::kInvalid) {
           Refuse(c, event.status == 403 ? "host_header" : "", event.other_host, event.status,
@@ -336,7 +331,7 @@ void ProxyService::Decide(Connection& c) {
   if (const net::Decision decision = rules_->ForConnect(c.target.host, c.target.port);
       !decision.allowed) {
     return Refuse(c, "name", "", 403, SocksReply::kNotAllowed,
-                  Where(c.target) +
+                  HostPort(c.target) +
                       " is not allowed by this run's network rules "
                       "(sandbox.domains); the run's denials say how to allow it");
   }
@@ -386,9 +381,9 @@ void ProxyService::OnConnected(std::uint32_t tag, int err, UniqueFd socket) {
     if (err == 0) err = EIO;
     const bool refused = err == EACCES || err == EPERM;
     Refuse(*c, "", "", refused ? 403 : 502, SocksCode(err),
-           refused ? Where(c->target) +
+           refused ? HostPort(c->target) +
                          " is refused by this run's network rules (the run's denials say why)"
-                   : "could not connect to " + Where(c->target) + ": " + std::strerror(err));
+                   : "could not connect to " + HostPort(c->target) + ": " + std::strerror(err));
     return Flush(*c);
   }
   by_fd_[socket.get()] = c->serial;
@@ -465,7 +460,7 @@ void ProxyService::Expire(std::chrono::steady_clock::time_point now) {
       continue;
     }
     Refuse(*c, "", "", 502, SocksReply::kHostUnreachable,
-           "no connection to " + Where(c->target) + " within " +
+           "no connection to " + HostPort(c->target) + " within " +
                std::to_string(kWaitLimit.count()) + " s");
     Flush(*c);
   }

@@ -15,5 +15,7 @@ struct ProxyTarget {
 
 // `host` as a ProxyTarget holds it: lower case, without brackets ("[::1]") or a final dot.
 std::string CanonicalHost(std::string host);
+// "pkg.test:443", "[2001:db8::1]:443": as a client writes it, and as cordon reports it.
+std::string HostPort(const ProxyTarget& target);
 
 }  // namespace cordon::resolver

@@ -92,6 +92,19 @@ TEST(AddressClassTest, AddressOfReadsPortAndRefusesShortOrOtherFamilies) {
   EXPECT_FALSE(AddressOf(s, sizeof s, &port));
 }
 
+TEST(AddressClassTest, SockaddrOfIsTheReverseOfAddressOf) {
+  for (const char* text : {"192.0.2.7", "2001:db8::1"}) {
+    const IpAddress address = *ParseAddress(text);
+    sockaddr_storage storage{};
+    const unsigned len = SockaddrOf(address, 443, &storage);
+    std::uint16_t port = 0;
+    EXPECT_EQ(AddressOf(storage, len, &port), address) << text;
+    EXPECT_EQ(port, 443) << text;
+    // One byte short is no address (its twin: the length it gave).
+    EXPECT_FALSE(AddressOf(storage, len - 1, &port)) << text;
+  }
+}
+
 TEST(AddressClassTest, HostAddressesIncludeLoopback) {
   const std::vector<IpAddress> all = HostAddresses();
   EXPECT_NE(std::find(all.begin(), all.end(), Parse("127.0.0.1")), all.end());
