@@ -13,7 +13,7 @@ cd "$root"
 shared=(include src/core src/config src/policy src/report src/plan src/session src/exec src/cli
   src/mcp src/seatbelt src/capi src/worktree src/limits)
 # Built only on Linux (src/exec/CMakeLists.txt): they may include what they need.
-linux_only_files=(src/exec/connect_broker.cc src/exec/outside_connect.cc src/exec/abstract_owner.cc src/exec/write_observer.cc
+linux_only_files=(src/exec/connect_broker.cc src/exec/outside_connect.cc src/exec/outside_socket.cc src/exec/parent_tunnel.cc src/exec/abstract_owner.cc src/exec/write_observer.cc
   src/exec/write_observer.h src/exec/notified_task.cc src/exec/resolver_process.cc
   src/exec/upstream_dns.cc)
 # Headers that exist only on Linux (or mean something else elsewhere).

@@ -30,6 +30,9 @@ struct Capabilities {
   // docs/network-domains.md). Empty otherwise.
   std::vector<std::string> allowed_domains;
   std::vector<std::string> denied_domains;
+  // With network kDomains: the parent proxy the run's connects go through, "HOST:PORT (from
+  // SOURCE)", or empty: none (sandbox.parent_proxy, decision 0053).
+  std::string parent_proxy;
   std::string backend;               // the backend that would run commands ("native", "none", ...)
   std::string backend_reason;        // why that backend was chosen
   Enforcement enforcement;           // the layers that would be in force

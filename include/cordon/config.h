@@ -51,6 +51,10 @@ struct SandboxConfig {
   std::vector<std::string> allowed_domains;
   std::vector<std::string> denied_domains;
   std::map<std::string, std::vector<std::string>> domain_lists;
+  // With network kDomains, the HTTP proxy through which cordon makes the command's connections
+  // from the host (decision 0053): "auto" (the caller's https_proxy or HTTPS_PROXY, if set),
+  // "none", or "http://HOST:PORT". Checked by net::CheckParentProxySetting.
+  std::string parent_proxy = "auto";
   // Extra writable host paths (workspace_write only). Canonical, existing directories or files.
   // Only ever read from the user's own config or the command line, never from the workspace.
   std::vector<std::filesystem::path> writable_roots;

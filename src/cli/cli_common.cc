@@ -166,6 +166,8 @@ void PrintCapabilities(const Capabilities& c) {
     fmt::print(
         "  denied domains:     {}\n",
         c.denied_domains.empty() ? "(none)" : fmt::format("{}", fmt::join(c.denied_domains, " ")));
+    fmt::print("  parent proxy:       {}\n",
+               c.parent_proxy.empty() ? "(none: connected directly)" : c.parent_proxy);
   }
   fmt::print("backend:              {} ({})\n", c.backend, c.backend_reason);
   fmt::print("filesystem enforced:  {}\n", YesNo(c.filesystem_enforced));

@@ -6,6 +6,7 @@
 
 #include "config/diagnostics.h"
 #include "net/domain_pattern.h"
+#include "net/parent_proxy.h"
 
 namespace cordon::config {
 namespace {
@@ -111,6 +112,9 @@ Result<void> CheckDomains(const SandboxConfig& sandbox, std::string_view source)
   };
   CORDON_TRY_VOID(check(sandbox.allowed_domains, "/sandbox/domains/allow"));
   CORDON_TRY_VOID(check(sandbox.denied_domains, "/sandbox/domains/deny"));
+  if (Result<void> parent = net::CheckParentProxySetting(sandbox.parent_proxy); !parent) {
+    return FailConfig(source, "/sandbox/parent_proxy", parent.error().message);
+  }
   for (const auto& [name, patterns] : sandbox.domain_lists) {
     CORDON_TRY_VOID(CheckListName(source, name));
     CORDON_TRY_VOID(check(patterns, PointerAppend(kListsPointer, name)));

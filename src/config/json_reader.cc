@@ -22,6 +22,7 @@ constexpr std::string_view kSandboxKeys[] = {"mode",
                                              "network",
                                              "domains",
                                              "domain_lists",
+                                             "parent_proxy",
                                              "writable_roots",
                                              "protect_git_metadata",
                                              "protect_host_run_files",
@@ -178,6 +179,8 @@ Result<void> ReadSandbox(const Reader& reader, const Json& json, SandboxConfig& 
         CORDON_TRY(out.domain_lists[name],
                    reader.StringArray(entries, PointerAppend(pointer, name)));
       }
+    } else if (key == "parent_proxy") {
+      CORDON_TRY(out.parent_proxy, reader.String(value, pointer));
     } else if (key == "home") {
       CORDON_TRY(out.home, reader.EnumValue(value, pointer, kHomeViewNames, &ParseHomeView));
     } else if (key == "tool_caches") {

@@ -328,6 +328,15 @@ Result<std::unique_ptr<ConnectBroker>> ConnectBroker::Create(UniqueFd listener, 
   if (!epoll) return core::FailSyscall("epoll_create1", "EPOLL_CLOEXEC");
   std::unique_ptr<ConnectBroker> broker(
       new ConnectBroker(std::move(listener), std::move(epoll), std::move(rules), blind));
+  if (broker->rules_.domains && broker->rules_.parent) {
+    CORDON_TRY(broker->parent_address_, ResolveParentProxy(*broker->rules_.parent));
+    std::uint16_t port = 0;
+    const std::optional<net::IpAddress> parent =
+        net::AddressOf(broker->parent_address_, sizeof broker->parent_address_, &port);
+    const std::vector<net::IpAddress> own = net::HostAddresses();
+    broker->parent_own_host_ = !parent || net::IsOwnHost(*parent) ||
+                               std::find(own.begin(), own.end(), *parent) != own.end();
+  }
   if (broker->rules_.domains) {
     if (!resolver.datagram || !resolver.stream || !resolver.proxy || resolver.program < 0) {
       return Fail(ErrorCode::kUnavailable,
@@ -337,6 +346,7 @@ Result<std::unique_ptr<ConnectBroker>> ConnectBroker::Create(UniqueFd listener, 
     CORDON_TRY(broker->resolver_,
                ResolverProcess::Start(std::move(resolver), *broker->rules_.domains,
                                       UpstreamDns::HostResolver()));
+    broker->resolver_->set_parent_proxy(broker->rules_.parent.has_value());
     for (const int fd : {broker->resolver_->channel_fd(), broker->resolver_->upstream_fd()}) {
       if (fd < 0) continue;  // no upstream: questions are answered SERVFAIL (ResolverProcess)
       epoll_event event{};
@@ -650,6 +660,12 @@ void ConnectBroker::FinishParked(int socket_fd) {
   int err = 0;
   socklen_t size = sizeof err;
   if (::getsockopt(socket_fd, SOL_SOCKET, SO_ERROR, &err, &size) != 0) err = errno;
+  if (!it->tunnel_target.empty()) {
+    // Through the parent proxy: done once the parent has answered (exec/parent_tunnel.cc).
+    const int step = TunnelStep(*it, err);
+    if (step < 0) return;
+    err = step;
+  }
   (void)::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, socket_fd, nullptr);
   if (it->proxy_tag >= 0) {
     // The proxy's: passed on once the kernel holds it connected for good (as HandOver does:

@@ -47,6 +47,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <string>
 #include <string_view>
 #include <unordered_set>
 #include <vector>
@@ -59,6 +60,10 @@
 #include "exec/write_observer.h"
 
 namespace cordon::exec {
+
+// The parent proxy's address: a literal as it is, a name as the host resolves it (getaddrinfo).
+// kUnavailable naming it when it has none (exec/parent_tunnel.cc).
+[[nodiscard]] Result<sockaddr_storage> ResolveParentProxy(const net::ParentProxy& parent);
 
 class ConnectBroker {
  public:
@@ -105,6 +110,11 @@ class ConnectBroker {
     // A connect made outside for the proxy (ProxyConnect): its socket goes to cordon-resolver
     // once done, under this tag.
     std::int64_t proxy_tag = -1;
+    // Through the parent proxy (exec/parent_tunnel.cc): `socket` connects to the parent, which
+    // is then asked to CONNECT to `tunnel_target` ("host:port"); empty: made directly.
+    std::string tunnel_target;
+    bool tunnel_sent = false;  // the CONNECT request is sent: the parent's reply is read
+    std::string tunnel_reply;  // what was read of the reply's head so far
   };
 
   // Blocking connects in progress at once (each holds a descriptor here). Past that the answer
@@ -139,14 +149,31 @@ class ConnectBroker {
                      const sockaddr_storage& address, unsigned len, int domain,
                      const net::IpAddress& ip, std::uint16_t port);
   // The errno for the command (0, EINPROGRESS), or -1 when parked or nobody waits any more.
+  // `tunnel_target`: through the parent proxy to that "host:port" (empty: directly).
   int ConnectOutside(std::uint64_t id, pid_t tid, int target_fd, int theirs,
-                     const sockaddr_storage& address, unsigned len, int domain);
+                     const sockaddr_storage& address, unsigned len, int domain,
+                     const std::string& tunnel_target);
   // The refusal of a connect beyond the sandbox's loopback to `ip`:`port` by the domain rules
   // (the resolver drained before), or nullopt when they allow it.
   std::optional<Denial> RefuseOutside(const net::IpAddress& ip, std::uint16_t port);
   // The proxy's request (net::ConnectRequest): decided as the command's own connect is, made
   // outside, and answered with the connected socket (ResolverProcess::SendConnectResult).
   void ProxyConnect(const net::ConnectRequest& request);
+  // The proxy's request by name alone (no address: the host's DNS had none).
+  void ProxyConnectByName(const net::ConnectRequest& request);
+  // Whether a connect to `ip` goes through the parent proxy: there is one, and the caller's
+  // no_proxy names neither the address, nor `asked_name` (the proxy's client asked by it), nor
+  // a name the resolver handed the address out for.
+  bool ViaParent(const net::IpAddress& ip, std::string_view asked_name) const;
+  // A socket connecting to the parent proxy, parked for a tunnel to `target`; 0, or the errno.
+  // `options_from`: the command's socket whose options it takes (-1: none).
+  int ParkTunnel(Parked parked, const std::string& target, int options_from);
+  // The next step of `parked`'s tunnel once its socket is ready (SO_ERROR `err`): sends the
+  // CONNECT, or reads the parent's reply. -1 while it goes on; else 0 (the tunnel is open, its
+  // reply consumed to the last byte of the head) or the errno the connect fails with, a
+  // refusal recorded with the parent's words.
+  int TunnelStep(Parked& parked, int err);
+  void RecordParentFailure(const Parked& parked, const std::string& what);
   // connect() again on `socket`, a connection made (or failed) to `address`: 0 once the kernel
   // holds it as connected for good, else the errno.
   static int HoldConnected(int socket, const sockaddr_storage& address);
@@ -173,6 +200,11 @@ class ConnectBroker {
   std::unordered_set<ino_t> outside_;  // the sockets ConnectOutside put in place (their inodes)
   std::size_t proxy_connects_ = 0;     // parked for the proxy (ProxyConnect)
   std::mt19937 random_{std::random_device{}()};  // the outside sockets' local ports
+  // The parent proxy's address (rules_.parent), resolved when the broker is created, and
+  // whether it is this host's own (never asked to connect by name: it would resolve the name
+  // itself, and a name leading to its loopback would reach the host's services).
+  sockaddr_storage parent_address_{};
+  bool parent_own_host_ = false;
   // /proc is another PID namespace's: thread ids cannot be read there. Connects get ENOSYS;
   // write-intent calls continue unexamined.
   bool blind_ = false;

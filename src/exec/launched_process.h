@@ -12,6 +12,7 @@
 
 #include "core/unique_fd.h"
 #include "net/domain_rules.h"
+#include "net/parent_proxy.h"
 
 namespace cordon::exec {
 
@@ -57,6 +58,9 @@ struct ConnectRules {
   // Network by domain (docs/network-domains.md): the allow and deny rules, by which TCP
   // connects beyond the sandbox's loopback are made outside or refused. Unset: not that mode.
   std::optional<net::DomainRules> domains;
+  // With `domains`: the HTTP proxy the connects made outside are tunnelled through
+  // (plan.parent_proxy; exec/parent_tunnel.cc). Unset: they are made directly.
+  std::optional<net::ParentProxy> parent;
 };
 
 // Something a backend holds for one command until the run is over (the Seatbelt backend's

@@ -23,6 +23,7 @@
 #include <utility>
 
 #include "exec/connect_broker.h"
+#include "exec/outside_socket.h"
 #include "linux/system_headers/seccomp.h"
 #include "net/address_class.h"
 
@@ -41,59 +42,6 @@ bool CloseOnExec(pid_t tid, int fd) {
   buffer[n] = '\0';
   const char* flags = std::strstr(buffer, "flags:");
   return flags == nullptr || (std::strtoul(flags + 6, nullptr, 8) & O_CLOEXEC) != 0;
-}
-
-// The options a program sets on a TCP socket before connecting that change how it behaves.
-void CopySocketOptions(int from, int to, int domain) {
-  const auto copy = [&](int level, int option) {
-    int value = 0;
-    socklen_t size = sizeof value;
-    if (::getsockopt(from, level, option, &value, &size) == 0) {
-      (void)::setsockopt(to, level, option, &value, size);
-    }
-  };
-  copy(SOL_SOCKET, SO_KEEPALIVE);
-  copy(IPPROTO_TCP, TCP_NODELAY);
-  if (domain == AF_INET6) copy(IPPROTO_IPV6, IPV6_V6ONLY);
-  linger l{};
-  socklen_t size = sizeof l;
-  if (::getsockopt(from, SOL_SOCKET, SO_LINGER, &l, &size) == 0 && l.l_onoff != 0) {
-    (void)::setsockopt(to, SOL_SOCKET, SO_LINGER, &l, size);
-  }
-}
-
-// Binds the outside socket to a local port of its own choosing, as a bind() with a port does:
-// the kernel then keeps that port with the socket when a reset closes it (SOCK_BINDPORT_LOCK),
-// so the command cannot bind the closed socket to a port of the host's (squatting a service's
-// port before it starts). 0, or the errno of the last try.
-int PinLocalPort(int socket, int domain, std::mt19937& random) {
-  unsigned low = 32768;
-  unsigned high = 60999;
-  if (std::FILE* range = std::fopen("/proc/sys/net/ipv4/ip_local_port_range", "re")) {
-    if (std::fscanf(range, "%u %u", &low, &high) != 2 || low == 0 || high < low) {
-      low = 32768;
-      high = 60999;
-    }
-    std::fclose(range);
-  }
-  std::uniform_int_distribution<unsigned> pick(low, high);
-  int err = EADDRINUSE;
-  for (int attempt = 0; attempt < 16 && err == EADDRINUSE; ++attempt) {
-    sockaddr_storage local{};
-    socklen_t len = sizeof(sockaddr_in);
-    if (domain == AF_INET6) {
-      auto* in6 = reinterpret_cast<sockaddr_in6*>(&local);
-      in6->sin6_family = AF_INET6;
-      in6->sin6_port = htons(static_cast<std::uint16_t>(pick(random)));
-      len = sizeof(sockaddr_in6);
-    } else {
-      auto* in = reinterpret_cast<sockaddr_in*>(&local);
-      in->sin_family = AF_INET;
-      in->sin_port = htons(static_cast<std::uint16_t>(pick(random)));
-    }
-    err = ::bind(socket, reinterpret_cast<const sockaddr*>(&local), len) == 0 ? 0 : errno;
-  }
-  return err;
 }
 
 }  // namespace
@@ -116,13 +64,16 @@ void ConnectBroker::DecideOutside(std::uint64_t id, pid_t tid, int target_fd, in
   }
   // What was read of the command (its memory, descriptor, fdinfo) was read while it waited.
   if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) return;
-  const int err = ConnectOutside(id, tid, target_fd, theirs, address, len, domain);
+  const std::string tunnel =
+      ViaParent(ip, "") ? fmt::format("{}:{}", net::Bracketed(ip), port) : std::string();
+  const int err = ConnectOutside(id, tid, target_fd, theirs, address, len, domain, tunnel);
   if (err >= 0) Respond(id, err);
 }
 
 void ConnectBroker::ProxyConnect(const net::ConnectRequest& request) {
   // Called while the channel is read, in order: the addresses the resolver handed out before
   // the request are known.
+  if (request.address.family == 0) return ProxyConnectByName(request);
   // The sandbox's own loopback is the sandbox's: the proxy, which connects from the host's
   // network, never reaches the host's in its place.
   if (net::IsOwnHost(request.address)) {
@@ -136,6 +87,21 @@ void ConnectBroker::ProxyConnect(const net::ConnectRequest& request) {
   if (std::optional<Denial> refusal = RefuseOutside(request.address, request.port)) {
     Record(*std::move(refusal));
     return resolver_->SendConnectResult(request.tag, EACCES);
+  }
+  // The proxy's own bound, beside the command's (kMaxParked): a resolver that asks without end
+  // gets EAGAIN, not the command's room.
+  if (proxy_connects_ >= kMaxProxyConnects) {
+    return resolver_->SendConnectResult(request.tag, EAGAIN);
+  }
+  if (ViaParent(request.address, request.name)) {
+    Parked parked{0, UniqueFd(), {}, SOCK_STREAM};
+    parked.proxy_tag = request.tag;
+    const std::string target = fmt::format("{}:{}", net::Bracketed(request.address), request.port);
+    if (const int err = ParkTunnel(std::move(parked), target, -1); err != 0) {
+      return resolver_->SendConnectResult(request.tag, err);
+    }
+    ++proxy_connects_;
+    return;
   }
   sockaddr_storage address{};
   const unsigned len = net::SockaddrOf(request.address, request.port, &address);
@@ -151,14 +117,32 @@ void ConnectBroker::ProxyConnect(const net::ConnectRequest& request) {
       ::connect(ours.get(), reinterpret_cast<const sockaddr*>(&address), len) == 0 ? 0 : errno;
   if (err == 0) return resolver_->SendConnectResult(request.tag, 0, ours.get());
   if (err != EINPROGRESS) return resolver_->SendConnectResult(request.tag, err);
-  // The proxy's own bound, beside the command's (kMaxParked): a resolver that asks without end
-  // gets EAGAIN, not the command's room.
-  if (proxy_connects_ >= kMaxProxyConnects) {
-    return resolver_->SendConnectResult(request.tag, EAGAIN);
-  }
   Parked parked{0, std::move(ours), address, SOCK_STREAM};
   parked.proxy_tag = request.tag;
   if (!Park(std::move(parked))) return resolver_->SendConnectResult(request.tag, EAGAIN);
+  ++proxy_connects_;
+}
+
+void ConnectBroker::ProxyConnectByName(const net::ConnectRequest& request) {
+  // By name alone (decision 0053): only through a parent proxy that is not this host, for a
+  // name the rules allow on this port and the host's DNS had no answer for (its own record of
+  // the replies it passed on, not the resolver's word: a name with an answer was filtered
+  // there, and the parent must not resolve it past that filter). Else no address: 502.
+  const bool allowed = rules_.parent && !parent_own_host_ &&
+                       !rules_.parent->Bypasses(request.name, net::IpAddress{}) &&
+                       rules_.domains->ForConnect(request.name, request.port).allowed &&
+                       resolver_->HostHadNoAnswer(request.name);
+  if (!allowed) return resolver_->SendConnectResult(request.tag, EHOSTUNREACH);
+  if (proxy_connects_ >= kMaxProxyConnects) {
+    return resolver_->SendConnectResult(request.tag, EAGAIN);
+  }
+  Parked parked{0, UniqueFd(), {}, SOCK_STREAM};
+  parked.proxy_tag = request.tag;
+  if (const int err =
+          ParkTunnel(std::move(parked), fmt::format("{}:{}", request.name, request.port), -1);
+      err != 0) {
+    return resolver_->SendConnectResult(request.tag, err);
+  }
   ++proxy_connects_;
 }
 
@@ -217,10 +201,21 @@ std::optional<Denial> ConnectBroker::RefuseOutside(const net::IpAddress& ip, std
 }
 
 int ConnectBroker::ConnectOutside(std::uint64_t id, pid_t tid, int target_fd, int theirs,
-                                  const sockaddr_storage& address, unsigned len, int domain) {
+                                  const sockaddr_storage& address, unsigned len, int domain,
+                                  const std::string& tunnel_target) {
   const int their_flags = ::fcntl(theirs, F_GETFL);
   if (their_flags < 0) return errno;
   const bool cloexec = CloseOnExec(tid, target_fd);
+  if (!tunnel_target.empty()) {
+    // Through the parent proxy: answered once the tunnel is open (TunnelStep, FinishParked).
+    if (parked_.size() >= kMaxParked + kMaxWatched) return EINTR;
+    Parked parked{id, UniqueFd(), {}, SOCK_STREAM};
+    parked.install_fd = target_fd;
+    parked.cloexec = cloexec;
+    parked.their_flags = their_flags;
+    const int err = ParkTunnel(std::move(parked), tunnel_target, theirs);
+    return err == 0 ? -1 : err;
+  }
   // In the supervisor's network namespace (the host's), never blocking the supervisor.
   UniqueFd ours(::socket(domain, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP));
   if (!ours) return errno;

@@ -442,6 +442,7 @@ exec::ConnectRules BrokerRules(const plan::LaunchPlan& plan, const char* private
     }
   }
   rules.domains = plan.domains;
+  rules.parent = plan.parent_proxy;
   for (const plan::Placeholder& p : plan.placeholders)
     rules.writes.held.push_back(p.path().string());
   if (plan.landlock.abi >= 1) {

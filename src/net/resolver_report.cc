@@ -55,9 +55,12 @@ std::optional<ResolverReport> DecodeProxy(const std::string& key, const json& bo
   if (!port || *port == 0) return std::nullopt;
   if (key == "connect") {
     const std::optional<std::uint32_t> tag = Tag(body);
-    const std::optional<IpAddress> address = Address(body);
+    const std::optional<std::string> text = Text(body, "address");
     std::optional<std::string> name = Text(body, "name");
-    if (!tag || !address || !name || name->size() > kMaxHostText) return std::nullopt;
+    if (!tag || !text || !name || name->size() > kMaxHostText) return std::nullopt;
+    // No address: by name alone, which needs the name.
+    std::optional<IpAddress> address = text->empty() ? IpAddress{} : ParseAddress(*text);
+    if (!address || (address->family == 0 && name->empty())) return std::nullopt;
     return ConnectRequest{*tag, *address, *port, std::move(*name)};
   }
   std::optional<std::string> host = Text(body, "host");
@@ -104,8 +107,10 @@ std::string EncodeReport(const ResolverReport& report) {
   } else if (const auto* r = std::get_if<Refused>(&report)) {
     out["refused"] = {{"name", r->name}};
   } else if (const auto* c = std::get_if<ConnectRequest>(&report)) {
-    out["connect"] = {
-        {"tag", c->tag}, {"address", ToString(c->address)}, {"port", c->port}, {"name", c->name}};
+    out["connect"] = {{"tag", c->tag},
+                      {"address", c->address.family != 0 ? ToString(c->address) : std::string()},
+                      {"port", c->port},
+                      {"name", c->name}};
   } else if (const auto* p = std::get_if<ProxyRefused>(&report)) {
     out["proxy_refused"] = {
         {"host", p->host}, {"port", p->port}, {"why", p->why}, {"detail", p->detail}};

@@ -9,7 +9,8 @@
 //   {"withheld": {"name": "pkg.test", "address": "127.0.0.1"}}           removed from an answer
 //   {"connect": {"tag": 3, "address": "192.0.2.7", "port": 443, "name": "pkg.test"}}
 //                                          the proxy asks for a connection ("name": "" for a
-//                                          literal)
+//                                          literal; "address": "" when the host's DNS gave
+//                                          the name none: by name, through a parent proxy)
 //   {"proxy_refused": {"host": "pkg.test", "port": 443, "why": "server_name",
 //                      "detail": "other.test"}}   the proxy refused a client ("why": "name",
 //                                          "host_header", "server_name", "request")
@@ -77,7 +78,9 @@ struct Withheld {
 };
 
 // The proxy asks the broker to connect to `address`:`port`, for a client that asked for `name`
-// (empty: the address itself). The broker decides as for the command's own connect.
+// (empty: the address itself). The broker decides as for the command's own connect. An address
+// of family 0 asks by name alone (never with an empty name): granted only through a parent
+// proxy, for a name the host's DNS gave no answer for (decision 0053).
 struct ConnectRequest {
   std::uint32_t tag = 0;
   IpAddress address;

@@ -20,6 +20,7 @@
 #include "limits/limits_plan.h"
 #include "linux/kernel_features.h"
 #include "net/domain_rules.h"
+#include "net/parent_proxy.h"
 #include "plan/backend_probe.h"
 
 namespace cordon::plan {
@@ -215,6 +216,9 @@ struct LaunchPlan {
   // for allowed names; TCP to the addresses it handed out is connected outside by the connect
   // broker. Unset: another network mode.
   std::optional<net::DomainRules> domains;
+  // With `domains`: the HTTP proxy the broker tunnels its connections through
+  // (sandbox.parent_proxy, decision 0053); nullopt: it connects directly.
+  std::optional<net::ParentProxy> parent_proxy;
 
   // Resource limits (every mode, `off` included): rlimits the command process applies to
   // itself, and the per-run cgroup the caller creates when `limits.needs_cgroup()`.

@@ -1,5 +1,6 @@
 #include "plan/network_domains.h"
 
+#include <fmt/format.h>
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -12,6 +13,29 @@ Result<std::optional<net::DomainRules>> PlanDomainRules(const SandboxConfig& san
   CORDON_TRY(net::DomainRules rules,
              net::DomainRules::Parse(sandbox.allowed_domains, sandbox.denied_domains));
   return std::optional<net::DomainRules>(std::move(rules));
+}
+
+Result<std::optional<net::ParentProxy>> PlanParentProxy(
+    const SandboxConfig& sandbox, const std::vector<std::string>& caller_env) {
+  if (sandbox.network != NetworkPolicy::kDomains) return std::optional<net::ParentProxy>{};
+  Result<std::optional<net::ParentProxy>> parent =
+      net::ParentProxyFor(sandbox.parent_proxy, caller_env);
+  if (!parent) {
+    return Fail(ErrorCode::kUnavailable, parent.error().message +
+                                             " (a domains run is refused rather than sent past the "
+                                             "network's proxy)");
+  }
+  return parent;
+}
+
+void DescribeParentProxy(const SandboxConfig& sandbox, const std::vector<std::string>& caller_env,
+                         Capabilities& caps) {
+  Result<std::optional<net::ParentProxy>> parent = PlanParentProxy(sandbox, caller_env);
+  if (!parent) {
+    caps.missing.push_back(parent.error().message);
+  } else if (*parent) {
+    caps.parent_proxy = fmt::format("{} (from {})", (*parent)->Address(), (*parent)->source);
+  }
 }
 
 std::optional<MountOp> ResolverConfigMount() {

@@ -604,6 +604,7 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
       .observe_datagrams = features.seccomp_listener && a.namespaces.net};
   plan.unix_connect_beneath = UnixConnectBeneath(config, a, roots);
   CORDON_TRY(plan.domains, PlanDomainRules(config.sandbox));
+  CORDON_TRY(plan.parent_proxy, PlanParentProxy(config.sandbox, request.caller_env));
   const Scratch scratch = ScratchOf(plan.mounts);
   plan.home = scratch.home;
   plan.tmpdir = scratch.tmpdir;

@@ -25,7 +25,8 @@ using SandboxShape = std::tuple<const bool&,                  // sandboxed
                                 const std::string&,           // hostname
                                 const std::vector<MountOp>&,  // mounts, with their FileIds
                                 const SeccompSettings&,       // seccomp (compiled once)
-                                const std::optional<net::DomainRules>&>;  // domains
+                                const std::optional<net::DomainRules>&,   // domains
+                                const std::optional<net::ParentProxy>&>;  // parent_proxy
 
 // What a prepared command applies before its command arrives, beyond the zygote's.
 using PreparedExtras =

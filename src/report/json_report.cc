@@ -79,6 +79,7 @@ json CapabilitiesToJson(const Capabilities& c) {
   return {{"mode", SandboxModeName(c.mode)},
           {"network", NetworkPolicyName(c.network)},
           {"domains", {{"allow", c.allowed_domains}, {"deny", c.denied_domains}}},
+          {"parent_proxy", c.parent_proxy.empty() ? json(nullptr) : json(c.parent_proxy)},
           {"backend", c.backend},
           {"backend_reason", c.backend_reason},
           {"filesystem_enforced", c.filesystem_enforced},

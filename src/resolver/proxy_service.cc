@@ -352,11 +352,10 @@ void ProxyService::Lookup(Connection& c, std::uint16_t type) {
     } else if (type == kTypeA) {
       Lookup(*found, kTypeAaaa);
     } else {
-      Refuse(*found, "", "", 502, SocksReply::kHostUnreachable,
-             "no address for " + found->target.host +
-                 ": the name has none, or only internal ones, which cordon withholds unless "
-                 "they are listed (the run's denials say which)");
-      Flush(*found);
+      // None: the broker connects by name only through a parent proxy, when the host's DNS
+      // gave the name no answer (decision 0053); else it answers EHOSTUNREACH.
+      found->no_address = true;
+      AskBroker(*found, net::IpAddress{});
     }
   });
 }
@@ -380,10 +379,16 @@ void ProxyService::OnConnected(std::uint32_t tag, int err, UniqueFd socket) {
   if (err != 0 || !socket) {
     if (err == 0) err = EIO;
     const bool refused = err == EACCES || err == EPERM;
-    Refuse(*c, "", "", refused ? 403 : 502, SocksCode(err),
-           refused ? HostPort(c->target) +
-                         " is refused by this run's network rules (the run's denials say why)"
-                   : "could not connect to " + HostPort(c->target) + ": " + std::strerror(err));
+    std::string why =
+        refused ? HostPort(c->target) +
+                      " is refused by this run's network rules (the run's denials say why)"
+                : "could not connect to " + HostPort(c->target) + ": " + std::strerror(err);
+    if (c->no_address && err == EHOSTUNREACH) {
+      why = "no address for " + c->target.host +
+            ": the name has none, or only internal ones, which cordon withholds unless they "
+            "are listed (the run's denials say which)";
+    }
+    Refuse(*c, "", "", refused ? 403 : 502, SocksCode(err), why);
     return Flush(*c);
   }
   by_fd_[socket.get()] = c->serial;

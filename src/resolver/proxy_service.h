@@ -93,6 +93,7 @@ class ProxyService {
     bool socks = false;
     bool connect_method = false;  // HTTP CONNECT (a tunnel); else plain HTTP
     bool by_name = false;         // the target is a name, not an address
+    bool no_address = false;      // by name, the lookup found none: asked by name alone
     ProxyTarget target;
     std::uint32_t tag = 0;
     std::uint64_t serial = 0;

@@ -13,7 +13,9 @@
 #include "core/syscall_error.h"
 #include "plan/launch_plan.h"
 #include "plan/mount_identity.h"
+#include "plan/network_domains.h"
 #include "session/planted_links.h"
+#include "session/request.h"
 #include "session/session_state.h"
 
 namespace cordon {
@@ -115,16 +117,21 @@ Decision Session::Check(std::string_view command_text) const {
 }
 
 Capabilities Session::GetCapabilities() const {
+  Capabilities caps;
   if (state_->features.limits.cgroups_probed) {
-    return plan::DescribeCapabilities(state_->config, state_->features, state_->backends.probes,
+    caps = plan::DescribeCapabilities(state_->config, state_->features, state_->backends.probes,
+                                      state_->workspace);
+  } else {
+    // Status shows what every limit could use here, set or not: probe the cgroups now (the
+    // session's own runs never need them, or Create would have probed).
+    linux_native::KernelFeatures features = state_->features;
+    features.limits = limits::ProbeLimits();
+    caps = plan::DescribeCapabilities(state_->config, features, state_->backends.probes,
                                       state_->workspace);
   }
-  // Status shows what every limit could use here, set or not: probe the cgroups now (the
-  // session's own runs never need them, or Create would have probed).
-  linux_native::KernelFeatures features = state_->features;
-  features.limits = limits::ProbeLimits();
-  return plan::DescribeCapabilities(state_->config, features, state_->backends.probes,
-                                    state_->workspace);
+  // The parent proxy comes from the caller's environment: this process's.
+  plan::DescribeParentProxy(state_->config.sandbox, session::CallerEnvironment(), caps);
+  return caps;
 }
 
 const Config& Session::config() const { return state_->config; }

@@ -11,6 +11,14 @@ resolving to the loopback (rebinding) and the same address listed, a denied subd
 allowed wildcard, a port rule, and a DNS query sent past cordon's resolver. As root and as an
 unprivileged user; one-shot, served and through `cordon mcp`.
 
+Behind a parent proxy (sandbox.parent_proxy, the caller's HTTPS_PROXY): a third namespace,
+"corp", joined to the world by a veth of its own and without a default route, reaches only
+192.0.3.0/24, where the world runs a small CONNECT proxy (the parent) that logs every target it
+is asked for. cordon runs there for the "parent" cases; the host's DNS is switched on and off
+between them (/etc/netns/CORP/resolv.conf, which `ip netns exec` binds at each exec, and a route
+to the world's resolver). Checked from outside: curl's output, the parent's log (a name, the
+address literal, nothing at all), cordon's denials and its refusal of a parent it cannot use.
+
   domains_test.py CORDON    exit 0: all passed; 1: a failure; 77: not root or a tool is
                             missing (a failure instead when CORDON_TEST_MUST_WORK=1)
 
@@ -50,6 +58,7 @@ if missing:
 tag = str(os.getpid() % 100000)
 WORLD = f"cordon-world-{tag}"
 CLIENT = f"cordon-client-{tag}"
+CORP = f"cordon-corp-{tag}"  # behind a parent proxy: reaches only 192.0.3.0/24, no default route
 PKG = "198.51.100.10"     # pkg.test, *.pkg.test
 OTHER = "198.51.100.11"   # other.test
 PRIVATE = "10.77.0.10"    # private.test: a private address, with servers on 8080 and 8081
@@ -60,10 +69,18 @@ HUGE = [f"198.51.100.{i}" for i in range(140, 240)]
 RESOLVER = "198.51.100.53"
 HOST_PORT = 9090          # a service on the client's (the host's) loopback
 PROXY = "127.0.0.1:1023"  # the sandbox's proxy, which the run's proxy variables name
+CORP_ADDR = "192.0.3.2"   # corp's end of its veth (192.0.3.0/24); the world's is PARENT_HOST
+PARENT_HOST = "192.0.3.1"
+PARENT = f"http://{PARENT_HOST}:3128"       # the parent proxy, in the world
+DEAD_PARENT = f"http://{PARENT_HOST}:3129"  # nothing listens there
+LOCAL_PARENT_PORT = 3128  # a parent on corp's own addresses (its loopback, CORP_ADDR)
+NO_RESOLVER = "203.0.113.53"  # corp's "no host DNS": a nameserver with no route (ENETUNREACH)
+INNER_RESOLVER = "198.51.100.54"  # a corporate DNS that knows no outside name: NXDOMAIN for .test
 base = os.environ.get("CORDON_ESCAPE_BASE", "/var/lib")
 work = tempfile.mkdtemp(prefix="cordon-domains-", dir=base)
 os.chmod(work, 0o755)
 processes = []
+PARENT_LOG = os.path.join(work, "parent.log")  # each CONNECT target the parents were asked for
 
 
 def sh(*args, check=True):
@@ -81,9 +98,10 @@ def teardown():
     for p in processes:
         p.kill()
         p.wait()
-    for ns in (WORLD, CLIENT):
-        sh("ip", "netns", "del", ns, check=False)
-    shutil.rmtree(f"/etc/netns/{CLIENT}", ignore_errors=True)
+    for ns in (WORLD, CLIENT, CORP):
+        sh("ip", "netns", "del", ns, check=False)  # and the veths with them
+    for ns in (CLIENT, CORP):
+        shutil.rmtree(f"/etc/netns/{ns}", ignore_errors=True)
     shutil.rmtree(work, ignore_errors=True)
 
 
@@ -110,6 +128,7 @@ def setup():
              f"--pid-file={work}/dnsmasq.pid", f"--address=/pkg.test/{PKG}",
              f"--address=/other.test/{OTHER}", "--address=/rebind.test/127.0.0.1",
              f"--address=/private.test/{PRIVATE}", f"--address=/shared.test/{PKG}",
+             f"--address=/parent.test/{PARENT_HOST}",
              *[f"--host-record=big.test,{a}" for a in BIG],
              *[f"--host-record=huge.test,{a}" for a in HUGE])
     for address, name in ((PKG, "pkg.test"), (OTHER, "other.test")):
@@ -145,16 +164,94 @@ def setup():
                          env={"PATH": SEARCH_PATH}, stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)
     processes.append(p)
+    wait_until_up(CLIENT, ["curl", "-sf", "--max-time", "1", "http://pkg.test:8080/hello.txt",
+                           "http://other.test:8080/hello.txt",
+                           f"http://127.0.0.1:{HOST_PORT}/hello.txt"], "the test network")
+    setup_corp()
+
+
+def wait_until_up(ns, probe, what):
+    """Runs `probe` in namespace `ns` until it succeeds (10 s at most)."""
     for _ in range(100):
-        probe = subprocess.run(["ip", "netns", "exec", CLIENT, "curl", "-sf", "--max-time", "1",
-                                "http://pkg.test:8080/hello.txt",
-                                "http://other.test:8080/hello.txt",
-                                f"http://127.0.0.1:{HOST_PORT}/hello.txt"],
-                               capture_output=True, env={"PATH": SEARCH_PATH})
-        if probe.returncode == 0:
+        if subprocess.run(["ip", "netns", "exec", ns, *probe], capture_output=True,
+                          env={"PATH": SEARCH_PATH}).returncode == 0:
             return
         time.sleep(0.1)
-    raise RuntimeError("the test network did not come up")
+    raise RuntimeError(f"{what} did not come up")
+
+
+# The names the parent proxy resolves itself (as dnsmasq answers them): a parent asked for a
+# name connects where it resolves it, which is what cordon must not let happen for a name the
+# host's DNS answered (it asks for the address it checked).
+PARENT_NAMES = {"pkg.test": PKG, "other.test": OTHER, "rebind.test": "127.0.0.1",
+                "private.test": PRIVATE, "shared.test": PKG}
+
+
+def setup_corp():
+    """corp: a network where only the parent proxy goes out. Its veth to the world, no default
+    route; the parent in the world on PARENT_HOST:3128, another on corp's own addresses."""
+    sh("ip", "netns", "add", CORP)
+    sh("ip", "link", "add", f"cdp{tag}", "type", "veth", "peer", "name", f"cdq{tag}")
+    sh("ip", "link", "set", f"cdp{tag}", "netns", CORP)
+    sh("ip", "link", "set", f"cdq{tag}", "netns", WORLD)
+    sh("ip", "-n", CORP, "addr", "add", f"{CORP_ADDR}/24", "dev", f"cdp{tag}")
+    sh("ip", "-n", WORLD, "addr", "add", f"{PARENT_HOST}/24", "dev", f"cdq{tag}")
+    for ns, dev in ((CORP, f"cdp{tag}"), (WORLD, f"cdq{tag}")):
+        sh("ip", "-n", ns, "link", "set", "lo", "up")
+        sh("ip", "-n", ns, "link", "set", dev, "up")
+    os.makedirs(f"/etc/netns/{CORP}", exist_ok=True)
+    sh("ip", "-n", WORLD, "addr", "add", f"{INNER_RESOLVER}/32", "dev", "lo")
+    in_world("dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null", "--no-resolv",
+             "--no-hosts", "--bind-interfaces", f"--listen-address={INNER_RESOLVER}",
+             f"--pid-file={work}/dnsmasq-inner.pid", "--address=/test/")
+    open(PARENT_LOG, "w").close()
+    with open(f"{work}/parent_proxy.py", "w") as f:
+        f.write(PARENT_PROXY)
+    names = json.dumps(PARENT_NAMES)
+    in_world("python3", f"{work}/parent_proxy.py", PARENT_HOST, "3128", PARENT_LOG, names)
+    p = subprocess.Popen(["ip", "netns", "exec", CORP, "python3", f"{work}/parent_proxy.py",
+                          "0.0.0.0", str(LOCAL_PARENT_PORT), PARENT_LOG, names],
+                         env={"PATH": SEARCH_PATH}, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    processes.append(p)
+    corp_network(RESOLVER)
+    # Up: the host's DNS answers, the parent tunnels by name, the local parent answers (405 to
+    # a request that is not CONNECT); and the world is not reached without the parent.
+    probe_text = (f"getent hosts pkg.test >/dev/null && curl -sf --max-time 1 -p -x {PARENT} "
+                  "http://pkg.test:8080/hello.txt >/dev/null && test \"$(curl -s --max-time 1 "
+                  f"-o /dev/null -w '%{{http_code}}' -x http://127.0.0.1:{LOCAL_PARENT_PORT} "
+                  "http://pkg.test:8080/)\" = 405")
+    wait_until_up(CORP, ["sh", "-c", probe_text], "the corp network or its parent proxy")
+    direct = subprocess.run(["ip", "netns", "exec", CORP, "curl", "-sf", "--max-time", "2",
+                             f"http://{PKG}:8080/hello.txt"], capture_output=True,
+                            env={"PATH": SEARCH_PATH})
+    if direct.returncode == 0:
+        raise RuntimeError("corp reaches the world without its parent proxy")
+
+
+def corp_network(nameserver, direct=False):
+    """corp's host DNS: `nameserver` (RESOLVER, the world's, which answers; INNER_RESOLVER, which
+    answers NXDOMAIN; each reached by a route of its own; NO_RESOLVER, without a route), and a
+    direct route to pkg.test's address (`direct`, for no_proxy). resolv.conf is rewritten in
+    place: a run server started in corp sees it too."""
+    with open(f"/etc/netns/{CORP}/resolv.conf", "w") as f:
+        f.write(f"nameserver {nameserver}\n")
+    for address, on in ((RESOLVER, nameserver == RESOLVER),
+                        (INNER_RESOLVER, nameserver == INNER_RESOLVER), (PKG, direct)):
+        if on:
+            sh("ip", "-n", CORP, "route", "replace", f"{address}/32", "via", PARENT_HOST)
+        else:
+            sh("ip", "-n", CORP, "route", "del", f"{address}/32", check=False)
+
+
+def parent_log_size():
+    return os.path.getsize(PARENT_LOG)
+
+
+def parent_log_since(offset):
+    with open(PARENT_LOG) as f:
+        f.seek(offset)
+        return f.read().splitlines()
 
 
 TLS_SERVER = """import functools, http.server, ssl, sys
@@ -165,6 +262,87 @@ context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
 context.load_cert_chain(cert, key)
 server.socket = context.wrap_socket(server.socket, server_side=True)
 server.serve_forever()
+"""
+
+# The parent proxy: ADDRESS PORT LOG NAMES. CONNECT host:port (a name of NAMES or its
+# subdomain, or an address literal) with a Host header naming the same: the target appended to
+# LOG, then "403" for port 8081 (a parent's own rule), else connected and relayed both ways.
+# Anything but CONNECT: 405.
+PARENT_PROXY = """import ipaddress, json, socket, sys, threading
+address, port, log, names = sys.argv[1], int(sys.argv[2]), sys.argv[3], json.loads(sys.argv[4])
+lock = threading.Lock()
+def note(line):
+    with lock, open(log, "a") as f:
+        f.write(line + "\\n")
+def resolve(host):
+    try:
+        return str(ipaddress.ip_address(host))
+    except ValueError:
+        pass
+    host = host.lower().rstrip(".")
+    for name, a in names.items():
+        if host == name or host.endswith("." + name):
+            return a
+    return None
+def pipe(src, dst):
+    try:
+        while True:
+            data = src.recv(65536)
+            if not data:
+                break
+            dst.sendall(data)
+    except OSError:
+        pass
+    try:
+        dst.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+def answer(c, status):
+    c.sendall(("HTTP/1.1 %s\\r\\nContent-Length: 0\\r\\nConnection: close\\r\\n\\r\\n"
+               % status).encode())
+def serve(c):
+    with c:
+        data = b""
+        while b"\\r\\n\\r\\n" not in data and len(data) < 65536:
+            got = c.recv(4096)
+            if not got:
+                return
+            data += got
+        head, _, rest = data.partition(b"\\r\\n\\r\\n")
+        lines = head.decode("latin-1").split("\\r\\n")
+        words = lines[0].split()
+        if len(words) != 3 or words[0] != "CONNECT" or not words[2].startswith("HTTP/1."):
+            note("! not a CONNECT: " + lines[0])
+            return answer(c, "405 Method Not Allowed")
+        target = words[1]
+        note(target)
+        hosts = [l.split(":", 1)[1].strip() for l in lines[1:] if l.lower().startswith("host:")]
+        if hosts != [target]:
+            note("! Host %r for %s" % (hosts, target))
+            return answer(c, "400 Bad Request")
+        host, _, port = target.rpartition(":")
+        if port == "8081":
+            return answer(c, "403 Forbidden")
+        to = resolve(host.strip("[]"))
+        try:
+            upstream = socket.create_connection((to, int(port)), timeout=5) if to else None
+        except (OSError, ValueError):
+            upstream = None
+        if upstream is None:
+            return answer(c, "502 Bad Gateway")
+        with upstream:
+            upstream.settimeout(None)
+            c.sendall(b"HTTP/1.1 200 Connection established\\r\\n\\r\\n")
+            if rest:
+                upstream.sendall(rest)
+            back = threading.Thread(target=pipe, args=(upstream, c), daemon=True)
+            back.start()
+            pipe(c, upstream)
+            back.join()
+listener = socket.create_server((address, port))
+while True:
+    c, _ = listener.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
 """
 
 BANNER_SERVER = """import socket, sys, threading
@@ -239,7 +417,7 @@ def prepare_user():
 
 class Who:
     def __init__(self, name, cordon, uid):
-        self.name, self.cordon = name, cordon
+        self.name, self.cordon, self.uid = name, cordon, uid
         self.home = os.path.join(work, f"home-{name}")
         self.ws = os.path.join(self.home, "proj")
         self.runtime = os.path.join(work, f"runtime-{name}")
@@ -251,11 +429,34 @@ class Who:
             os.chown(d, uid, uid)
         self.env = {"PATH": SEARCH_PATH, "HOME": self.home, "LANG": "C.UTF-8",
                     "XDG_RUNTIME_DIR": self.runtime}
-        self.prefix = ["ip", "netns", "exec", CLIENT]
-        if uid != 0:
-            self.prefix += ["runuser", "-u", USER, "--"]
-        self.prefix += ["env", "-i"] + [f"{k}={v}" for k, v in self.env.items()]
+        self.netns = CLIENT  # where cordon runs (and its run server starts): CORP behind a parent
         self.server = None
+
+    @property
+    def prefix(self):
+        return self.prefix_with({})
+
+    def prefix_with(self, env):
+        """The words that run a program as this user in its namespace, in its environment and
+        `env` (a variable such as HTTPS_PROXY of the caller: cordon's, or the MCP server's)."""
+        prefix = ["ip", "netns", "exec", self.netns]
+        if self.uid != 0:
+            prefix += ["runuser", "-u", USER, "--"]
+        return prefix + ["env", "-i"] + [f"{k}={v}" for k, v in {**self.env, **env}.items()]
+
+    def set_config(self, config):
+        """This user's config file (~/.config/cordon/config.json): `config`, or none."""
+        directory = os.path.join(self.home, ".config", "cordon")
+        path = os.path.join(directory, "config.json")
+        if config is None:
+            if os.path.exists(path):
+                os.unlink(path)
+            return
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        with open(path, "w") as f:
+            json.dump(config, f)
+        for d in (os.path.dirname(directory), directory, path):
+            os.chown(d, self.uid, self.uid)
 
     def start_server(self, flags):
         self.stop_server()
@@ -276,13 +477,16 @@ class Who:
             self.server = None
             time.sleep(0.1)
 
-    def run(self, way, flags, text):
+    def run(self, way, flags, text, env=None):
+        # MCP: the server's own environment is the caller's (an agent starts it with its own);
+        # served: `cordon run` sends its environment along with the run.
+        env = env or {}
         if way == "mcp":
             return mcp_run.run_command(
-                self.prefix + [self.cordon, "mcp", "--workspace", self.ws, *flags], text,
-                cwd=self.ws, client="domains")
+                self.prefix_with(env) + [self.cordon, "mcp", "--workspace", self.ws, *flags],
+                text, cwd=self.ws, client="domains")
         args = [self.cordon, "run", "--json", *flags, "-c", text]
-        env_prefix = list(self.prefix)
+        env_prefix = self.prefix_with(env)
         if way == "one-shot":
             args.insert(2, "--no-server")
         else:
@@ -298,15 +502,29 @@ class Who:
 failures = []
 
 
-def check(who, way, flags, name, text, *, ok, output=None, denial=None, fast=False, absent=None):
-    """ok: the command must exit 0 (and print `output`), else fail; `denial`: (kind, target,
-    words of the rule) that must be reported; none reported when ok."""
+def check(who, way, flags, name, text, *, ok, output=None, denial=None, fast=False, absent=None,
+          env=None, config=None, logged=None, unlogged=None):
+    """ok: the command must exit 0 (and print `output`), else fail; `denial`: (kind, target or
+    targets, words of the rule or fix) that must be reported; none reported when ok. `env`: the
+    caller's variables (HTTPS_PROXY), `config`: the user's config file for this case alone.
+    `logged`: targets the parent proxy must have been asked for in this case; `unlogged`: words
+    no line of its log may hold (checked, with either, from the case's start)."""
     only = os.environ.get("CORDON_DOMAINS_ONLY")
     if only and only not in f"{who.name}: {way}: {name}":
         return
+    watch = logged is not None or unlogged is not None
+    offset = parent_log_size() if watch else 0
+    if config is not None:
+        who.set_config(config)
     started = time.monotonic()
-    r = who.run(way, flags, text)
+    try:
+        r = who.run(way, flags, text, env)
+    finally:
+        if config is not None:
+            who.set_config(None)
     took = time.monotonic() - started
+    if r is None:  # the MCP server gave no answer
+        r = {"exit_code": -1, "stdout": "", "stderr": "no answer from cordon mcp", "denials": []}
     listed = [(d["kind"], d["target"], d["rule"]) for d in r.get("denials", [])]
     problem = None
     if ok and r["exit_code"] != 0:
@@ -321,13 +539,25 @@ def check(who, way, flags, name, text, *, ok, output=None, denial=None, fast=Fal
         problem = f"printed {absent!r}: it got through"
     elif denial is not None:
         kind, target, words = denial
-        found = [d for d in r.get("denials", []) if d["kind"] == kind and d["target"] == target]
+        targets = (target,) if isinstance(target, str) else target
+        found = [d for d in r.get("denials", []) if d["kind"] == kind and d["target"] in targets]
         if not found:
-            problem = f"no {kind} denial of {target}; got {listed}"
+            problem = f"no {kind} denial of {' or '.join(targets)}; got {listed}"
         elif words not in found[0]["rule"] + " " + found[0]["fix"]:
             problem = f"rule/fix {found[0]['rule']!r} / {found[0]['fix']!r} lack {words!r}"
     if problem is None and fast and took > 5:
         problem = f"took {took:.1f} s: a refused name must fail at once, not after retries"
+    if watch:
+        seen = parent_log_since(offset)
+        missing = [t for t in logged or () if t not in seen]
+        leaked = sorted({w for w in unlogged or () for line in seen if w in line})
+        if problem is None and missing:
+            problem = f"the parent proxy was not asked for {missing}"
+        elif problem is None and leaked:
+            problem = f"the parent proxy saw {leaked}"
+        if problem is not None:
+            problem += f" (the parent's log: {seen}; exit {r.get('exit_code')}, stderr " \
+                       f"{r.get('stderr', '')[-200:]!r})"
     label = f"{who.name}: {way}: {name}"
     if problem:
         failures.append(f"{label}: {problem}")
@@ -492,6 +722,177 @@ def proxy_cases(who, way, flags_for):
           output="hello from other.test")
 
 
+def parent_cases(who, way, flags_for):
+    """Behind a parent proxy, in corp: every connection cordon makes for the command is a CONNECT
+    through the parent (to the address cordon checked; to the allowed name only where the
+    host's DNS answers nothing), unless no_proxy names it; what cordon refuses never reaches
+    the parent. Each case's twin without the parent (or with it) is beside it."""
+    a = flags_for
+    via = {"HTTPS_PROXY": PARENT}
+    pkg_http = "http://pkg.test:8080/hello.txt"
+    # Any of the forms a connect denial may name the destination in (the proxy's: the name).
+    refused_8081 = ("pkg.test:8081", f"{PKG}:8081 (pkg.test)", f"{PKG}:8081")
+    refused_8080 = ("pkg.test:8080", f"{PKG}:8080 (pkg.test)", f"{PKG}:8080")
+
+    # A corporate DNS that knows no outside name: the proxy asks the parent for the name.
+    corp_network(INNER_RESOLVER)
+    check(who, way, a("pkg.test:8080"), "parent: NXDOMAIN from the host's DNS, by name through it",
+          CURL + "-f " + pkg_http, env=via, ok=True, output="hello from pkg.test",
+          logged=["pkg.test:8080"])
+    check(who, way, a("pkg.test:8080"), "parent: NXDOMAIN from the host's DNS, and no parent",
+          CURL + "-f " + pkg_http, ok=False, absent="hello from", unlogged=["pkg.test"])
+
+    # No host DNS at all (its nameserver unreachable): the same, by name through the parent.
+    corp_network(NO_RESOLVER)
+    check(who, way, a("pkg.test:8080"), "parent: no host DNS, plain HTTP by name through it",
+          CURL + "-f " + pkg_http, env=via, ok=True, output="hello from pkg.test",
+          logged=["pkg.test:8080"])
+    check(who, way, a("pkg.test:8080"), "parent: no host DNS and no parent, not reached",
+          CURL + "-f " + pkg_http, ok=False, absent="hello from", unlogged=["pkg.test"])
+    check(who, way, a("pkg.test:8080"), "parent: no host DNS, a name not allowed never reaches it",
+          CURL + "-f http://other.test:8080/hello.txt", env=via, ok=False, fast=True,
+          denial=("connect", "other.test:8080", "--allow-domain other.test, or"),
+          unlogged=["other.test", OTHER])
+    check(who, way, a("pkg.test"), "parent: no host DNS, HTTPS through the proxy's CONNECT",
+          CURL + "-fk https://pkg.test:8443/hello.txt", env=via, ok=True,
+          output="hello from pkg.test", logged=["pkg.test:8443"])
+    check(who, way, a("pkg.test"), "parent: no host DNS, socks5 by name",
+          CURL + f"-f --socks5-hostname {PROXY} " + pkg_http, env=via, ok=True,
+          output="hello from pkg.test", logged=["pkg.test:8080"])
+    check(who, way, a("pkg.test"), "parent: sandbox.parent_proxy none over HTTPS_PROXY",
+          CURL + "-f " + pkg_http, env=via, config={"sandbox": {"parent_proxy": "none"}},
+          ok=False, absent="hello from", unlogged=["pkg.test"])
+    check(who, way, a("pkg.test"), "parent: sandbox.parent_proxy names it (no HTTPS_PROXY)",
+          CURL + "-f " + pkg_http, config={"sandbox": {"parent_proxy": PARENT}}, ok=True,
+          output="hello from pkg.test", logged=["pkg.test:8080"])
+    check(who, way, a("pkg.test"), "parent: sandbox.parent_proxy as host:port",
+          CURL + "-f " + pkg_http, config={"sandbox": {"parent_proxy": f"{PARENT_HOST}:3128"}},
+          ok=True, output="hello from pkg.test", logged=["pkg.test:8080"])
+    check(who, way, a("pkg.test"), "parent: https_proxy before HTTPS_PROXY",
+          CURL + "-f " + pkg_http, env={"https_proxy": PARENT, "HTTPS_PROXY": DEAD_PARENT},
+          ok=True, output="hello from pkg.test", logged=["pkg.test:8080"])
+    for where, address in (("loopback", "127.0.0.1"), ("own address", CORP_ADDR)):
+        check(who, way, a("pkg.test"), f"parent: on the host's {where}, never asked for a name",
+              CURL + "-f " + pkg_http, env={"HTTPS_PROXY": f"http://{address}:{LOCAL_PARENT_PORT}"},
+              ok=False, absent="hello from", unlogged=["pkg.test"])
+    check(who, way, a("pkg.test"), "parent: the caller's HTTPS_PROXY is not the sandbox's",
+          "printenv HTTPS_PROXY https_proxy", env=via, ok=True, output=PROXY, absent=PARENT_HOST,
+          unlogged=[])
+
+    # The host's DNS answers: the parent is asked for the address cordon checked.
+    corp_network(RESOLVER)
+    check(who, way, a("pkg.test:8080"), "parent: transparent connect, to the checked address",
+          CURL_DIRECT + pkg_http, env=via, ok=True, output="hello from pkg.test",
+          logged=[f"{PKG}:8080"], unlogged=["pkg.test"])
+    check(who, way, a("pkg.test:8080"), "parent: transparent connect without the parent",
+          CURL_DIRECT + pkg_http, ok=False, absent="hello from", unlogged=[PKG])
+    check(who, way, a("pkg.test:8080"), "parent: the proxy asks it for the checked address",
+          CURL + "-f " + pkg_http, env=via, ok=True, output="hello from pkg.test",
+          logged=[f"{PKG}:8080"], unlogged=["pkg.test"])
+    check(who, way, a("pkg.test"), "parent: named by a host name the host resolves",
+          CURL_DIRECT + pkg_http, env={"HTTPS_PROXY": "http://parent.test:3128"}, ok=True,
+          output="hello from pkg.test", logged=[f"{PKG}:8080"])
+    check(who, way, a("pkg.test"), "parent: a name not allowed fails at once, unseen by it",
+          CURL_DIRECT + "http://other.test:8080/hello.txt", env=via, ok=False, fast=True,
+          denial=("dns", "other.test", "--allow-domain other.test"),
+          unlogged=["other.test", OTHER])
+    check(who, way, a("pkg.test"), "parent: an IP literal not listed, unseen by it",
+          PY_CONNECT + f"{OTHER} 8080", env=via, ok=False,
+          denial=("connect", f"{OTHER}:8080", "no allowed name resolved to"), unlogged=[OTHER])
+    check(who, way, a("pkg.test", f"{OTHER}:8080"), "parent: an IP literal listed, through it",
+          PY_CONNECT + f"{OTHER} 8080", env=via, ok=True, output="hello from other.test",
+          logged=[f"{OTHER}:8080"])
+    check(who, way, a("rebind.test"), "parent: a name resolving to the loopback, withheld",
+          "getent ahostsv4 rebind.test", env=via, ok=False,
+          denial=("dns", "rebind.test -> 127.0.0.1", "rebinding"),
+          unlogged=["rebind.test", "127.0.0.1"])
+    check(who, way, a("rebind.test"), "parent: the proxy never asks it for a rebound name",
+          CURL + "-f http://rebind.test:8080/hello.txt", env=via, ok=False, absent="hello from",
+          unlogged=["rebind.test", "127.0.0.1"])
+    check(who, way, a("pkg.test:8081"), "parent: it refuses the port, transparent",
+          CURL_DIRECT + "http://pkg.test:8081/hello.txt", env=via, ok=False,
+          denial=("connect", refused_8081, "parent proxy"), logged=[f"{PKG}:8081"])
+    check(who, way, a("pkg.test:8081"), "parent: it refuses the port, through the proxy",
+          CURL + "-f http://pkg.test:8081/hello.txt", env=via, ok=False,
+          denial=("connect", refused_8081, "parent proxy"), logged=[f"{PKG}:8081"])
+    check(who, way, a("pkg.test:8080"), "parent: unreachable",
+          CURL_DIRECT + pkg_http, env={"HTTPS_PROXY": DEAD_PARENT}, ok=False,
+          absent="hello from", denial=("connect", refused_8080, "parent proxy"),
+          unlogged=["pkg.test", PKG])
+
+    # pkg.test's address reached directly too: no_proxy decides, not the routes.
+    corp_network(RESOLVER, direct=True)
+    check(who, way, a("pkg.test"), "parent: NO_PROXY names the host, connected directly",
+          CURL_DIRECT + pkg_http, env={**via, "NO_PROXY": "pkg.test"}, ok=True,
+          output="hello from pkg.test", unlogged=["pkg.test", PKG])
+    check(who, way, a("pkg.test"), "parent: NO_PROXY naming others, through the parent",
+          CURL_DIRECT + pkg_http, env={**via, "NO_PROXY": "other.test,10.0.0.0/8"}, ok=True,
+          output="hello from pkg.test", logged=[f"{PKG}:8080"])
+    check(who, way, a("*.pkg.test"), "parent: no_proxy with a leading dot, in a list",
+          CURL_DIRECT + "http://www.pkg.test:8080/hello.txt",
+          env={**via, "no_proxy": "example.org, .pkg.test"}, ok=True,
+          output="hello from pkg.test", unlogged=["pkg.test", PKG])
+    check(who, way, a("pkg.test"), "parent: NO_PROXY by CIDR block, connected directly",
+          CURL_DIRECT + pkg_http, env={**via, "NO_PROXY": "198.51.100.0/24"}, ok=True,
+          output="hello from pkg.test", unlogged=["pkg.test", PKG])
+    check(who, way, a("pkg.test"), "parent: NO_PROXY on the proxy path, connected directly",
+          CURL + "-f " + pkg_http, env={**via, "NO_PROXY": "pkg.test"}, ok=True,
+          output="hello from pkg.test", unlogged=["pkg.test", PKG])
+    check(who, way, a("pkg.test"), "parent: on the host's loopback, to a checked address",
+          CURL_DIRECT + pkg_http, env={"HTTPS_PROXY": f"http://127.0.0.1:{LOCAL_PARENT_PORT}"},
+          ok=True, output="hello from pkg.test", logged=[f"{PKG}:8080"], unlogged=["pkg.test"])
+    corp_network(RESOLVER)
+
+    # A parent cordon cannot use refuses the domains run before anything runs; a usable one,
+    # or another network mode, runs.
+    check_start(who, way, "parent: with credentials, refused", {"HTTPS_PROXY":
+                f"http://u:pw@{PARENT_HOST}:3128"}, refused="credentials")
+    check_start(who, way, "parent: socks5://, refused",
+                {"HTTPS_PROXY": f"socks5://{PARENT_HOST}:1080"}, refused="socks5://")
+    check_start(who, way, "parent: https://, refused",
+                {"HTTPS_PROXY": f"https://{PARENT_HOST}:3128"}, refused="https://")
+    check_start(who, way, "parent: a plain http:// one, the run starts", via)
+    check_start(who, way, "parent: with credentials, another network mode starts",
+                {"HTTPS_PROXY": f"http://u:pw@{PARENT_HOST}:3128"}, flags=("--network", "deny"))
+
+
+def check_start(who, way, name, env, *, refused=None, flags=("--allow-domain", "pkg.test")):
+    """The run with the caller's `env` is refused before its command runs (exit 125, the
+    message holding `refused`), or, with refused None, its command runs."""
+    label = f"{who.name}: {way}: {name}"
+    only = os.environ.get("CORDON_DOMAINS_ONLY")
+    if only and only not in label:
+        return
+    marker = os.path.join(who.ws, "ran")
+    if os.path.exists(marker):
+        os.unlink(marker)
+    if way == "mcp":
+        r = mcp_run.run_command(
+            who.prefix_with(env) + [who.cordon, "mcp", "--workspace", who.ws, *flags],
+            f"touch {marker}", cwd=who.ws, client="domains") or {}
+        code, said = r.get("exit_code", 125), r.get("error") or r.get("stderr") or ""
+    else:
+        args = ["run", "--no-server"] if way == "one-shot" else ["run"]
+        extra = {} if way == "one-shot" else {"CORDON_RUN_SERVER": "use"}
+        out = subprocess.run(who.prefix_with({**env, **extra}) +
+                             [who.cordon, *args, *flags, "--", "touch", marker],
+                             cwd=who.ws, capture_output=True, text=True, timeout=120)
+        code, said = out.returncode, out.stderr
+    ran = os.path.exists(marker)
+    problem = None
+    if refused is None and (code != 0 or not ran):
+        problem = f"exited {code}, {'ran' if ran else 'did not run'}: {said[-300:]!r}"
+    elif refused is not None and (code != 125 or refused not in said):
+        problem = f"exited {code}: {said[-300:]!r}"
+    elif refused is not None and ran:
+        problem = "the command ran"
+    if problem:
+        failures.append(f"{label}: {problem}")
+        print(f"FAIL: {label}: {problem}")
+    else:
+        print(f"ok: {label}")
+
+
 def domain_flags(*patterns):
     flags = []
     for p in patterns:
@@ -503,13 +904,24 @@ try:
     setup()
     unprivileged_cordon = prepare_user()
     uid = int(sh("id", "-u", USER).stdout)
-    for who in (Who("root", CORDON, 0), Who(USER, unprivileged_cordon, uid)):
+    whos = (Who("root", CORDON, 0), Who(USER, unprivileged_cordon, uid))
+    for who in whos:
         for way in ("one-shot", "served", "mcp"):
             # The run server takes each run's own flags (its sessions are keyed by them).
             if way == "served":
                 who.start_server([])
             cases(who, way, domain_flags)
             who.stop_server()
+    # Behind a parent proxy: cordon (and its run server, whose environment has no HTTPS_PROXY:
+    # each run's caller's counts) in corp.
+    for who in whos:
+        who.netns = CORP
+        for way in ("one-shot", "served", "mcp"):
+            if way == "served":
+                who.start_server([])
+            parent_cases(who, way, domain_flags)
+            who.stop_server()
+        who.netns = CLIENT
     # Without cordon-resolver a domains run is refused before anything runs (its twin: every
     # case above, with it). The staged layout, without that one file.
     os.unlink(os.path.join(os.path.dirname(os.path.dirname(unprivileged_cordon)),

@@ -15,6 +15,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::ReadFile;
 using testing::TempDir;
 
@@ -63,6 +64,27 @@ TEST(DomainConfig, ABadPatternIsNamedWithItsPlace) {
               HasSubstr("/sandbox/domain_lists/js/1: invalid domain pattern \"x/y\""));
   // Twin: the same entries, valid.
   EXPECT_EQ(ErrorFor(R"({"sandbox": {"domains": {"allow": ["a.example", "*.b.example"]}}})"), "");
+}
+
+TEST(DomainConfig, ParentProxyIsAutoNoneOrAnHttpUrl) {
+  Result<Config> defaults = Parse("{}");
+  ASSERT_TRUE(defaults) << defaults.error().message;
+  EXPECT_EQ(defaults->sandbox.parent_proxy, "auto");
+  for (const char* value : {"auto", "none", "http://proxy.example:3128", "192.0.2.7:8080"}) {
+    Result<Config> config =
+        Parse(std::string(R"({"sandbox": {"parent_proxy": ")") + value + R"("}})");
+    ASSERT_TRUE(config) << value << ": " << config.error().message;
+    EXPECT_EQ(config->sandbox.parent_proxy, value);
+  }
+  EXPECT_THAT(ErrorFor(R"({"sandbox": {"parent_proxy": "socks5://proxy:1080"}})"),
+              HasSubstr("config.json: /sandbox/parent_proxy: the parent proxy "
+                        "sandbox.parent_proxy=socks5://proxy:1080 cannot be used"));
+  const std::string credentials =
+      ErrorFor(R"({"sandbox": {"parent_proxy": "http://me:pw@proxy:3128"}})");
+  EXPECT_THAT(credentials, HasSubstr("credentials"));
+  EXPECT_THAT(credentials, Not(HasSubstr("pw@")));
+  EXPECT_THAT(ErrorFor(R"({"sandbox": {"parent_proxy": 3128}})"),
+              HasSubstr("/sandbox/parent_proxy"));
 }
 
 TEST(DomainConfig, ListReferencesMustNameAListAndListsCannotNest) {

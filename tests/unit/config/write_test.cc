@@ -76,6 +76,7 @@ TEST(ToJson, WritesKeysInCanonicalOrderAndWholeSecondsAsIntegers) {
               StartsWith("{\n  \"sandbox\": {\n    \"mode\": \"workspace_write\",\n"
                          "    \"network\": \"deny\",\n    \"domains\": {\n      \"allow\": [],\n"
                          "      \"deny\": []\n    },\n    \"domain_lists\": {},\n"
+                         "    \"parent_proxy\": \"auto\",\n"
                          "    \"writable_roots\": [],\n"));
   EXPECT_THAT(text, HasSubstr("\"timeout_seconds\": 600,"));
   EXPECT_LT(text.find("\"sandbox\""), text.find("\"command_policy\""));

@@ -43,6 +43,11 @@ int main(int argc, char** argv) {
   // A question for an allowed name, and one for a name the rules do not allow.
   Report(R"({"query":{"tag":7,"name":"pkg.test","type":1,"class":1}})");
   Report(R"({"query":{"tag":8,"name":"evil.test","type":1,"class":1}})");
+  // An allowed name asked both ways (A, AAAA), and one asked for A alone: what the host's DNS
+  // says of them decides whether a parent proxy may be asked for them by name.
+  Report(R"({"query":{"tag":9,"name":"a.allowed.test","type":1,"class":1}})");
+  Report(R"({"query":{"tag":10,"name":"a.allowed.test","type":28,"class":1}})");
+  Report(R"({"query":{"tag":11,"name":"b.allowed.test","type":1,"class":1}})");
   // An allowed name's address; a name the rules do not allow.
   Report(R"({"handed_out":{"address":"192.0.2.7","name":"pkg.test"}})");
   Report(R"({"handed_out":{"address":"192.0.2.8","name":"evil.test"}})");

@@ -151,6 +151,14 @@ std::vector<std::uint8_t> ReplyWithA(const std::vector<std::uint8_t>& query,
   return reply;
 }
 
+// The reply to `query`: QR and RA set, NXDOMAIN, no records.
+std::vector<std::uint8_t> NxDomain(const std::vector<std::uint8_t>& query) {
+  std::vector<std::uint8_t> reply = WithoutEdns(query);
+  reply[2] |= 0x80;
+  reply[3] = static_cast<std::uint8_t>((reply[3] & 0xf0) | 0x80 | 3);
+  return reply;
+}
+
 TEST(ResolverProcessTest, ForgedReportsAreCheckedAndItsStopIsRecorded) {
   const net::DomainRules rules = Rules({"pkg.test", "*.allowed.test"});
   UniqueFd program = Program(CORDON_FORGING_RESOLVER_PATH);
@@ -173,21 +181,38 @@ TEST(ResolverProcessTest, ForgedReportsAreCheckedAndItsStopIsRecorded) {
       resolver,
       [&](const std::vector<Denial>&) {
         for (Received& r : ReceivedQueries(net.upstream.get())) asked.push_back(std::move(r));
-        return !asked.empty();
+        return asked.size() >= 4;
       },
       &connects);
-  ASSERT_EQ(asked.size(), 1u);
+  ASSERT_EQ(asked.size(), 4u);
   EXPECT_TRUE(Names(asked[0], std::string("\x03pkg\x04test\x00", 10)));
+  // Before any reply, no name counts as one the host's DNS has no answer for.
+  EXPECT_FALSE(resolver.HostHadNoAnswer("a.allowed.test"));
   const std::vector<std::uint8_t> reply = ReplyWithA(asked[0].bytes, {192, 0, 2, 7});
   ASSERT_GT(::sendto(net.upstream.get(), reply.data(), reply.size(), 0,
                      reinterpret_cast<sockaddr*>(&asked[0].from), asked[0].from_len),
             0);
+  for (std::size_t i = 1; i < asked.size(); ++i) {
+    const std::vector<std::uint8_t> none = NxDomain(asked[i].bytes);
+    ASSERT_GT(::sendto(net.upstream.get(), none.data(), none.size(), 0,
+                       reinterpret_cast<sockaddr*>(&asked[i].from), asked[i].from_len),
+              0);
+  }
   const std::vector<Denial> more = ServeUntil(
       resolver, [](const std::vector<Denial>& d) { return Find(d, "cordon-resolver") != nullptr; },
       &connects);
   denials.insert(denials.end(), more.begin(), more.end());
   EXPECT_EQ(net.ClientReads(), "reply 7 " + std::to_string(reply.size()));
   EXPECT_TRUE(ReceivedQueries(net.upstream.get()).empty()) << "evil.test was asked";
+
+  // What the host's DNS said, as the broker saw the replies: a name with an answer, one asked
+  // one way only, one never asked, one not allowed are never "without an answer"; only the
+  // name asked both ways and answered NXDOMAIN both times is.
+  EXPECT_TRUE(resolver.HostHadNoAnswer("a.allowed.test"));
+  EXPECT_FALSE(resolver.HostHadNoAnswer("pkg.test"));
+  EXPECT_FALSE(resolver.HostHadNoAnswer("b.allowed.test"));
+  EXPECT_FALSE(resolver.HostHadNoAnswer("c.allowed.test"));
+  EXPECT_FALSE(resolver.HostHadNoAnswer("evil.test"));
 
   // An allowed name's address is kept; a name the rules do not allow is not believed.
   EXPECT_EQ(resolver.HandedOut(*net::ParseAddress("192.0.2.7")),

@@ -71,6 +71,71 @@ TEST(NetworkDomainsPlan, DenyAndAllowHaveNoRulesAndNoResolverConfig) {
   }
 }
 
+TEST(NetworkDomainsPlan, ParentProxyComesFromTheCallersEnvironmentOrTheSetting) {
+  PlanRequest request = Request();
+  request.caller_env = {"HTTPS_PROXY=http://proxy.corp.example:3128", "NO_PROXY=.corp.example"};
+  Result<LaunchPlan> plan = Plan(Domains({"pkg.test"}), Everything(), request);
+  ASSERT_TRUE(plan) << plan.error().message;
+  ASSERT_TRUE(plan->parent_proxy);
+  EXPECT_EQ(plan->parent_proxy->Address(), "proxy.corp.example:3128");
+  EXPECT_EQ(plan->parent_proxy->no_proxy, std::vector<std::string>{"corp.example"});
+  // The sandbox's own proxy variables name its proxy, never the parent it cannot reach.
+  EXPECT_TRUE(std::none_of(plan->env.begin(), plan->env.end(), [](const std::string& e) {
+    return e.find("proxy.corp.example") != std::string::npos;
+  }));
+
+  Config none = Domains({"pkg.test"});
+  none.sandbox.parent_proxy = "none";
+  plan = Plan(none, Everything(), request);
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_FALSE(plan->parent_proxy);
+
+  // Another network mode has none, whatever the environment says.
+  Config deny = Domains({"pkg.test"});
+  deny.sandbox.network = NetworkPolicy::kDeny;
+  request.caller_env = {"HTTPS_PROXY=socks5://proxy:1080"};
+  plan = Plan(deny, Everything(), request);
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_FALSE(plan->parent_proxy);
+}
+
+TEST(NetworkDomainsPlan, AParentProxyThatCannotBeChainedRefusesTheRun) {
+  PlanRequest request = Request();
+  for (const char* url : {"socks5://proxy:1080", "https://proxy:443", "http://u:p@proxy:3128"}) {
+    request.caller_env = {std::string("HTTPS_PROXY=") + url};
+    Result<LaunchPlan> plan = Plan(Domains({"pkg.test"}), Everything(), request);
+    ASSERT_FALSE(plan) << url;
+    EXPECT_EQ(plan.error().code, ErrorCode::kUnavailable);
+    EXPECT_TRUE(Contains(plan.error().message, "HTTPS_PROXY")) << plan.error().message;
+    EXPECT_TRUE(Contains(plan.error().message, "refused rather than sent past"))
+        << plan.error().message;
+  }
+  // Twin: an http:// one is taken.
+  request.caller_env = {"HTTPS_PROXY=http://proxy:3128"};
+  EXPECT_TRUE(Plan(Domains({"pkg.test"}), Everything(), request));
+}
+
+TEST(NetworkDomainsPlan, CapabilitiesNameTheParentOrWhyItCannotBeUsed) {
+  Capabilities caps;
+  DescribeParentProxy(Domains({"pkg.test"}).sandbox, {"https_proxy=http://p.example:3128"}, caps);
+  EXPECT_EQ(caps.parent_proxy, "p.example:3128 (from https_proxy)");
+  EXPECT_TRUE(caps.missing.empty());
+
+  Capabilities refused;
+  DescribeParentProxy(Domains({"pkg.test"}).sandbox, {"HTTPS_PROXY=socks5://p:1"}, refused);
+  EXPECT_TRUE(refused.parent_proxy.empty());
+  ASSERT_EQ(refused.missing.size(), 1u);
+  EXPECT_TRUE(Contains(refused.missing[0], "socks5://")) << refused.missing[0];
+
+  // Another mode: nothing, whatever the environment holds.
+  Config deny = Domains({"pkg.test"});
+  deny.sandbox.network = NetworkPolicy::kDeny;
+  Capabilities none;
+  DescribeParentProxy(deny.sandbox, {"HTTPS_PROXY=socks5://p:1"}, none);
+  EXPECT_TRUE(none.parent_proxy.empty());
+  EXPECT_TRUE(none.missing.empty());
+}
+
 TEST(NetworkDomainsPlan, ResolverConfigIsTheHostFileAsItsLinksResolve) {
   const std::optional<MountOp> op = ResolverConfigMount();
   std::error_code ec;

@@ -95,6 +95,8 @@ TEST(Shape, EveryPartOfTheSandboxShapeDecidesReuse) {
       {"domains: set", [](LaunchPlan& p) { p.domains = net::DomainRules(); }},
       {"domains: a rule",
        [](LaunchPlan& p) { p.domains = *net::DomainRules::Parse({"a.test"}, {}); }},
+      {"parent_proxy: set",
+       [](LaunchPlan& p) { p.parent_proxy = *net::ParseParentProxyUrl("http://p:1", "x"); }},
   };
   for (const Change& change : changes) {
     LaunchPlan other = Shaped();

@@ -54,6 +54,13 @@ TEST(JsonReport, CapabilitiesSayWhetherCommandsCanRun) {
   EXPECT_EQ(refused["missing"][0], "user namespaces are disabled");
 }
 
+TEST(JsonReport, CapabilitiesNameTheParentProxyOrNull) {
+  Capabilities c;
+  EXPECT_TRUE(CapabilitiesToJson(c)["parent_proxy"].is_null());
+  c.parent_proxy = "proxy.example:3128 (from HTTPS_PROXY)";
+  EXPECT_EQ(CapabilitiesToJson(c)["parent_proxy"], "proxy.example:3128 (from HTTPS_PROXY)");
+}
+
 TEST(JsonReport, DenialCarriesRuleAndMatchedCommand) {
   Decision d;
   d.verdict = Verdict::kDeny;

@@ -69,7 +69,8 @@ std::string ClientHello(const char* server_name) {
 class ProxyServiceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    Result<net::DomainRules> parsed = net::DomainRules::Parse({"pkg.test", "rebind.test"}, {});
+    Result<net::DomainRules> parsed =
+        net::DomainRules::Parse({"pkg.test", "rebind.test", "far.test"}, {});
     ASSERT_TRUE(parsed) << parsed.error().message;
     rules_ = *parsed;
     sockaddr_in sandbox_address{};
@@ -344,15 +345,34 @@ TEST_F(ProxyServiceTest, SocksToAnAllowedNameIsRelayed) {
 }
 
 TEST_F(ProxyServiceTest, ANameWithOnlyWithheldAddressesGetsNoConnection) {
+  // The broker refuses a connect by name for a name the host's DNS answered (EHOSTUNREACH).
+  broker_err_ = EHOSTUNREACH;
   UniqueFd client = ConnectTo(proxy_address_);
   Send(client, "CONNECT rebind.test:80 HTTP/1.1\r\n\r\n");
   bool eof = false;
   const std::string answer = ReadFrom(client, 1 << 20, &eof);
   EXPECT_TRUE(answer.starts_with("HTTP/1.1 502 Bad Gateway\r\n")) << answer;
+  EXPECT_NE(answer.find("no address for rebind.test"), std::string::npos) << answer;
   EXPECT_TRUE(eof);
-  // A, then AAAA; the loopback is withheld (not listed), so nothing is asked of the broker.
+  // A, then AAAA; the loopback is withheld (not listed), so no address is asked of the broker:
+  // only the name alone, which the broker grants through a parent proxy at most (decision 0053).
   EXPECT_EQ(asked_, (std::vector<std::string>{"rebind.test/1", "rebind.test/28"}));
-  EXPECT_TRUE(connects_.empty());
+  ASSERT_EQ(connects_.size(), 1u);
+  EXPECT_EQ(connects_[0].address.family, 0);
+  EXPECT_EQ(connects_[0].name, "rebind.test");
+  EXPECT_EQ(connects_[0].port, 80);
+}
+
+TEST_F(ProxyServiceTest, ANameWithoutAnAddressIsAskedByNameAndRelayedWhenTheBrokerConnects) {
+  // No address from the host's DNS (a network where only a parent proxy resolves names): the
+  // broker's tunnel through the parent is relayed as a direct connection is.
+  addresses_["far.test"] = {};
+  UniqueFd client = ConnectTo(proxy_address_);
+  Send(client, "CONNECT far.test:443 HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(ReadFrom(client, 39), "HTTP/1.1 200 Connection established\r\n\r\n");
+  ASSERT_EQ(connects_.size(), 1u);
+  EXPECT_EQ(connects_[0],
+            (net::ConnectRequest{connects_[0].tag, net::IpAddress{}, 443, "far.test"}));
 }
 
 }  // namespace
