@@ -56,6 +56,9 @@ for ns in "$client" "$world"; do ip -n "$ns" link set lo up; done
 ip -n "$client" link set "cbc$tag" up
 ip -n "$world" link set "cbw$tag" up
 ip -n "$client" route add default via 192.0.2.1
+# Tens of thousands of connections to one server port within a minute: without reusing ports in
+# TIME_WAIT the client's local port range runs out (EADDRNOTAVAIL) before the runs do.
+ip netns exec "$client" sysctl -qw net.ipv4.tcp_tw_reuse=1
 ip -n "$world" addr add "$pkg/32" dev lo
 ip -n "$world" addr add "$resolver/32" dev lo
 mkdir -p "/etc/netns/$client"

@@ -55,6 +55,10 @@ struct SandboxConfig {
   // from the host (decision 0053): "auto" (the caller's https_proxy or HTTPS_PROXY, if set),
   // "none", or "http://HOST:PORT". Checked by net::CheckParentProxySetting.
   std::string parent_proxy = "auto";
+  // Whether a name the host's DNS has no answer for may be asked of the parent proxy by name
+  // (it then resolves the name: cordon's check of internal addresses does not see where it
+  // leads). Off by default (decision 0053).
+  bool parent_proxy_by_name = false;
   // Extra writable host paths (workspace_write only). Canonical, existing directories or files.
   // Only ever read from the user's own config or the command line, never from the workspace.
   std::vector<std::filesystem::path> writable_roots;

@@ -23,6 +23,7 @@ constexpr std::string_view kSandboxKeys[] = {"mode",
                                              "domains",
                                              "domain_lists",
                                              "parent_proxy",
+                                             "parent_proxy_by_name",
                                              "writable_roots",
                                              "protect_git_metadata",
                                              "protect_host_run_files",
@@ -181,6 +182,8 @@ Result<void> ReadSandbox(const Reader& reader, const Json& json, SandboxConfig& 
       }
     } else if (key == "parent_proxy") {
       CORDON_TRY(out.parent_proxy, reader.String(value, pointer));
+    } else if (key == "parent_proxy_by_name") {
+      CORDON_TRY(out.parent_proxy_by_name, reader.Bool(value, pointer));
     } else if (key == "home") {
       CORDON_TRY(out.home, reader.EnumValue(value, pointer, kHomeViewNames, &ParseHomeView));
     } else if (key == "tool_caches") {

@@ -45,6 +45,7 @@ OrderedJson ToDocument(const Config& config) {
   }
   sandbox["domain_lists"] = std::move(domain_lists);
   sandbox["parent_proxy"] = config.sandbox.parent_proxy;
+  sandbox["parent_proxy_by_name"] = config.sandbox.parent_proxy_by_name;
   sandbox["writable_roots"] = PathList(config.sandbox.writable_roots);
   sandbox["protect_git_metadata"] = config.sandbox.protect_git_metadata;
   sandbox["protect_host_run_files"] = config.sandbox.protect_host_run_files;

@@ -26,6 +26,7 @@
 #include "exec/outside_socket.h"
 #include "linux/system_headers/seccomp.h"
 #include "net/address_class.h"
+#include "net/domain_pattern.h"
 
 namespace cordon::exec {
 
@@ -125,22 +126,34 @@ void ConnectBroker::ProxyConnect(const net::ConnectRequest& request) {
 
 void ConnectBroker::ProxyConnectByName(const net::ConnectRequest& request) {
   // By name alone (decision 0053): only through a parent proxy that is not this host, for a
-  // name the rules allow on this port and the host's DNS had no answer for (its own record of
-  // the replies it passed on, not the resolver's word: a name with an answer was filtered
-  // there, and the parent must not resolve it past that filter). Else no address: 502.
-  const bool allowed = rules_.parent && !parent_own_host_ &&
-                       !rules_.parent->Bypasses(request.name, net::IpAddress{}) &&
-                       rules_.domains->ForConnect(request.name, request.port).allowed &&
-                       resolver_->HostHadNoAnswer(request.name);
-  if (!allowed) return resolver_->SendConnectResult(request.tag, EHOSTUNREACH);
+  // host name the rules allow on this port, that no no_proxy entry names, and that the host's
+  // DNS has no answer for (the broker's own reading of the replies, exec/host_answers.h: a name
+  // whose answer held only internal addresses was answered, and the parent must not resolve it
+  // past that filter) — and only when the user opted in (parent_proxy_by_name), since the
+  // parent then resolves the name where cordon cannot see the address. Else no address: 502.
+  const bool eligible = rules_.parent && !parent_own_host_ && net::IsHostName(request.name) &&
+                        !rules_.parent->Bypasses(request.name, net::IpAddress{}) &&
+                        rules_.domains->ForConnect(request.name, request.port).allowed &&
+                        resolver_->HostHadNoAnswer(request.name);
+  if (!eligible) return resolver_->SendConnectResult(request.tag, EHOSTUNREACH);
+  const std::string target = fmt::format("{}:{}", request.name, request.port);
+  if (!rules_.parent->by_name) {
+    Record({"connect", target, "network",
+            fmt::format("sandbox.parent_proxy_by_name: false (the host's DNS has no address for "
+                        "{}, and cordon asks the parent proxy {} only for addresses it checked)",
+                        request.name, rules_.parent->Address()),
+            "if this network resolves names only at its proxy, set "
+            "sandbox.parent_proxy_by_name to true in your config (the parent proxy then "
+            "resolves the name, and cordon cannot check that it does not lead to an internal "
+            "address)"});
+    return resolver_->SendConnectResult(request.tag, EHOSTUNREACH);
+  }
   if (proxy_connects_ >= kMaxProxyConnects) {
     return resolver_->SendConnectResult(request.tag, EAGAIN);
   }
   Parked parked{0, UniqueFd(), {}, SOCK_STREAM};
   parked.proxy_tag = request.tag;
-  if (const int err =
-          ParkTunnel(std::move(parked), fmt::format("{}:{}", request.name, request.port), -1);
-      err != 0) {
+  if (const int err = ParkTunnel(std::move(parked), target, -1); err != 0) {
     return resolver_->SendConnectResult(request.tag, err);
   }
   ++proxy_connects_;

@@ -101,9 +101,10 @@ int ConnectBroker::TunnelStep(Parked& parked, int err) {
       RecordParentFailure(parked, fmt::format("could not be reached: {}", std::strerror(err)));
       return err;
     }
-    const std::string head = net::ConnectRequestHead(parked.tunnel_target);
-    if (::send(socket, head.data(), head.size(), MSG_NOSIGNAL | MSG_DONTWAIT) !=
-        static_cast<ssize_t>(head.size())) {
+    const std::optional<std::string> head = net::ConnectRequestHead(parked.tunnel_target);
+    if (!head) return EINVAL;  // never: targets are a checked address or a host name
+    if (::send(socket, head->data(), head->size(), MSG_NOSIGNAL | MSG_DONTWAIT) !=
+        static_cast<ssize_t>(head->size())) {
       // A new connection's send buffer takes a request this small whole, or not at all.
       const int failed = errno != 0 ? errno : EIO;
       RecordParentFailure(parked, fmt::format("took no request: {}", std::strerror(failed)));

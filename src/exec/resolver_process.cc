@@ -83,8 +83,6 @@ struct Spawn {
 };
 
 constexpr std::uint16_t kClassIn = 1;
-constexpr std::uint16_t kTypeA = 1;
-constexpr std::uint16_t kTypeAaaa = 28;
 
 std::string DescribeStatus(int status) {
   if (WIFSIGNALED(status)) {
@@ -217,12 +215,9 @@ void ResolverProcess::Ask(const net::UpstreamQuery& query,
                           const std::function<void(Denial)>& record) {
   // Only what the command could have asked through an honest resolver: an allowed name.
   if (query.qclass != kClassIn || !rules_.ForName(query.name).allowed) return;
-  if ((host_answers_.size() < kMaxAddresses || host_answers_.contains(query.name)) &&
-      (asked_.size() < kMaxAddresses || asked_.contains(query.tag))) {
-    host_answers_.try_emplace(query.name);
-    asked_[query.tag] = Asked{query.name, query.type, std::chrono::steady_clock::now()};
-  }
   if (upstream_.fd() < 0) {
+    // Not sent, but recorded: nothing can answer it (UpstreamDns::Ask, HostAnswers).
+    (void)upstream_.Ask(query.tag, query.name, query.type, query.qclass);
     if (!parent_proxy_) record(NoUpstream(query.name, upstream_.problem()));
     return Reply(query.tag, {});
   }
@@ -235,20 +230,6 @@ void ResolverProcess::OnUpstreamReadable() {
 }
 
 void ResolverProcess::Reply(std::uint16_t tag, std::span<const std::uint8_t> reply) {
-  if (const auto asked = asked_.find(tag); asked != asked_.end()) {
-    // The header (RFC 1035, 4.1.1): RCODE in the low bits of byte 3, ANCOUNT in bytes 6-7.
-    const bool answered =
-        reply.size() >= 12 && (reply[3] & 0x0f) == 0 && ((reply[6] << 8) | reply[7]) > 0;
-    HostAnswers& answers = host_answers_[asked->second.name];
-    if (answered) {
-      answers.answered = true;
-    } else if (asked->second.type == kTypeA) {
-      answers.a_none = true;
-    } else if (asked->second.type == kTypeAaaa) {
-      answers.aaaa_none = true;
-    }
-    asked_.erase(asked);
-  }
   if (!channel_) return;
   const std::vector<std::uint8_t> message = net::EncodeUpstreamReply(tag, reply);
   (void)::send(channel_.get(), message.data(), message.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -277,21 +258,7 @@ void ResolverProcess::Keep(const net::IpAddress& address, std::string name) {
 }
 
 bool ResolverProcess::HostHadNoAnswer(const std::string& name) const {
-  const auto it = host_answers_.find(name);
-  if (it == host_answers_.end() || it->second.answered) return false;
-  // Both kinds asked and without records, and no question for it still waiting on a reply
-  // that could hold some — but one unanswered for kNoReplyWait is given up, as a client's
-  // resolver would.
-  const auto now = std::chrono::steady_clock::now();
-  bool a_none = it->second.a_none;
-  bool aaaa_none = it->second.aaaa_none;
-  for (const auto& [tag, asked] : asked_) {
-    if (asked.name != name) continue;
-    if (now - asked.when < kNoReplyWait) return false;
-    if (asked.type == kTypeA) a_none = true;
-    if (asked.type == kTypeAaaa) aaaa_none = true;
-  }
-  return a_none && aaaa_none;
+  return upstream_.answers().NoAnswer(name, HostAnswers::Clock::now());
 }
 
 const std::vector<std::string>& ResolverProcess::HandedOut(const net::IpAddress& address) const {

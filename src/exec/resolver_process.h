@@ -47,9 +47,6 @@ class ResolverProcess {
  public:
   static constexpr std::size_t kMaxNamesPerAddress = 16;
   static constexpr std::size_t kMaxAddresses = 4096;
-  // A question of the host's DNS unanswered this long counts as answered without records
-  // (HostHadNoAnswer), as a client's resolver gives up after its own timeout (glibc's: 5 s).
-  static constexpr std::chrono::seconds kNoReplyWait{5};
   // Reports Drain takes in one call.
   static constexpr std::size_t kMaxReportsPerDrain = 16384;
 
@@ -86,10 +83,9 @@ class ResolverProcess {
   const std::vector<std::string>& HandedOut(const net::IpAddress& address) const;
   // Internal or one of the host's own addresses (net::IsInternal).
   bool Internal(const net::IpAddress& address) const;
-  // Whether the host's DNS was asked for `name` in this run and has given it no answer so far
-  // (no reply, a failure, an error code or no records), as the replies passed on show — the
-  // broker's own view, not the resolver's word: only such a name may be connected by name
-  // through a parent proxy (decision 0053). False for a name never asked.
+  // Whether the host's DNS has no answer for `name` in this run (HostAnswers::NoAnswer: the
+  // broker's own reading of the replies, not the resolver's word): only such a name may be
+  // connected by name through a parent proxy (decision 0053). False for a name never asked.
   bool HostHadNoAnswer(const std::string& name) const;
   // The run has a parent proxy, which reaches names the host cannot resolve: a host without a
   // reachable DNS server is then expected (a network where only the proxy resolves), and its
@@ -113,21 +109,6 @@ class ResolverProcess {
   UpstreamDns upstream_;
   std::vector<net::IpAddress> host_addresses_;
   std::map<net::IpAddress, std::vector<std::string>> handed_out_;
-  // A query of the host's DNS in flight (by the resolver's tag).
-  struct Asked {
-    std::string name;
-    std::uint16_t type = 0;
-    std::chrono::steady_clock::time_point when;
-  };
-  std::map<std::uint16_t, Asked> asked_;
-  // What the host's DNS said of each name asked (kMaxAddresses names at most: past it a name is
-  // not counted, and so never connected by name).
-  struct HostAnswers {
-    bool answered = false;  // a reply held records
-    bool a_none = false;    // an A query was replied to without records (or failed)
-    bool aaaa_none = false;
-  };
-  std::map<std::string, HostAnswers> host_answers_;
   bool parent_proxy_ = false;
 };
 

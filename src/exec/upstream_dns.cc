@@ -13,17 +13,11 @@
 #include <sstream>
 #include <utility>
 
+#include "net/domain_pattern.h"
 #include "net/resolver_report.h"
 
 namespace cordon::exec {
 namespace {
-
-constexpr std::size_t kMaxName = 253;
-constexpr std::size_t kMaxLabel = 63;
-
-bool HostNameByte(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
-}
 
 void Put16(std::vector<std::uint8_t>& out, std::uint16_t value) {
   out.push_back(static_cast<std::uint8_t>(value >> 8));
@@ -34,7 +28,7 @@ void Put16(std::vector<std::uint8_t>& out, std::uint16_t value) {
 
 std::vector<std::uint8_t> EncodeQuery(std::string_view name, std::uint16_t type,
                                       std::uint16_t qclass, std::uint16_t id) {
-  if (name.empty() || name.size() > kMaxName) return {};
+  if (!net::IsHostName(name)) return {};
   std::vector<std::uint8_t> out;
   Put16(out, id);
   Put16(out, 0x0100);  // a standard query, recursion desired
@@ -46,10 +40,6 @@ std::vector<std::uint8_t> EncodeQuery(std::string_view name, std::uint16_t type,
   while (start <= name.size()) {
     const std::size_t dot = std::min(name.find('.', start), name.size());
     const std::string_view label = name.substr(start, dot - start);
-    if (label.empty() || label.size() > kMaxLabel) return {};
-    for (const char c : label) {
-      if (!HostNameByte(c)) return {};
-    }
     out.push_back(static_cast<std::uint8_t>(label.size()));
     out.insert(out.end(), label.begin(), label.end());
     start = dot + 1;
@@ -121,7 +111,14 @@ UpstreamDns::UpstreamDns(const sockaddr_storage& upstream) : upstream_(upstream)
 
 bool UpstreamDns::Ask(std::uint16_t tag, std::string_view name, std::uint16_t type,
                       std::uint16_t qclass) {
-  if (!socket_) return false;
+  if (!socket_) {
+    // No upstream: nothing can answer (a network where only a parent proxy resolves names).
+    if (net::IsHostName(name)) {
+      answers_.Asked(name, type, HostAnswers::Clock::now());
+      answers_.Unanswerable(name, type);
+    }
+    return false;
+  }
   // A random id for each query: one the host's other processes could guess would let them
   // spoof the reply (its source is checked by the connected socket).
   std::uint16_t id = 0;
@@ -129,11 +126,22 @@ bool UpstreamDns::Ask(std::uint16_t tag, std::string_view name, std::uint16_t ty
     id = static_cast<std::uint16_t>(random_());
   } while (pending_.contains(id));
   std::vector<std::uint8_t> query = EncodeQuery(name, type, qclass, id);
-  if (query.empty() || ::send(socket_.get(), query.data(), query.size(), MSG_DONTWAIT) < 0) {
+  if (query.empty()) return false;
+  if (::send(socket_.get(), query.data(), query.size(), MSG_DONTWAIT) < 0) {
+    // No route to the host's resolver, or nothing listening there (an ICMP error of an earlier
+    // query): nothing can answer. Any other failure (a full buffer) teaches nothing.
+    if (errno == ENETUNREACH || errno == EHOSTUNREACH || errno == ECONNREFUSED) {
+      answers_.Asked(name, type, HostAnswers::Clock::now());
+      answers_.Unanswerable(name, type);
+    }
     return false;
   }
-  if (pending_.size() >= kMaxPending) pending_.erase(pending_.begin());
-  pending_[id] = Pending{tag, std::move(query)};
+  if (pending_.size() >= kMaxPending) {
+    answers_.Lost(pending_.begin()->second.name, pending_.begin()->second.type);
+    pending_.erase(pending_.begin());
+  }
+  answers_.Asked(name, type, HostAnswers::Clock::now());
+  pending_[id] = Pending{tag, std::move(query), std::string(name), type};
   return true;
 }
 
@@ -168,7 +176,9 @@ void UpstreamDns::ReadDatagrams(const OnReply& on_reply) {
     // Truncated (TC): the whole answer comes over TCP, if a stream can be opened.
     const bool truncated = (buffer[2] & 0x02) != 0;
     if (truncated && Retry(id, pending)) continue;
-    on_reply(pending.tag, std::span<const std::uint8_t>(buffer, static_cast<std::size_t>(n)));
+    const std::span<const std::uint8_t> reply(buffer, static_cast<std::size_t>(n));
+    answers_.Replied(pending.name, pending.type, reply);
+    on_reply(pending.tag, reply);
   }
 }
 
@@ -189,6 +199,8 @@ bool UpstreamDns::Retry(std::uint16_t id, const Pending& pending) {
   Stream stream;
   stream.id = id;
   stream.tag = pending.tag;
+  stream.name = pending.name;
+  stream.type = pending.type;
   Put16(stream.out, static_cast<std::uint16_t>(pending.query.size()));
   stream.out.insert(stream.out.end(), pending.query.begin(), pending.query.end());
   const int fd = socket.get();
@@ -199,6 +211,7 @@ bool UpstreamDns::Retry(std::uint16_t id, const Pending& pending) {
 
 bool UpstreamDns::Advance(Stream& stream, std::uint32_t events, const OnReply& on_reply) {
   const auto fail = [&] {
+    answers_.Lost(stream.name, stream.type);
     on_reply(stream.tag, {});
     return true;
   };
@@ -221,6 +234,7 @@ bool UpstreamDns::Advance(Stream& stream, std::uint32_t events, const OnReply& o
     const std::span<const std::uint8_t> reply(stream.in.data() + 2, length);
     // Not the reply to the query sent (its id): nothing more will come on this stream.
     if (length < 12 || ((reply[0] << 8) | reply[1]) != stream.id) return fail();
+    answers_.Replied(stream.name, stream.type, reply);
     on_reply(stream.tag, reply);
     return true;
   }

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/unique_fd.h"
+#include "exec/host_answers.h"
 
 namespace cordon::exec {
 
@@ -55,23 +56,31 @@ class UpstreamDns {
   const std::string& problem() const { return problem_; }
 
   // Sends the query for resolver tag `tag`; false when it was not sent (no upstream, a name
-  // that is no host name, a send that failed).
+  // that is no host name, a send that failed). Recorded in answers() when sent, and as
+  // unanswerable when there is no upstream or no route to it.
   bool Ask(std::uint16_t tag, std::string_view name, std::uint16_t type, std::uint16_t qclass);
   // Reads what is ready; each reply to a query in flight goes to `on_reply` with its tag (an
   // empty reply: a TCP lookup failed).
   using OnReply = std::function<void(std::uint16_t tag, std::span<const std::uint8_t>)>;
   void OnReadable(const OnReply& on_reply);
 
+  // What the host's DNS said of the names asked so far (exec/host_answers.h).
+  const HostAnswers& answers() const { return answers_; }
+
  private:
   struct Pending {
     std::uint16_t tag = 0;
     std::vector<std::uint8_t> query;
+    std::string name;  // the question, for answers_
+    std::uint16_t type = 0;
   };
   // One lookup over TCP: the query with its length sent, the reply with its length read.
   struct Stream {
     core::UniqueFd socket;
     std::uint16_t id = 0;
     std::uint16_t tag = 0;
+    std::string name;
+    std::uint16_t type = 0;
     std::vector<std::uint8_t> out;
     std::size_t sent = 0;
     std::vector<std::uint8_t> in;
@@ -89,6 +98,7 @@ class UpstreamDns {
   std::mt19937 random_{std::random_device{}()};
   std::map<std::uint16_t, Pending> pending_;  // by upstream id
   std::map<int, Stream> streams_;             // by socket
+  HostAnswers answers_;
 };
 
 }  // namespace cordon::exec

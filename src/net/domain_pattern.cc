@@ -136,6 +136,20 @@ bool IsV4Mapped(const std::array<std::uint8_t, 16>& a) {
 
 }  // namespace
 
+bool IsHostName(std::string_view name) {
+  if (name.empty() || name.size() > kMaxNameLength) return false;
+  std::size_t label = 0;
+  for (const char c : name) {
+    if (c == '.') {
+      if (label == 0) return false;
+      label = 0;
+      continue;
+    }
+    if (!IsLabelChar(c) || ++label > kMaxLabelLength) return false;
+  }
+  return label > 0;
+}
+
 Result<DomainPattern> ParseDomainPattern(std::string_view text) {
   if (text.empty()) return Refuse(text, "it is empty");
   if (std::any_of(text.begin(), text.end(), [](char c) {

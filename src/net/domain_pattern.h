@@ -39,6 +39,11 @@ struct DomainPattern {
   bool MatchesName(std::string_view name) const;
 };
 
+// A host name in canonical form: dot-separated labels of 1-63 lower-case letters, digits, '-'
+// or '_', at most 253 bytes in all, no final dot. What cordon's resolver asks, the broker looks
+// up and the parent proxy is asked for; anything else is no name.
+bool IsHostName(std::string_view name);
+
 // kInvalidArgument naming `text` and what is wrong with it:
 //   invalid domain pattern "*.org": a wildcard on the one-label name "org" would allow a
 //   whole top-level domain; name the domains below it

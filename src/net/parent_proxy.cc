@@ -6,6 +6,8 @@
 #include <charconv>
 #include <cstring>
 
+#include "net/domain_pattern.h"
+
 namespace cordon::net {
 namespace {
 
@@ -34,13 +36,31 @@ std::string Shown(std::string_view text) {
   return text.size() > 200 ? out + "..." : out;
 }
 
-// `url` for a message, any credentials in it replaced by "***" (a message reaches the agent).
-std::string Redacted(std::string_view url) {
+// Where `url`'s scheme ends ("://"), or npos: only before any '@', '/', '?' or '#' (else the
+// "://" is inside a password, a path or a query).
+std::size_t SchemeEnd(std::string_view url) {
   const std::size_t scheme = url.find("://");
+  if (scheme == std::string_view::npos) return scheme;
+  return url.substr(0, scheme).find_first_of("@/?#") == std::string_view::npos
+             ? scheme
+             : std::string_view::npos;
+}
+
+// `url` for a message (it reaches the agent): the scheme and the host and port only — any
+// credentials replaced by "***", anything after the authority by "...".
+std::string Redacted(std::string_view url) {
+  const std::size_t scheme = SchemeEnd(url);
   const std::size_t start = scheme == std::string_view::npos ? 0 : scheme + 3;
-  const std::size_t at = url.rfind('@');
-  if (at == std::string_view::npos || at < start) return Shown(url);
-  return Shown(url.substr(0, start)) + "***" + Shown(url.substr(at));
+  std::string_view authority = url.substr(start);
+  const std::size_t rest = authority.find_first_of("/?#");
+  const bool more = rest != std::string_view::npos && rest + 1 < authority.size();
+  authority = authority.substr(0, rest);
+  std::string out = Shown(url.substr(0, start));
+  if (const std::size_t at = authority.rfind('@'); at != std::string_view::npos) {
+    out += "***";
+    authority.remove_prefix(at);
+  }
+  return out + Shown(authority) + (more ? "/..." : "");
 }
 
 std::unexpected<Error> Refuse(std::string_view source, std::string_view url, std::string_view why) {
@@ -121,7 +141,7 @@ Result<void> CheckParentProxySetting(std::string_view setting) {
 Result<ParentProxy> ParseParentProxyUrl(std::string_view url, std::string_view source) {
   if (url.empty() || url.size() > 1024) return Refuse(source, url, "not a proxy URL");
   std::string_view rest = url;
-  if (const std::size_t scheme = rest.find("://"); scheme != std::string_view::npos) {
+  if (const std::size_t scheme = SchemeEnd(rest); scheme != std::string_view::npos) {
     const std::string name = Lower(rest.substr(0, scheme));
     if (name != "http") {
       return Refuse(source, url,
@@ -183,7 +203,7 @@ Result<ParentProxy> ParseParentProxyUrl(std::string_view url, std::string_view s
   return parent;
 }
 
-Result<std::optional<ParentProxy>> ParentProxyFor(std::string_view setting,
+Result<std::optional<ParentProxy>> ParentProxyFor(std::string_view setting, bool by_name,
                                                   const std::vector<std::string>& caller_env) {
   if (setting == kParentProxyNone) return std::optional<ParentProxy>();
   std::optional<ParentProxy> parent;
@@ -198,6 +218,7 @@ Result<std::optional<ParentProxy>> ParentProxyFor(std::string_view setting,
     CORDON_TRY(parent, ParseParentProxyUrl(setting, "sandbox.parent_proxy"));
   }
   if (!parent) return parent;
+  parent->by_name = by_name;
   for (const char* name : {"no_proxy", "NO_PROXY"}) {
     const std::optional<std::string_view> value = Lookup(caller_env, name);
     if (!value) continue;
@@ -222,7 +243,23 @@ Result<std::optional<ParentProxy>> ParentProxyFor(std::string_view setting,
   return parent;
 }
 
-std::string ConnectRequestHead(std::string_view target) {
+std::optional<std::string> ConnectRequestHead(std::string_view target) {
+  const std::size_t colon = target.rfind(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  const std::string_view host = target.substr(0, colon);
+  const std::string_view port = target.substr(colon + 1);
+  unsigned value = 0;
+  const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
+  if (port.empty() || ec != std::errc() || end != port.data() + port.size() || value == 0 ||
+      value > 65535 || port.front() == '+') {
+    return std::nullopt;
+  }
+  const bool bracketed = host.size() > 2 && host.front() == '[' && host.back() == ']';
+  const std::optional<IpAddress> address =
+      ParseAddress(std::string(bracketed ? host.substr(1, host.size() - 2) : host));
+  const bool valid =
+      address ? (address->family == AF_INET6) == bracketed : !bracketed && IsHostName(host);
+  if (!valid) return std::nullopt;
   return fmt::format("CONNECT {0} HTTP/1.1\r\nHost: {0}\r\n\r\n", target);
 }
 

@@ -28,6 +28,9 @@ struct ParentProxy {
   // Where it came from, for messages and status: "HTTPS_PROXY", "https_proxy" or
   // "sandbox.parent_proxy".
   std::string source;
+  // sandbox.parent_proxy_by_name: an allowed name the host's DNS has no answer for may be asked
+  // of the parent by name (which then resolves it where cordon cannot check the address).
+  bool by_name = false;
   bool operator==(const ParentProxy&) const = default;
 
   // "host:port" ("[2001:db8::1]:3128").
@@ -48,16 +51,19 @@ inline constexpr std::string_view kParentProxyNone = "none";
 // else the URL) and `caller_env` ("NAME=value"), or nullopt for none. A parent cordon cannot
 // use (another scheme, credentials, a path) is an error naming it and what to do: the run is
 // refused rather than sent past the network's proxy.
+// `by_name`: sandbox.parent_proxy_by_name, carried into the parent.
 [[nodiscard]] Result<std::optional<ParentProxy>> ParentProxyFor(
-    std::string_view setting, const std::vector<std::string>& caller_env);
+    std::string_view setting, bool by_name, const std::vector<std::string>& caller_env);
 
 // "http://host:port" (or "host:port", "http://host", a final "/"): the parent. kInvalidArgument
 // otherwise, naming `source` and the problem.
 [[nodiscard]] Result<ParentProxy> ParseParentProxyUrl(std::string_view url,
                                                       std::string_view source);
 
-// The request that opens a tunnel to `target` ("host:port" as Address() writes it).
-std::string ConnectRequestHead(std::string_view target);
+// The request that opens a tunnel to `target` ("host:port": a host name as IsHostName takes it,
+// or an address, bracketed for IPv6, with a port); nullopt for any other text (no byte of it
+// could end the request line or add a header).
+std::optional<std::string> ConnectRequestHead(std::string_view target);
 
 // The parent's reply to a CONNECT, read from the first bytes it sent.
 struct ParentReply {

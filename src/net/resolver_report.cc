@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "net/domain_pattern.h"
+
 namespace cordon::net {
 namespace {
 
@@ -60,7 +62,7 @@ std::optional<ResolverReport> DecodeProxy(const std::string& key, const json& bo
     if (!tag || !text || !name || name->size() > kMaxHostText) return std::nullopt;
     // No address: by name alone, which needs the name.
     std::optional<IpAddress> address = text->empty() ? IpAddress{} : ParseAddress(*text);
-    if (!address || (address->family == 0 && name->empty())) return std::nullopt;
+    if (!address || (address->family == 0 && !IsHostName(*name))) return std::nullopt;
     return ConnectRequest{*tag, *address, *port, std::move(*name)};
   }
   std::optional<std::string> host = Text(body, "host");

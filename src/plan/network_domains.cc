@@ -19,7 +19,7 @@ Result<std::optional<net::ParentProxy>> PlanParentProxy(
     const SandboxConfig& sandbox, const std::vector<std::string>& caller_env) {
   if (sandbox.network != NetworkPolicy::kDomains) return std::optional<net::ParentProxy>{};
   Result<std::optional<net::ParentProxy>> parent =
-      net::ParentProxyFor(sandbox.parent_proxy, caller_env);
+      net::ParentProxyFor(sandbox.parent_proxy, sandbox.parent_proxy_by_name, caller_env);
   if (!parent) {
     return Fail(ErrorCode::kUnavailable, parent.error().message +
                                              " (a domains run is refused rather than sent past the "
@@ -34,7 +34,10 @@ void DescribeParentProxy(const SandboxConfig& sandbox, const std::vector<std::st
   if (!parent) {
     caps.missing.push_back(parent.error().message);
   } else if (*parent) {
-    caps.parent_proxy = fmt::format("{} (from {})", (*parent)->Address(), (*parent)->source);
+    caps.parent_proxy = fmt::format("{} (from {}{})", (*parent)->Address(), (*parent)->source,
+                                    (*parent)->by_name ? "; asked by name where the host's DNS "
+                                                         "has no answer"
+                                                       : "");
   }
 }
 

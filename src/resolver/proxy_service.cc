@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "net/address_class.h"
+#include "net/domain_pattern.h"
 
 namespace cordon::resolver {
 namespace {
@@ -42,21 +43,7 @@ std::string HttpAnswer(int status, const std::string& reason) {
          std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
 }
 
-// Letters, digits, '-' and '_' in dot-separated labels of at most 63 bytes, 253 in all.
-bool IsHostName(std::string_view name) {
-  if (name.empty() || name.size() > 253) return false;
-  std::size_t label = 0;
-  for (const char c : name) {
-    if (c == '.') {
-      if (label == 0) return false;
-      label = 0;
-      continue;
-    }
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
-    if (!ok || ++label > 63) return false;
-  }
-  return label > 0;
-}
+using net::IsHostName;
 
 // A host name, an address, or host:port as a client names one (the detail of a refusal).
 bool IsHostText(std::string_view text) {

@@ -267,8 +267,9 @@ server.serve_forever()
 # The parent proxy: ADDRESS PORT LOG NAMES. CONNECT host:port (a name of NAMES or its
 # subdomain, or an address literal) with a Host header naming the same: the target appended to
 # LOG, then "403" for port 8081 (a parent's own rule), else connected and relayed both ways.
-# Anything but CONNECT: 405.
-PARENT_PROXY = """import ipaddress, json, socket, sys, threading
+# Anything but CONNECT: 405. An upstream that speaks first within 0.3 s has its first bytes sent
+# in the same send as the "200" head (so a client that reads past the head would swallow them).
+PARENT_PROXY = """import ipaddress, json, select, socket, sys, threading
 address, port, log, names = sys.argv[1], int(sys.argv[2]), sys.argv[3], json.loads(sys.argv[4])
 lock = threading.Lock()
 def note(line):
@@ -332,7 +333,13 @@ def serve(c):
             return answer(c, "502 Bad Gateway")
         with upstream:
             upstream.settimeout(None)
-            c.sendall(b"HTTP/1.1 200 Connection established\\r\\n\\r\\n")
+            reply = b"HTTP/1.1 200 Connection established\\r\\n\\r\\n"
+            try:
+                if select.select([upstream], [], [], 0.3)[0]:
+                    reply += upstream.recv(65536)
+            except OSError:
+                pass
+            c.sendall(reply)
             if rest:
                 upstream.sendall(rest)
             back = threading.Thread(target=pipe, args=(upstream, c), daemon=True)
@@ -505,7 +512,8 @@ failures = []
 def check(who, way, flags, name, text, *, ok, output=None, denial=None, fast=False, absent=None,
           env=None, config=None, logged=None, unlogged=None):
     """ok: the command must exit 0 (and print `output`), else fail; `denial`: (kind, target or
-    targets, words of the rule or fix) that must be reported; none reported when ok. `env`: the
+    targets, words of the rule or fix) that must be reported, or (kind, target or targets, words
+    of the rule, words of the fix); none reported when ok. `env`: the
     caller's variables (HTTPS_PROXY), `config`: the user's config file for this case alone.
     `logged`: targets the parent proxy must have been asked for in this case; `unlogged`: words
     no line of its log may hold (checked, with either, from the case's start)."""
@@ -538,13 +546,18 @@ def check(who, way, flags, name, text, *, ok, output=None, denial=None, fast=Fal
     elif absent is not None and absent in r.get("stdout", "") + r.get("stderr", ""):
         problem = f"printed {absent!r}: it got through"
     elif denial is not None:
-        kind, target, words = denial
+        kind, target, words = denial[:3]
+        fix_words = denial[3] if len(denial) > 3 else None
         targets = (target,) if isinstance(target, str) else target
         found = [d for d in r.get("denials", []) if d["kind"] == kind and d["target"] in targets]
         if not found:
             problem = f"no {kind} denial of {' or '.join(targets)}; got {listed}"
-        elif words not in found[0]["rule"] + " " + found[0]["fix"]:
+        elif fix_words is None and words not in found[0]["rule"] + " " + found[0]["fix"]:
             problem = f"rule/fix {found[0]['rule']!r} / {found[0]['fix']!r} lack {words!r}"
+        elif fix_words is not None and words not in found[0]["rule"]:
+            problem = f"rule {found[0]['rule']!r} lacks {words!r}"
+        elif fix_words is not None and fix_words not in found[0]["fix"]:
+            problem = f"fix {found[0]['fix']!r} lacks {fix_words!r}"
     if problem is None and fast and took > 5:
         problem = f"took {took:.1f} s: a refused name must fail at once, not after retries"
     if watch:
@@ -573,6 +586,11 @@ VIA = "python3 via_proxy.py "
 PY_CONNECT = ("python3 -c \"import socket,sys; s=socket.create_connection((sys.argv[1], "
               "int(sys.argv[2]))); s.sendall(b'GET /hello.txt HTTP/1.0\\r\\n\\r\\n'); "
               "print(b''.join(iter(lambda: s.recv(4096), b'')).decode())\" ")
+# A server that speaks first, connected to directly (transparently): its first line in
+# brackets (anything before the banner shows inside them), then its answer to "hello".
+PY_BANNER = ("python3 -c \"import socket; s=socket.create_connection(('pkg.test', 2222)); "
+             "f=s.makefile('rb'); line=f.readline(); s.sendall(b'hello\\n'); "
+             "print('first[%s] %s' % (line.decode().rstrip(), f.readline().decode().strip()))\"")
 PY_UDP = ("python3 -c \"import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
           "s.settimeout(1); s.sendto(b'\\x12\\x34' + bytes(10), ('" + RESOLVER + "', 53)); "
           "s.recv(512)\"")
@@ -725,56 +743,75 @@ def proxy_cases(who, way, flags_for):
 def parent_cases(who, way, flags_for):
     """Behind a parent proxy, in corp: every connection cordon makes for the command is a CONNECT
     through the parent (to the address cordon checked; to the allowed name only where the
-    host's DNS answers nothing), unless no_proxy names it; what cordon refuses never reaches
-    the parent. Each case's twin without the parent (or with it) is beside it."""
+    host's DNS answers nothing and sandbox.parent_proxy_by_name is set), unless no_proxy names
+    it; what cordon refuses never reaches the parent. Each case's twin without the parent (or
+    with it, or without the opt-in) is beside it."""
     a = flags_for
     via = {"HTTPS_PROXY": PARENT}
+    by_name = {"sandbox": {"parent_proxy_by_name": True}}  # the opt-in to by-name connects
+    # By name without the opt-in: the proxy's "no address" 502, and the opt-in's denial.
+    not_opted_in = ("connect", "pkg.test:8080", "sandbox.parent_proxy_by_name",
+                    "parent_proxy_by_name")
     pkg_http = "http://pkg.test:8080/hello.txt"
     # Any of the forms a connect denial may name the destination in (the proxy's: the name).
     refused_8081 = ("pkg.test:8081", f"{PKG}:8081 (pkg.test)", f"{PKG}:8081")
     refused_8080 = ("pkg.test:8080", f"{PKG}:8080 (pkg.test)", f"{PKG}:8080")
 
-    # A corporate DNS that knows no outside name: the proxy asks the parent for the name.
+    # A corporate DNS that knows no outside name: the proxy asks the parent for the name, when
+    # the user opted in.
     corp_network(INNER_RESOLVER)
     check(who, way, a("pkg.test:8080"), "parent: NXDOMAIN from the host's DNS, by name through it",
-          CURL + "-f " + pkg_http, env=via, ok=True, output="hello from pkg.test",
+          CURL + "-f " + pkg_http, env=via, config=by_name, ok=True, output="hello from pkg.test",
           logged=["pkg.test:8080"])
+    check(who, way, a("pkg.test:8080"), "parent: NXDOMAIN from the host's DNS, not opted in",
+          CURL + "-f " + pkg_http, env=via, ok=False, absent="hello from", denial=not_opted_in,
+          unlogged=["pkg.test"])
     check(who, way, a("pkg.test:8080"), "parent: NXDOMAIN from the host's DNS, and no parent",
-          CURL + "-f " + pkg_http, ok=False, absent="hello from", unlogged=["pkg.test"])
+          CURL + "-f " + pkg_http, config=by_name, ok=False, absent="hello from",
+          unlogged=["pkg.test"])
 
     # No host DNS at all (its nameserver unreachable): the same, by name through the parent.
     corp_network(NO_RESOLVER)
     check(who, way, a("pkg.test:8080"), "parent: no host DNS, plain HTTP by name through it",
-          CURL + "-f " + pkg_http, env=via, ok=True, output="hello from pkg.test",
+          CURL + "-f " + pkg_http, env=via, config=by_name, ok=True, output="hello from pkg.test",
           logged=["pkg.test:8080"])
+    check(who, way, a("pkg.test:8080"), "parent: no host DNS, by name not opted in",
+          CURL + "-f " + pkg_http, env=via, ok=False, absent="hello from", denial=not_opted_in,
+          unlogged=["pkg.test"])
     check(who, way, a("pkg.test:8080"), "parent: no host DNS and no parent, not reached",
-          CURL + "-f " + pkg_http, ok=False, absent="hello from", unlogged=["pkg.test"])
+          CURL + "-f " + pkg_http, config=by_name, ok=False, absent="hello from",
+          unlogged=["pkg.test"])
     check(who, way, a("pkg.test:8080"), "parent: no host DNS, a name not allowed never reaches it",
-          CURL + "-f http://other.test:8080/hello.txt", env=via, ok=False, fast=True,
-          denial=("connect", "other.test:8080", "--allow-domain other.test, or"),
+          CURL + "-f http://other.test:8080/hello.txt", env=via, config=by_name, ok=False,
+          fast=True, denial=("connect", "other.test:8080", "--allow-domain other.test, or"),
           unlogged=["other.test", OTHER])
     check(who, way, a("pkg.test"), "parent: no host DNS, HTTPS through the proxy's CONNECT",
-          CURL + "-fk https://pkg.test:8443/hello.txt", env=via, ok=True,
+          CURL + "-fk https://pkg.test:8443/hello.txt", env=via, config=by_name, ok=True,
           output="hello from pkg.test", logged=["pkg.test:8443"])
     check(who, way, a("pkg.test"), "parent: no host DNS, socks5 by name",
-          CURL + f"-f --socks5-hostname {PROXY} " + pkg_http, env=via, ok=True,
+          CURL + f"-f --socks5-hostname {PROXY} " + pkg_http, env=via, config=by_name, ok=True,
           output="hello from pkg.test", logged=["pkg.test:8080"])
     check(who, way, a("pkg.test"), "parent: sandbox.parent_proxy none over HTTPS_PROXY",
-          CURL + "-f " + pkg_http, env=via, config={"sandbox": {"parent_proxy": "none"}},
+          CURL + "-f " + pkg_http, env=via,
+          config={"sandbox": {"parent_proxy": "none", "parent_proxy_by_name": True}},
           ok=False, absent="hello from", unlogged=["pkg.test"])
     check(who, way, a("pkg.test"), "parent: sandbox.parent_proxy names it (no HTTPS_PROXY)",
-          CURL + "-f " + pkg_http, config={"sandbox": {"parent_proxy": PARENT}}, ok=True,
+          CURL + "-f " + pkg_http,
+          config={"sandbox": {"parent_proxy": PARENT, "parent_proxy_by_name": True}}, ok=True,
           output="hello from pkg.test", logged=["pkg.test:8080"])
     check(who, way, a("pkg.test"), "parent: sandbox.parent_proxy as host:port",
-          CURL + "-f " + pkg_http, config={"sandbox": {"parent_proxy": f"{PARENT_HOST}:3128"}},
+          CURL + "-f " + pkg_http,
+          config={"sandbox": {"parent_proxy": f"{PARENT_HOST}:3128",
+                              "parent_proxy_by_name": True}},
           ok=True, output="hello from pkg.test", logged=["pkg.test:8080"])
     check(who, way, a("pkg.test"), "parent: https_proxy before HTTPS_PROXY",
           CURL + "-f " + pkg_http, env={"https_proxy": PARENT, "HTTPS_PROXY": DEAD_PARENT},
-          ok=True, output="hello from pkg.test", logged=["pkg.test:8080"])
+          config=by_name, ok=True, output="hello from pkg.test", logged=["pkg.test:8080"])
+    # Opted in, and still never by name to a parent on this host.
     for where, address in (("loopback", "127.0.0.1"), ("own address", CORP_ADDR)):
         check(who, way, a("pkg.test"), f"parent: on the host's {where}, never asked for a name",
               CURL + "-f " + pkg_http, env={"HTTPS_PROXY": f"http://{address}:{LOCAL_PARENT_PORT}"},
-              ok=False, absent="hello from", unlogged=["pkg.test"])
+              config=by_name, ok=False, absent="hello from", unlogged=["pkg.test"])
     check(who, way, a("pkg.test"), "parent: the caller's HTTPS_PROXY is not the sandbox's",
           "printenv HTTPS_PROXY https_proxy", env=via, ok=True, output=PROXY, absent=PARENT_HOST,
           unlogged=[])
@@ -787,8 +824,17 @@ def parent_cases(who, way, flags_for):
     check(who, way, a("pkg.test:8080"), "parent: transparent connect without the parent",
           CURL_DIRECT + pkg_http, ok=False, absent="hello from", unlogged=[PKG])
     check(who, way, a("pkg.test:8080"), "parent: the proxy asks it for the checked address",
-          CURL + "-f " + pkg_http, env=via, ok=True, output="hello from pkg.test",
+          CURL + "-f " + pkg_http, env=via, config=by_name, ok=True, output="hello from pkg.test",
           logged=[f"{PKG}:8080"], unlogged=["pkg.test"])
+    # A server that speaks first: the parent sends its first bytes with the "200" head, in one
+    # send; cordon takes the head alone and the tunnel keeps them.
+    check(who, way, a("pkg.test:2222"), "parent: a server that speaks first, transparent",
+          PY_BANNER, env=via, ok=True, output="first[SSH-2.0-banner-from-pkg.test] you said hello",
+          logged=[f"{PKG}:2222"], unlogged=["pkg.test"])
+    check(who, way, a("pkg.test:2222"), "parent: a server that speaks first, through the proxy",
+          VIA + "raw pkg.test:2222", env=via, ok=True,
+          output="SSH-2.0-banner-from-pkg.test\nyou said hello", logged=[f"{PKG}:2222"],
+          unlogged=["pkg.test"])
     check(who, way, a("pkg.test"), "parent: named by a host name the host resolves",
           CURL_DIRECT + pkg_http, env={"HTTPS_PROXY": "http://parent.test:3128"}, ok=True,
           output="hello from pkg.test", logged=[f"{PKG}:8080"])
@@ -807,8 +853,8 @@ def parent_cases(who, way, flags_for):
           denial=("dns", "rebind.test -> 127.0.0.1", "rebinding"),
           unlogged=["rebind.test", "127.0.0.1"])
     check(who, way, a("rebind.test"), "parent: the proxy never asks it for a rebound name",
-          CURL + "-f http://rebind.test:8080/hello.txt", env=via, ok=False, absent="hello from",
-          unlogged=["rebind.test", "127.0.0.1"])
+          CURL + "-f http://rebind.test:8080/hello.txt", env=via, config=by_name, ok=False,
+          absent="hello from", unlogged=["rebind.test", "127.0.0.1"])
     check(who, way, a("pkg.test:8081"), "parent: it refuses the port, transparent",
           CURL_DIRECT + "http://pkg.test:8081/hello.txt", env=via, ok=False,
           denial=("connect", refused_8081, "parent proxy"), logged=[f"{PKG}:8081"])
@@ -846,19 +892,22 @@ def parent_cases(who, way, flags_for):
     # A parent cordon cannot use refuses the domains run before anything runs; a usable one,
     # or another network mode, runs.
     check_start(who, way, "parent: with credentials, refused", {"HTTPS_PROXY":
-                f"http://u:pw@{PARENT_HOST}:3128"}, refused="credentials")
+                f"http://u:s3cretpw@{PARENT_HOST}:3128"}, refused="credentials", hidden="s3cretpw")
     check_start(who, way, "parent: socks5://, refused",
                 {"HTTPS_PROXY": f"socks5://{PARENT_HOST}:1080"}, refused="socks5://")
     check_start(who, way, "parent: https://, refused",
                 {"HTTPS_PROXY": f"https://{PARENT_HOST}:3128"}, refused="https://")
     check_start(who, way, "parent: a plain http:// one, the run starts", via)
     check_start(who, way, "parent: with credentials, another network mode starts",
-                {"HTTPS_PROXY": f"http://u:pw@{PARENT_HOST}:3128"}, flags=("--network", "deny"))
+                {"HTTPS_PROXY": f"http://u:s3cretpw@{PARENT_HOST}:3128"},
+                flags=("--network", "deny"), hidden="s3cretpw")
 
 
-def check_start(who, way, name, env, *, refused=None, flags=("--allow-domain", "pkg.test")):
+def check_start(who, way, name, env, *, refused=None, flags=("--allow-domain", "pkg.test"),
+                hidden=None):
     """The run with the caller's `env` is refused before its command runs (exit 125, the
-    message holding `refused`), or, with refused None, its command runs."""
+    message holding `refused`), or, with refused None, its command runs. `hidden`: text (a
+    password) that its message must not show."""
     label = f"{who.name}: {way}: {name}"
     only = os.environ.get("CORDON_DOMAINS_ONLY")
     if only and only not in label:
@@ -886,6 +935,8 @@ def check_start(who, way, name, env, *, refused=None, flags=("--allow-domain", "
         problem = f"exited {code}: {said[-300:]!r}"
     elif refused is not None and ran:
         problem = "the command ran"
+    elif hidden is not None and hidden in said:
+        problem = f"showed {hidden!r}: {said[-300:]!r}"
     if problem:
         failures.append(f"{label}: {problem}")
         print(f"FAIL: {label}: {problem}")

@@ -87,6 +87,17 @@ TEST(DomainConfig, ParentProxyIsAutoNoneOrAnHttpUrl) {
               HasSubstr("/sandbox/parent_proxy"));
 }
 
+TEST(DomainConfig, AskingTheParentByNameIsOffUnlessSet) {
+  Result<Config> defaults = Parse("{}");
+  ASSERT_TRUE(defaults) << defaults.error().message;
+  EXPECT_FALSE(defaults->sandbox.parent_proxy_by_name);
+  Result<Config> on = Parse(R"({"sandbox": {"parent_proxy_by_name": true}})");
+  ASSERT_TRUE(on) << on.error().message;
+  EXPECT_TRUE(on->sandbox.parent_proxy_by_name);
+  EXPECT_THAT(ErrorFor(R"({"sandbox": {"parent_proxy_by_name": "yes"}})"),
+              HasSubstr("/sandbox/parent_proxy_by_name"));
+}
+
 TEST(DomainConfig, ListReferencesMustNameAListAndListsCannotNest) {
   EXPECT_EQ(ErrorFor(R"({"sandbox": {"domains": {"allow": ["@js"]},
                         "domain_lists": {"py": ["packages.example"]}}})"),

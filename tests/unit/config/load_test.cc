@@ -90,7 +90,8 @@ TEST(LoadConfig, UnknownKeyIsAnErrorThatSuggestsTheClosestKey) {
   EXPECT_EQ(ErrorFor(R"({"sandbox": {"writeable_roots": []}})"),
             "config.json: /sandbox/writeable_roots: unknown key \"writeable_roots\" (did you mean "
             "\"writable_roots\"?); the keys allowed here are \"mode\", \"network\", "
-            "\"domains\", \"domain_lists\", \"parent_proxy\", \"writable_roots\", "
+            "\"domains\", \"domain_lists\", \"parent_proxy\", \"parent_proxy_by_name\", "
+            "\"writable_roots\", "
             "\"protect_git_metadata\", "
             "\"protect_host_run_files\", "
             "\"host_run_files\", \"nested_project_depth\", \"allow_outside_sandbox\", "

@@ -77,6 +77,7 @@ TEST(ToJson, WritesKeysInCanonicalOrderAndWholeSecondsAsIntegers) {
                          "    \"network\": \"deny\",\n    \"domains\": {\n      \"allow\": [],\n"
                          "      \"deny\": []\n    },\n    \"domain_lists\": {},\n"
                          "    \"parent_proxy\": \"auto\",\n"
+                         "    \"parent_proxy_by_name\": false,\n"
                          "    \"writable_roots\": [],\n"));
   EXPECT_THAT(text, HasSubstr("\"timeout_seconds\": 600,"));
   EXPECT_LT(text.find("\"sandbox\""), text.find("\"command_policy\""));

@@ -181,10 +181,10 @@ TEST(ResolverProcessTest, ForgedReportsAreCheckedAndItsStopIsRecorded) {
       resolver,
       [&](const std::vector<Denial>&) {
         for (Received& r : ReceivedQueries(net.upstream.get())) asked.push_back(std::move(r));
-        return asked.size() >= 4;
+        return asked.size() >= 8;
       },
       &connects);
-  ASSERT_EQ(asked.size(), 4u);
+  ASSERT_EQ(asked.size(), 8u);
   EXPECT_TRUE(Names(asked[0], std::string("\x03pkg\x04test\x00", 10)));
   // Before any reply, no name counts as one the host's DNS has no answer for.
   EXPECT_FALSE(resolver.HostHadNoAnswer("a.allowed.test"));
@@ -192,9 +192,19 @@ TEST(ResolverProcessTest, ForgedReportsAreCheckedAndItsStopIsRecorded) {
   ASSERT_GT(::sendto(net.upstream.get(), reply.data(), reply.size(), 0,
                      reinterpret_cast<sockaddr*>(&asked[0].from), asked[0].from_len),
             0);
+  // d.allowed.test has an A record (its AAAA question gets NXDOMAIN); every other name none.
+  const std::string d_wire(
+      "\x01"
+      "d\x07"
+      "allowed\x04"
+      "test\x00",
+      15);
   for (std::size_t i = 1; i < asked.size(); ++i) {
-    const std::vector<std::uint8_t> none = NxDomain(asked[i].bytes);
-    ASSERT_GT(::sendto(net.upstream.get(), none.data(), none.size(), 0,
+    const bool d_a =
+        Names(asked[i], d_wire) && asked[i].bytes[asked[i].bytes.size() - 14] == 1;  // type A
+    const std::vector<std::uint8_t> answer =
+        d_a ? ReplyWithA(asked[i].bytes, {10, 0, 0, 9}) : NxDomain(asked[i].bytes);
+    ASSERT_GT(::sendto(net.upstream.get(), answer.data(), answer.size(), 0,
                        reinterpret_cast<sockaddr*>(&asked[i].from), asked[i].from_len),
               0);
   }
@@ -211,8 +221,14 @@ TEST(ResolverProcessTest, ForgedReportsAreCheckedAndItsStopIsRecorded) {
   EXPECT_TRUE(resolver.HostHadNoAnswer("a.allowed.test"));
   EXPECT_FALSE(resolver.HostHadNoAnswer("pkg.test"));
   EXPECT_FALSE(resolver.HostHadNoAnswer("b.allowed.test"));
-  EXPECT_FALSE(resolver.HostHadNoAnswer("c.allowed.test"));
+  EXPECT_FALSE(resolver.HostHadNoAnswer("x.allowed.test"));
   EXPECT_FALSE(resolver.HostHadNoAnswer("evil.test"));
+  // Under one tag, each name gets its own replies: c none, d an (internal) record.
+  EXPECT_TRUE(resolver.HostHadNoAnswer("c.allowed.test"));
+  EXPECT_FALSE(resolver.HostHadNoAnswer("d.allowed.test"));
+  // A name in another case was never asked (no query of the broker's carries it).
+  EXPECT_FALSE(resolver.HostHadNoAnswer("E.allowed.test"));
+  EXPECT_FALSE(resolver.HostHadNoAnswer("e.allowed.test"));
 
   // An allowed name's address is kept; a name the rules do not allow is not believed.
   EXPECT_EQ(resolver.HandedOut(*net::ParseAddress("192.0.2.7")),

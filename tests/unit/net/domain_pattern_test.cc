@@ -135,3 +135,24 @@ TEST(DomainPattern, EveryCanonicalTextReadsBackToTheSamePattern) {
 
 }  // namespace
 }  // namespace cordon::net
+
+namespace cordon::net {
+namespace {
+
+TEST(HostNameTest, OnlyCanonicalHostNames) {
+  for (const char* good : {"pkg.test", "a", "x-y_z.example.org", "0.1.2.3.in-addr.arpa"}) {
+    EXPECT_TRUE(IsHostName(good)) << good;
+  }
+  EXPECT_TRUE(IsHostName(std::string(63, 'a') + ".test"));
+  EXPECT_FALSE(IsHostName(std::string(64, 'a') + ".test"));
+  std::string long_name;
+  while (long_name.size() < 250) long_name += "abcdefghi.";
+  EXPECT_FALSE(IsHostName(long_name + "test"));
+  for (const char* bad : {"", ".", "Pkg.test", "pkg.test.", ".pkg.test", "pkg..test", "pkg test",
+                          "pkg.test\r\nHost: x", "pkg.test:80", "[::1]", "*.test"}) {
+    EXPECT_FALSE(IsHostName(bad)) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace cordon::net

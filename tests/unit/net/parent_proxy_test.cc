@@ -34,6 +34,17 @@ TEST(ParentProxyTest, UrlFormsGiveHostAndPort) {
   EXPECT_EQ(Parsed("http://[2001:db8::1]:3128").Address(), "[2001:db8::1]:3128");
   EXPECT_EQ(Parsed("http://[2001:db8::1]").port, 80);
   EXPECT_EQ(Parsed("http://proxy:3128").source, "HTTPS_PROXY");
+  EXPECT_FALSE(Parsed("http://proxy:3128").by_name);
+}
+
+TEST(ParentProxyTest, ByNameIsCarriedOnlyWhenAsked) {
+  Result<std::optional<ParentProxy>> on = ParentProxyFor("auto", true, {"HTTPS_PROXY=http://p:1"});
+  ASSERT_TRUE(on.has_value() && on->has_value());
+  EXPECT_TRUE((*on)->by_name);
+  Result<std::optional<ParentProxy>> off =
+      ParentProxyFor("auto", false, {"HTTPS_PROXY=http://p:1"});
+  ASSERT_TRUE(off.has_value() && off->has_value());
+  EXPECT_FALSE((*off)->by_name);
 }
 
 TEST(ParentProxyTest, WhatCannotBeChainedIsRefusedNamingIt) {
@@ -45,6 +56,13 @@ TEST(ParentProxyTest, WhatCannotBeChainedIsRefusedNamingIt) {
   EXPECT_EQ(credentials.find("s3cret"), std::string::npos) << credentials;
   EXPECT_EQ(credentials.find("alice"), std::string::npos) << credentials;
   EXPECT_NE(credentials.find("http://***@proxy:3128"), std::string::npos) << credentials;
+  // A "://" after the password is no scheme, and what follows the host never shows.
+  const std::string tricky = Refusal("alice:s3cret@proxy:3128/?u=http://x&token=t0ken");
+  EXPECT_EQ(tricky.find("s3cret"), std::string::npos) << tricky;
+  EXPECT_EQ(tricky.find("t0ken"), std::string::npos) << tricky;
+  EXPECT_NE(tricky.find("***@proxy:3128/..."), std::string::npos) << tricky;
+  const std::string query = Refusal("http://proxy:3128/?token=t0ken");
+  EXPECT_EQ(query.find("t0ken"), std::string::npos) << query;
   EXPECT_NE(Refusal("http://proxy:3128/path").find("no path"), std::string::npos);
   EXPECT_NE(Refusal("http://proxy:0").find("port"), std::string::npos);
   EXPECT_NE(Refusal("http://proxy:65536").find("port"), std::string::npos);
@@ -63,38 +81,39 @@ TEST(ParentProxyTest, WhatCannotBeChainedIsRefusedNamingIt) {
 TEST(ParentProxyTest, AutoTakesTheCallersHttpsProxyLowerCaseFirst) {
   const std::vector<std::string> env = {"PATH=/usr/bin", "HTTPS_PROXY=http://upper:1",
                                         "https_proxy=http://lower:2"};
-  Result<std::optional<ParentProxy>> parent = ParentProxyFor("auto", env);
+  Result<std::optional<ParentProxy>> parent = ParentProxyFor("auto", false, env);
   ASSERT_TRUE(parent.has_value()) << parent.error().message;
   ASSERT_TRUE(parent->has_value());
   EXPECT_EQ((*parent)->Address(), "lower:2");
   EXPECT_EQ((*parent)->source, "https_proxy");
 
-  parent = ParentProxyFor("auto", {"HTTPS_PROXY=http://upper:1"});
+  parent = ParentProxyFor("auto", false, {"HTTPS_PROXY=http://upper:1"});
   ASSERT_TRUE(parent.has_value() && parent->has_value());
   EXPECT_EQ((*parent)->source, "HTTPS_PROXY");
 
   // An empty value is no proxy; http_proxy alone is not a CONNECT parent.
-  parent = ParentProxyFor("auto", {"https_proxy=", "http_proxy=http://plain:3"});
+  parent = ParentProxyFor("auto", false, {"https_proxy=", "http_proxy=http://plain:3"});
   ASSERT_TRUE(parent.has_value());
   EXPECT_FALSE(parent->has_value());
 }
 
 TEST(ParentProxyTest, NoneAndAnExplicitUrlOverrideTheEnvironment) {
   const std::vector<std::string> env = {"HTTPS_PROXY=http://env:1"};
-  Result<std::optional<ParentProxy>> none = ParentProxyFor("none", env);
+  Result<std::optional<ParentProxy>> none = ParentProxyFor("none", false, env);
   ASSERT_TRUE(none.has_value());
   EXPECT_FALSE(none->has_value());
   // "none" even with an environment proxy cordon could not chain: no refusal.
-  none = ParentProxyFor("none", {"HTTPS_PROXY=socks5://x:1"});
+  none = ParentProxyFor("none", false, {"HTTPS_PROXY=socks5://x:1"});
   ASSERT_TRUE(none.has_value());
   EXPECT_FALSE(none->has_value());
 
-  Result<std::optional<ParentProxy>> set = ParentProxyFor("http://set:8080", env);
+  Result<std::optional<ParentProxy>> set = ParentProxyFor("http://set:8080", false, env);
   ASSERT_TRUE(set.has_value() && set->has_value());
   EXPECT_EQ((*set)->Address(), "set:8080");
   EXPECT_EQ((*set)->source, "sandbox.parent_proxy");
 
-  Result<std::optional<ParentProxy>> bad = ParentProxyFor("auto", {"HTTPS_PROXY=socks5://x:1"});
+  Result<std::optional<ParentProxy>> bad =
+      ParentProxyFor("auto", false, {"HTTPS_PROXY=socks5://x:1"});
   ASSERT_FALSE(bad.has_value());
   EXPECT_NE(bad.error().message.find("HTTPS_PROXY=socks5://x:1"), std::string::npos);
 }
@@ -109,10 +128,11 @@ TEST(ParentProxyTest, SettingCheckTakesAutoNoneAndUrls) {
 }
 
 TEST(ParentProxyTest, NoProxyNamesSubdomainsLiteralsAndBlocks) {
-  Result<std::optional<ParentProxy>> read = ParentProxyFor(
-      "auto", {"HTTPS_PROXY=http://p:1",
-               "no_proxy= pkg.test, .corp.example,*.wild.example,10.0.0.0/8,192.0.2.7,"
-               "host.example:8080,[2001:db8::5],2001:db8:1::/48,"});
+  Result<std::optional<ParentProxy>> read =
+      ParentProxyFor("auto", false,
+                     {"HTTPS_PROXY=http://p:1",
+                      "no_proxy= pkg.test, .corp.example,*.wild.example,10.0.0.0/8,192.0.2.7,"
+                      "host.example:8080,[2001:db8::5],2001:db8:1::/48,"});
   ASSERT_TRUE(read.has_value() && read->has_value());
   const ParentProxy& parent = **read;
   const IpAddress none;
@@ -135,11 +155,12 @@ TEST(ParentProxyTest, NoProxyNamesSubdomainsLiteralsAndBlocks) {
   EXPECT_TRUE(parent.Bypasses("other.test", Address("10.0.0.1")));
 
   Result<std::optional<ParentProxy>> all =
-      ParentProxyFor("auto", {"HTTPS_PROXY=http://p:1", "NO_PROXY=*"});
+      ParentProxyFor("auto", false, {"HTTPS_PROXY=http://p:1", "NO_PROXY=*"});
   ASSERT_TRUE(all.has_value() && all->has_value());
   EXPECT_TRUE((*all)->Bypasses("anything.example", none));
 
-  Result<std::optional<ParentProxy>> empty = ParentProxyFor("auto", {"HTTPS_PROXY=http://p:1"});
+  Result<std::optional<ParentProxy>> empty =
+      ParentProxyFor("auto", false, {"HTTPS_PROXY=http://p:1"});
   ASSERT_TRUE(empty.has_value() && empty->has_value());
   EXPECT_FALSE((*empty)->Bypasses("pkg.test", Address("10.0.0.1")));
 }
@@ -147,6 +168,22 @@ TEST(ParentProxyTest, NoProxyNamesSubdomainsLiteralsAndBlocks) {
 TEST(ParentProxyTest, ConnectRequestNamesTheTargetTwice) {
   EXPECT_EQ(ConnectRequestHead("198.51.100.10:443"),
             "CONNECT 198.51.100.10:443 HTTP/1.1\r\nHost: 198.51.100.10:443\r\n\r\n");
+  EXPECT_EQ(ConnectRequestHead("[2001:db8::1]:443"),
+            "CONNECT [2001:db8::1]:443 HTTP/1.1\r\nHost: [2001:db8::1]:443\r\n\r\n");
+  EXPECT_EQ(ConnectRequestHead("pkg.test:8080"),
+            "CONNECT pkg.test:8080 HTTP/1.1\r\nHost: pkg.test:8080\r\n\r\n");
+}
+
+TEST(ParentProxyTest, ATargetThatIsNoHostAndPortMakesNoRequest) {
+  // Whatever a subverted resolver puts in a name, nothing of it can end the request line or add
+  // a header: only host names and address literals with a port are sent.
+  for (const std::string bad :
+       {"10.0.0.1:22 HTTP/1.1\r\nHost: 10.0.0.1:22\r\n\r\nj.example.com:443",
+        "a.example.com\r\nX: y:443", "a b.example:443", "Pkg.Test:443", "pkg.test.:443", "pkg.test",
+        "pkg.test:", "pkg.test:0", "pkg.test:65536", "pkg.test:+80", "pkg.test:8o", ":443",
+        "2001:db8::1:443", "[198.51.100.10]:443", "[pkg.test]:443", "[::1:443", "pkg..test:443"}) {
+    EXPECT_FALSE(ConnectRequestHead(bad).has_value()) << bad;
+  }
 }
 
 TEST(ParentProxyTest, ReplyHeadIsReadToItsLastByte) {

@@ -20,6 +20,7 @@ TEST(ResolverReportTest, EachReportRoundTrips) {
       Withheld{"pkg.test", *ParseAddress("127.0.0.1")},
       ConnectRequest{70000, *ParseAddress("192.0.2.7"), 443, "pkg.test"},
       ConnectRequest{1, *ParseAddress("2001:db8::1"), 22, ""},
+      ConnectRequest{2, IpAddress{}, 443, "pkg.test"},  // by name alone
       ProxyRefused{"pkg.test", 443, "server_name", "other.test"},
       ProxyRefused{"other.test", 80, "name", ""},
   };
@@ -63,6 +64,13 @@ TEST(ResolverReportTest, MalformedReportsAreRefusedWhole) {
            R"({"connect":{"tag":4294967296,"address":"192.0.2.7","port":80,"name":""}})",
            R"({"connect":{"tag":1,"address":"pkg.test","port":80,"name":""}})",
            R"({"connect":{"tag":1,"address":"192.0.2.7","port":80}})",
+           // By name alone: only a canonical host name (never text that could reach a request
+           // line, another case, or a final dot).
+           R"({"connect":{"tag":1,"address":"","port":80,"name":""}})",
+           R"({"connect":{"tag":1,"address":"","port":80,"name":"a.test\r\nHost: x"}})",
+           R"({"connect":{"tag":1,"address":"","port":80,"name":"10.0.0.1:22 HTTP/1.1"}})",
+           R"({"connect":{"tag":1,"address":"","port":80,"name":"API.test"}})",
+           R"({"connect":{"tag":1,"address":"","port":80,"name":"api.test."}})",
            R"({"proxy_refused":{"host":"a.test","port":80,"why":"because","detail":""}})",
            R"({"proxy_refused":{"host":"","port":80,"why":"name","detail":""}})",
            R"({"proxy_refused":{"host":"a.test","port":80,"why":"name"}})",
