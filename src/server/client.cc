@@ -36,6 +36,17 @@ std::string Chomp(std::string text) {
   return text;
 }
 
+}  // namespace
+
+std::string RefusalWarning(std::string text) {
+  text = Chomp(std::move(text));
+  constexpr std::string_view kPrefix = "cordon: ";
+  while (text.starts_with(kPrefix)) text.erase(0, kPrefix.size());
+  return text;
+}
+
+namespace {
+
 ClientResult NotServed(std::string warning) {
   ClientResult result;
   result.warning = std::move(warning);
@@ -129,7 +140,7 @@ ClientResult RunThroughServer(const ServerPaths& paths, const Invocation& invoca
   }
   Result<Reply> hello = ReceiveReply(socket.get());
   if (!hello) return NotServed("the run server did not greet: " + hello.error().message);
-  if (hello->kind == ReplyKind::kRefused) return NotServed(Chomp(hello->stderr_text));
+  if (hello->kind == ReplyKind::kRefused) return NotServed(RefusalWarning(hello->stderr_text));
   if (hello->kind != ReplyKind::kHello) {
     return NotServed("the run server answered before the request (a protocol mismatch)");
   }
@@ -152,7 +163,8 @@ ClientResult RunThroughServer(const ServerPaths& paths, const Invocation& invoca
   }
   Result<Reply> accepted = ReceiveReply(socket.get());
   if (!accepted) return NotServed("the run server vanished: " + accepted.error().message);
-  if (accepted->kind == ReplyKind::kRefused) return NotServed(Chomp(accepted->stderr_text));
+  if (accepted->kind == ReplyKind::kRefused)
+    return NotServed(RefusalWarning(accepted->stderr_text));
   // Not for this caller's context (another cgroup, namespaces, limits: decision 0030) or not a
   // command line it runs as it stands: this process runs it; nothing ran there.
   if (accepted->kind == ReplyKind::kRunYourself) return {};
@@ -176,7 +188,7 @@ ClientResult RunThroughServer(const ServerPaths& paths, const Invocation& invoca
     return GaveUp("cordon: the run server vanished during the run: " + reply.error().message +
                   "\n");
   // It could not run it (nothing ran): this process runs it.
-  if (reply->kind == ReplyKind::kRefused) return NotServed(Chomp(reply->stderr_text));
+  if (reply->kind == ReplyKind::kRefused) return NotServed(RefusalWarning(reply->stderr_text));
   if (reply->kind != ReplyKind::kRan) {
     return GaveUp("cordon: the run server sent a second greeting instead of a result\n");
   }

@@ -38,4 +38,8 @@ bool MayBeListening(const ServerPaths& paths);
 
 ClientResult RunThroughServer(const ServerPaths& paths, const Invocation& invocation);
 
+// A server's refusal as the warning the caller prints after its own "cordon: ": without the
+// final newlines and without the "cordon: " a server (of this or an earlier version) put first.
+std::string RefusalWarning(std::string text);
+
 }  // namespace cordon::server

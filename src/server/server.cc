@@ -294,7 +294,7 @@ bool Server::Refuse(int fd, std::string_view log_prefix, std::string_view reply_
                     const Error& error) {
   Log(fmt::format("{}: {}", log_prefix, error.message));
   (void)SendReply(fd, ReplyKind::kRefused, 125, {},
-                  fmt::format("cordon: the run server {}: {}\n", reply_prefix, error.message));
+                  fmt::format("the run server {}: {}\n", reply_prefix, error.message));
   return false;
 }
 
@@ -401,7 +401,7 @@ void Server::Worker() {
     if (active_.load() >= kMaxConnections) {
       lock.unlock();
       (void)SendReply(raw, ReplyKind::kRefused, 125, {},
-                      "cordon: the run server is at its limit of concurrent runs\n");
+                      "the run server is at its limit of concurrent runs\n");
       continue;
     }
     ++active_;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/unique_fd.h"
+#include "server/client.h"
 #include "server/context.h"
 #include "server/paths.h"
 #include "server/peer.h"
@@ -426,6 +427,19 @@ TEST_F(WireSocket, TheNewReplyKindsCarryTheirWait) {
   ASSERT_EQ(::send(server_.get(), unknown, sizeof unknown, 0),
             static_cast<ssize_t>(sizeof unknown));
   EXPECT_FALSE(ReceiveReply(client_.get()).has_value());
+}
+
+TEST(ClientWords, ARefusalIsPrintedWithOneCordonPrefix) {
+  // The client prints "cordon: WARNING; running the command in this process instead": a
+  // server's text without its final newline and without a prefix of its own (an earlier
+  // version's "cordon: " would print "cordon: cordon: ...").
+  EXPECT_EQ(RefusalWarning("the run server is at its limit of concurrent runs\n"),
+            "the run server is at its limit of concurrent runs");
+  EXPECT_EQ(RefusalWarning("cordon: the run server is at its limit of concurrent runs\n\n"),
+            "the run server is at its limit of concurrent runs");
+  EXPECT_EQ(RefusalWarning("the run server refused: cordon: x"),
+            "the run server refused: cordon: x");  // only a leading prefix
+  EXPECT_EQ(RefusalWarning(""), "");
 }
 
 }  // namespace
