@@ -29,6 +29,7 @@
 #include "core/syscall_error.h"
 #include "core/unique_fd.h"
 #include "report/run_outcome.h"
+#include "server/admission.h"
 #include "server/client_check.h"
 #include "server/helper_thread.h"
 #include "server/peer.h"
@@ -85,17 +86,44 @@ class SessionCache {
  public:
   explicit SessionCache(std::filesystem::path runtime_dir) : runtime_dir_(std::move(runtime_dir)) {}
 
-  // The session kept for the request's configuration and workspace, if there is one.
+  // The session kept for the request's configuration and workspace, if there is one; its
+  // command counts as running until Release.
   std::optional<Session> Find(const RunRequest& request) {
     const std::string key = Key(request);
     std::lock_guard lock(mutex_);
     for (auto it = entries_.begin(); it != entries_.end(); ++it) {
       if (it->key == key) {
+        ++it->running;
         entries_.splice(entries_.begin(), entries_, it);
         return it->session;
       }
     }
     return std::nullopt;
+  }
+
+  // The command Find or Get counted for the request's session has ended.
+  void Release(const RunRequest& request) {
+    const std::string key = Key(request);
+    std::lock_guard lock(mutex_);
+    for (Entry& entry : entries_) {
+      if (entry.key != key) continue;
+      if (entry.running > 0) --entry.running;
+      entry.last_end = std::chrono::steady_clock::now();
+      return;
+    }
+  }
+
+  // Whether a session may be made for a request Find has none for (server/admission.h).
+  bool AdmitsNew() {
+    std::lock_guard lock(mutex_);
+    std::optional<LeastRecent> oldest;
+    if (!entries_.empty()) {
+      int busy = 0;
+      for (const Entry& entry : entries_) busy += entry.running;
+      oldest = LeastRecent{entries_.back().running, entries_.back().last_end, busy};
+    }
+    return AdmitsNewSession(entries_.size(), kMaxSessions, oldest,
+                            std::chrono::steady_clock::now());
   }
 
   // The kept session, else a new one (kept from now on).
@@ -118,7 +146,7 @@ class SessionCache {
                               request.workspace.string()));
     }
     std::lock_guard lock(mutex_);
-    entries_.push_front(Entry{key, session});
+    entries_.push_front(Entry{key, session, 1, std::chrono::steady_clock::now()});
     while (entries_.size() > kMaxSessions) entries_.pop_back();
     return session;
   }
@@ -135,6 +163,8 @@ class SessionCache {
   struct Entry {
     std::string key;
     Session session;
+    int running = 0;                                 // commands started and not yet released
+    std::chrono::steady_clock::time_point last_end;  // when the last of them ended
   };
   const std::filesystem::path runtime_dir_;
   std::mutex mutex_;
@@ -161,9 +191,10 @@ class Server {
   // The client is checked on `helper` meanwhile (client_check.h).
   bool Handle(core::UniqueFd connection, HelperThread& helper);
   // Runs the request's command. `admit` lets the client in (or says why not); it is called
-  // before anything is created or started for the client, possibly more than once.
-  Result<report::RunOutcome> Execute(int connection, ServedRun& run,
-                                     const std::function<Result<void>()>& admit);
+  // before anything is created or started for the client, possibly more than once. nullopt:
+  // left to the client (no session for it, and none may be made now: server/admission.h).
+  std::optional<Result<report::RunOutcome>> Execute(int connection, ServedRun& run,
+                                                    const std::function<Result<void>()>& admit);
   // Resolves a client's invocation as its own cordon would resolve its command line; nullopt
   // when the client is to run it itself. Only reads.
   std::optional<ServedRun> Resolve(ReceivedRequest& received);
@@ -196,8 +227,8 @@ void Server::Log(const std::string& line) {
   std::fflush(options_.log);
 }
 
-Result<report::RunOutcome> Server::Execute(int connection, ServedRun& run,
-                                           const std::function<Result<void>()>& admit) {
+std::optional<Result<report::RunOutcome>> Server::Execute(
+    int connection, ServedRun& run, const std::function<Result<void>()>& admit) {
   RunRequest& r = run.request;
   // The directory the invocation resolved to, not just its name: refuse another one.
   struct stat st {};
@@ -211,11 +242,23 @@ Result<report::RunOutcome> Server::Execute(int connection, ServedRun& run,
   }
   // A session (its probes, its prepared sandboxes) is only created for a client let in.
   std::optional<Session> found = sessions_.Find(r);
+  // Counted as running until this run is over, found or made below (admission.h).
+  struct Released {
+    SessionCache& cache;
+    const RunRequest& request;
+    bool counted = false;
+    ~Released() {
+      if (counted) cache.Release(request);
+    }
+  } released{sessions_, r, found.has_value()};
   if (!found) {
+    // Every kept session busy: the client runs it, one-shot (server/admission.h).
+    if (!sessions_.AdmitsNew()) return std::nullopt;
     CORDON_TRY_VOID(admit());
     // Get looks again: another client may have made it while admit waited.
     Result<Session> created = sessions_.Get(r);
     if (!created) return std::unexpected(created.error());
+    released.counted = true;
     found = std::move(*created);
   }
   const Session& session = *found;
@@ -353,13 +396,19 @@ bool Server::Handle(core::UniqueFd connection, HelperThread& helper) {
   };
   std::optional<Result<report::RunOutcome>> outcome;
   if (run) outcome = Execute(fd, *run, admit);
+  if (run && !outcome && accepted) {
+    // Never: Execute leaves a command to its client only before letting it in.
+    return Refuse(fd, "could not serve", "could not run the command",
+                  Error{ErrorCode::kInternal, 0, "left to the client after it was let in"});
+  }
   if (const std::string& why = check.ContextMismatch(); !why.empty()) {
     Log("left a command to its client: " + why);
     (void)SendReply(fd, ReplyKind::kRunYourself, 0, {}, {});
     return false;
   }
   if (!outcome) {
-    Log("left a command line to its client (not one this server runs as it stands)");
+    // Not logged per command when every session is busy (a loaded machine would fill the log).
+    if (!run) Log("left a command line to its client (not one this server runs as it stands)");
     (void)SendReply(fd, ReplyKind::kRunYourself, 0, {}, {});
     return false;
   }

@@ -5,9 +5,11 @@
 // Worker threads wait in accept() themselves, one kept spare while others serve (no hand-over
 // from an accepting thread per connection); each connection's worker checks the peer (peer.h),
 // reads one invocation (wire.h), resolves it, runs it in the session of its configuration and
-// workspace (created on first use, at most kMaxSessions kept, the least recently used dropped), and
-// replies. The client's socket is the run's cancel descriptor: a client that dies takes its
-// command's whole tree with it. The server exits after `idle_timeout` without a connection.
+// workspace (created on first use, at most kMaxSessions kept, the least recently used dropped
+// once it is idle; while every kept one is busy the client runs a new workspace's command itself:
+// server/admission.h), and replies. The client's socket is the run's cancel descriptor: a client
+// that dies takes its command's whole tree with it. The server exits after `idle_timeout` without a
+// connection.
 #pragma once
 
 #include <chrono>

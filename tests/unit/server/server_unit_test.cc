@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/unique_fd.h"
+#include "server/admission.h"
 #include "server/client.h"
 #include "server/context.h"
 #include "server/paths.h"
@@ -440,6 +441,29 @@ TEST(ClientWords, ARefusalIsPrintedWithOneCordonPrefix) {
   EXPECT_EQ(RefusalWarning("the run server refused: cordon: x"),
             "the run server refused: cordon: x");  // only a leading prefix
   EXPECT_EQ(RefusalWarning(""), "");
+}
+
+TEST(Admission, ANewSessionWhileThereIsRoomOrTheOldestIsIdle) {
+  using std::chrono::milliseconds;
+  const auto now = std::chrono::steady_clock::time_point{} + std::chrono::seconds(1000);
+  // Idle since `ago`, with another session running a command.
+  const auto idle_since = [&](milliseconds ago) { return LeastRecent{0, now - ago, 1}; };
+  // Room: always.
+  EXPECT_TRUE(AdmitsNewSession(0, 8, std::nullopt, now));
+  EXPECT_TRUE(AdmitsNewSession(7, 8, LeastRecent{3, now}, now));
+  // Full, and the least recently used session runs a command now, or ended one a moment ago
+  // (its agent sends the next one at once): the client runs it one-shot instead of evicting a
+  // session that is needed again.
+  EXPECT_FALSE(AdmitsNewSession(8, 8, LeastRecent{1, now - milliseconds(60000)}, now));
+  EXPECT_FALSE(AdmitsNewSession(8, 8, idle_since(milliseconds(0)), now));
+  EXPECT_FALSE(AdmitsNewSession(8, 8, idle_since(kIdleBeforeEviction - milliseconds(1)), now));
+  // Full, but the oldest is idle: it is evicted, as before.
+  EXPECT_TRUE(AdmitsNewSession(8, 8, idle_since(kIdleBeforeEviction), now));
+  EXPECT_TRUE(AdmitsNewSession(8, 8, idle_since(milliseconds(3600000)), now));
+  // Full, with nothing running anywhere (one client at a time, each workspace once: a test
+  // suite, a script): the oldest goes at once; a new session costs only that client.
+  EXPECT_TRUE(AdmitsNewSession(8, 8, LeastRecent{0, now, 0}, now));
+  EXPECT_FALSE(AdmitsNewSession(8, 8, LeastRecent{1, now, 1}, now));
 }
 
 }  // namespace
