@@ -30,6 +30,15 @@ void HostAnswers::Settle(std::string_view name, std::uint16_t type) {
   if (Kind* kind = KindOf(name, type); kind != nullptr && kind->waiting > 0) --kind->waiting;
 }
 
+void HostAnswers::Heard(std::string_view name, std::span<const std::uint8_t> reply) {
+  if (reply.size() < 12) return;
+  any_reply_ = true;
+  const unsigned answers = (unsigned{reply[6]} << 8) | reply[7];
+  if (const auto it = names_.find(name); it != names_.end() && answers > 0) {
+    it->second.records = true;
+  }
+}
+
 void HostAnswers::Replied(std::string_view name, std::uint16_t type,
                           std::span<const std::uint8_t> reply) {
   Settle(name, type);
@@ -44,7 +53,7 @@ void HostAnswers::Replied(std::string_view name, std::uint16_t type,
   if (it == names_.end()) return;
   if (answers > 0) {
     it->second.records = true;
-  } else if (!truncated && (rcode == 0 || rcode == 2 || rcode == 3 || rcode == 5)) {
+  } else if (!truncated && (rcode == 0 || rcode == 3)) {
     if (Kind* kind = KindOf(name, type)) kind->none = true;
   }
 }

@@ -28,12 +28,18 @@ class HostAnswers {
 
   // A question for `name` (a canonical host name) of `type` was sent at `now`.
   void Asked(std::string_view name, std::uint16_t type, Clock::time_point now);
-  // The reply to it: its header decides (records: an answer; NOERROR, NXDOMAIN, SERVFAIL or
-  // REFUSED without records: none; truncated or anything else: nothing learnt).
+  // The reply to it: its header decides (records: an answer; NXDOMAIN, or NOERROR without a
+  // record: none; truncated, SERVFAIL, REFUSED — which a loaded or rate-limiting server also
+  // says — or anything else: nothing learnt).
   void Replied(std::string_view name, std::uint16_t type, std::span<const std::uint8_t> reply);
+  // A reply to it that is not the last word (truncated, asked again over TCP): the upstream is
+  // not silent, and any record in it is an answer; the question keeps waiting.
+  void Heard(std::string_view name, std::span<const std::uint8_t> reply);
   // It will get no reply (forgotten, a failed retry): nothing learnt.
   void Lost(std::string_view name, std::uint16_t type);
   // No upstream at all (no route to the host's resolver): every question has no answer.
+  // Never for a send that failed for another reason (a full buffer, an ICMP error left by an
+  // earlier query): that is Lost.
   void Unanswerable(std::string_view name, std::uint16_t type);
 
   bool NoAnswer(std::string_view name, Clock::time_point now) const;

@@ -128,9 +128,9 @@ bool UpstreamDns::Ask(std::uint16_t tag, std::string_view name, std::uint16_t ty
   std::vector<std::uint8_t> query = EncodeQuery(name, type, qclass, id);
   if (query.empty()) return false;
   if (::send(socket_.get(), query.data(), query.size(), MSG_DONTWAIT) < 0) {
-    // No route to the host's resolver, or nothing listening there (an ICMP error of an earlier
-    // query): nothing can answer. Any other failure (a full buffer) teaches nothing.
-    if (errno == ENETUNREACH || errno == EHOSTUNREACH || errno == ECONNREFUSED) {
+    // No route to the host's resolver: nothing can answer. Any other failure (a full buffer,
+    // an ICMP error an earlier query left on the socket) teaches nothing of this name.
+    if (errno == ENETUNREACH || errno == EHOSTUNREACH) {
       answers_.Asked(name, type, HostAnswers::Clock::now());
       answers_.Unanswerable(name, type);
     }
@@ -175,7 +175,11 @@ void UpstreamDns::ReadDatagrams(const OnReply& on_reply) {
     pending_.erase(it);
     // Truncated (TC): the whole answer comes over TCP, if a stream can be opened.
     const bool truncated = (buffer[2] & 0x02) != 0;
-    if (truncated && Retry(id, pending)) continue;
+    if (truncated && Retry(id, pending)) {
+      answers_.Heard(pending.name,
+                     std::span<const std::uint8_t>(buffer, static_cast<std::size_t>(n)));
+      continue;
+    }
     const std::span<const std::uint8_t> reply(buffer, static_cast<std::size_t>(n));
     answers_.Replied(pending.name, pending.type, reply);
     on_reply(pending.tag, reply);

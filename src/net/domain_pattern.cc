@@ -147,7 +147,19 @@ bool IsHostName(std::string_view name) {
     }
     if (!IsLabelChar(c) || ++label > kMaxLabelLength) return false;
   }
-  return label > 0;
+  if (label == 0) return false;
+  // No top-level label is all digits (RFC 3696, 2), nor a hexadecimal number: such a "name"
+  // (127.0.0.1, 127.1, 0x7f000001) is an address to inet_aton and to many proxies.
+  const std::string_view last = name.substr(name.size() - label);
+  const auto digits = [](std::string_view s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return IsDigit(c); });
+  };
+  const auto hex = [](std::string_view s) {
+    return s.size() > 2 && s.starts_with("0x") && std::all_of(s.begin() + 2, s.end(), [](char c) {
+             return IsDigit(c) || (c >= 'a' && c <= 'f');
+           });
+  };
+  return !digits(last) && !hex(last);
 }
 
 Result<DomainPattern> ParseDomainPattern(std::string_view text) {

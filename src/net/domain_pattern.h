@@ -40,8 +40,9 @@ struct DomainPattern {
 };
 
 // A host name in canonical form: dot-separated labels of 1-63 lower-case letters, digits, '-'
-// or '_', at most 253 bytes in all, no final dot. What cordon's resolver asks, the broker looks
-// up and the parent proxy is asked for; anything else is no name.
+// or '_', at most 253 bytes in all, no final dot, the last label not a number (all digits, or
+// 0x and hexadecimal digits: an address to inet_aton and many proxies). What cordon's resolver
+// asks, the broker looks up and the parent proxy is asked for; anything else is no name.
 bool IsHostName(std::string_view name);
 
 // kInvalidArgument naming `text` and what is wrong with it:

@@ -3,11 +3,11 @@
 namespace cordon::server {
 
 bool AdmitsNewSession(std::size_t kept, std::size_t limit,
-                      const std::optional<LeastRecent>& least_recent,
-                      std::chrono::steady_clock::time_point now) {
-  if (kept < limit || !least_recent) return true;
-  if (least_recent->running > 0) return false;
-  return least_recent->running_in_all == 0 || now - least_recent->last_end >= kIdleBeforeEviction;
+                      std::optional<std::chrono::steady_clock::time_point> oldest_idle_end,
+                      int running, std::chrono::steady_clock::time_point now) {
+  if (kept < limit) return true;
+  if (!oldest_idle_end) return false;
+  return running == 0 || now - *oldest_idle_end >= kIdleBeforeEviction;
 }
 
 }  // namespace cordon::server

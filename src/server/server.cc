@@ -116,13 +116,7 @@ class SessionCache {
   // Whether a session may be made for a request Find has none for (server/admission.h).
   bool AdmitsNew() {
     std::lock_guard lock(mutex_);
-    std::optional<LeastRecent> oldest;
-    if (!entries_.empty()) {
-      int busy = 0;
-      for (const Entry& entry : entries_) busy += entry.running;
-      oldest = LeastRecent{entries_.back().running, entries_.back().last_end, busy};
-    }
-    return AdmitsNewSession(entries_.size(), kMaxSessions, oldest,
+    return AdmitsNewSession(entries_.size(), kMaxSessions, OldestIdle(), Running(),
                             std::chrono::steady_clock::now());
   }
 
@@ -131,7 +125,7 @@ class SessionCache {
     if (std::optional<Session> found = Find(request)) return *found;
     const std::string key = Key(request);
     // Created outside the lock (it probes the kernel); two clients racing for a new key make
-    // two sessions, and the second simply replaces the first in the cache.
+    // two sessions, and the second to finish uses the first's (below).
     // The point of the server: each session gets its zygote and keeps the next command's
     // sandbox prepared (decisions 0010, 0023).
     CORDON_TRY(Session session,
@@ -146,8 +140,22 @@ class SessionCache {
                               request.workspace.string()));
     }
     std::lock_guard lock(mutex_);
+    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+      if (it->key != key) continue;
+      ++it->running;  // made meanwhile by another client: one entry per key, counted once each
+      entries_.splice(entries_.begin(), entries_, it);
+      return it->session;
+    }
     entries_.push_front(Entry{key, session, 1, std::chrono::steady_clock::now()});
-    while (entries_.size() > kMaxSessions) entries_.pop_back();
+    // Past the limit, the least recently used idle sessions go; one running a command is never
+    // dropped (its Release would be lost), so the cache may stay above the limit until one is
+    // idle (at most kMaxConnections run at once).
+    while (entries_.size() > kMaxSessions) {
+      auto idle = std::find_if(entries_.rbegin(), entries_.rend(),
+                               [](const Entry& e) { return e.running == 0; });
+      if (idle == entries_.rend()) break;
+      entries_.erase(std::next(idle).base());
+    }
     return session;
   }
 
@@ -166,6 +174,19 @@ class SessionCache {
     int running = 0;                                 // commands started and not yet released
     std::chrono::steady_clock::time_point last_end;  // when the last of them ended
   };
+  // With mutex_ held: when the least recently used session that runs nothing ended its last
+  // command (nullopt: every kept session runs one), and the commands all of them run.
+  std::optional<std::chrono::steady_clock::time_point> OldestIdle() const {
+    for (auto it = entries_.rbegin(); it != entries_.rend(); ++it) {
+      if (it->running == 0) return it->last_end;
+    }
+    return std::nullopt;
+  }
+  int Running() const {
+    int running = 0;
+    for (const Entry& entry : entries_) running += entry.running;
+    return running;
+  }
   const std::filesystem::path runtime_dir_;
   std::mutex mutex_;
   std::list<Entry> entries_;

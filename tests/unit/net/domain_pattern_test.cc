@@ -148,7 +148,11 @@ TEST(HostNameTest, OnlyCanonicalHostNames) {
   std::string long_name;
   while (long_name.size() < 250) long_name += "abcdefghi.";
   EXPECT_FALSE(IsHostName(long_name + "test"));
-  for (const char* bad : {"", ".", "Pkg.test", "pkg.test.", ".pkg.test", "pkg..test", "pkg test",
+  EXPECT_TRUE(IsHostName("1.0.0.127.in-addr.arpa"));
+  EXPECT_TRUE(IsHostName("a.0x"));   // not a number: "0x" alone
+  EXPECT_TRUE(IsHostName("a.b12"));  // letters and digits
+  for (const char* bad : {"127.0.0.1", "127.1", "10", "0x7f000001", "a.0x7f", "a.123", "", ".",
+                          "Pkg.test", "pkg.test.", ".pkg.test", "pkg..test", "pkg test",
                           "pkg.test\r\nHost: x", "pkg.test:80", "[::1]", "*.test"}) {
     EXPECT_FALSE(IsHostName(bad)) << bad;
   }

@@ -443,27 +443,24 @@ TEST(ClientWords, ARefusalIsPrintedWithOneCordonPrefix) {
   EXPECT_EQ(RefusalWarning(""), "");
 }
 
-TEST(Admission, ANewSessionWhileThereIsRoomOrTheOldestIsIdle) {
+TEST(Admission, ANewSessionWhileThereIsRoomOrAnIdleOneToReplace) {
   using std::chrono::milliseconds;
   const auto now = std::chrono::steady_clock::time_point{} + std::chrono::seconds(1000);
-  // Idle since `ago`, with another session running a command.
-  const auto idle_since = [&](milliseconds ago) { return LeastRecent{0, now - ago, 1}; };
-  // Room: always.
-  EXPECT_TRUE(AdmitsNewSession(0, 8, std::nullopt, now));
-  EXPECT_TRUE(AdmitsNewSession(7, 8, LeastRecent{3, now}, now));
-  // Full, and the least recently used session runs a command now, or ended one a moment ago
-  // (its agent sends the next one at once): the client runs it one-shot instead of evicting a
-  // session that is needed again.
-  EXPECT_FALSE(AdmitsNewSession(8, 8, LeastRecent{1, now - milliseconds(60000)}, now));
-  EXPECT_FALSE(AdmitsNewSession(8, 8, idle_since(milliseconds(0)), now));
-  EXPECT_FALSE(AdmitsNewSession(8, 8, idle_since(kIdleBeforeEviction - milliseconds(1)), now));
-  // Full, but the oldest is idle: it is evicted, as before.
-  EXPECT_TRUE(AdmitsNewSession(8, 8, idle_since(kIdleBeforeEviction), now));
-  EXPECT_TRUE(AdmitsNewSession(8, 8, idle_since(milliseconds(3600000)), now));
-  // Full, with nothing running anywhere (one client at a time, each workspace once: a test
-  // suite, a script): the oldest goes at once; a new session costs only that client.
-  EXPECT_TRUE(AdmitsNewSession(8, 8, LeastRecent{0, now, 0}, now));
-  EXPECT_FALSE(AdmitsNewSession(8, 8, LeastRecent{1, now, 1}, now));
+  // Room: always, busy or not.
+  EXPECT_TRUE(AdmitsNewSession(0, 8, std::nullopt, 0, now));
+  EXPECT_TRUE(AdmitsNewSession(7, 8, std::nullopt, 7, now));
+  // Full and every kept session runs a command: none to drop; the client runs it one-shot.
+  EXPECT_FALSE(AdmitsNewSession(8, 8, std::nullopt, 8, now));
+  // Full, others running, and the idle one ended a command a moment ago (its agent sends the
+  // next one at once): kept.
+  EXPECT_FALSE(AdmitsNewSession(8, 8, now, 3, now));
+  EXPECT_FALSE(AdmitsNewSession(8, 8, now - kIdleBeforeEviction + milliseconds(1), 3, now));
+  // Idle long enough: replaced, as before.
+  EXPECT_TRUE(AdmitsNewSession(8, 8, now - kIdleBeforeEviction, 3, now));
+  EXPECT_TRUE(AdmitsNewSession(8, 8, now - milliseconds(3600000), 3, now));
+  // Nothing running anywhere (one client at a time, each workspace once: a test suite, a
+  // script): replaced at once; a new session costs only that client.
+  EXPECT_TRUE(AdmitsNewSession(8, 8, now, 0, now));
 }
 
 }  // namespace
