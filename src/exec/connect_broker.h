@@ -161,6 +161,9 @@ class ConnectBroker {
   void ProxyConnect(const net::ConnectRequest& request);
   // The proxy's request by name alone (no address: the host's DNS had none).
   void ProxyConnectByName(const net::ConnectRequest& request);
+  // The proxy's connect `tag`, through the parent proxy to `target` ("host:port"): parked
+  // (counted in proxy_connects_), or answered with the error.
+  void ProxyTunnel(std::uint32_t tag, const std::string& target);
   // Whether a connect to `ip` goes through the parent proxy: there is one, and the caller's
   // no_proxy names neither the address, nor `asked_name` (the proxy's client asked by it), nor
   // a name the resolver handed the address out for.

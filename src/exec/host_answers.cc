@@ -6,6 +6,11 @@ namespace {
 constexpr std::uint16_t kTypeA = 1;
 constexpr std::uint16_t kTypeAaaa = 28;
 
+// ANCOUNT, the answer records of a reply (RFC 1035, 4.1.1: bytes 6-7 of the header).
+unsigned AnswerRecords(std::span<const std::uint8_t> reply) {
+  return (unsigned{reply[6]} << 8) | reply[7];
+}
+
 }  // namespace
 
 HostAnswers::Kind* HostAnswers::KindOf(std::string_view name, std::uint16_t type) {
@@ -33,8 +38,7 @@ void HostAnswers::Settle(std::string_view name, std::uint16_t type) {
 void HostAnswers::Heard(std::string_view name, std::span<const std::uint8_t> reply) {
   if (reply.size() < 12) return;
   any_reply_ = true;
-  const unsigned answers = (unsigned{reply[6]} << 8) | reply[7];
-  if (const auto it = names_.find(name); it != names_.end() && answers > 0) {
+  if (const auto it = names_.find(name); it != names_.end() && AnswerRecords(reply) > 0) {
     it->second.records = true;
   }
 }
@@ -44,14 +48,12 @@ void HostAnswers::Replied(std::string_view name, std::uint16_t type,
   Settle(name, type);
   if (reply.size() < 12) return;
   any_reply_ = true;
-  // The header (RFC 1035, 4.1.1): TC in byte 2, RCODE in the low bits of byte 3, ANCOUNT in
-  // bytes 6-7.
+  // The header (RFC 1035, 4.1.1): TC in byte 2, RCODE in the low bits of byte 3.
   const bool truncated = (reply[2] & 0x02) != 0;
   const unsigned rcode = reply[3] & 0x0f;
-  const unsigned answers = (unsigned{reply[6]} << 8) | reply[7];
   const auto it = names_.find(name);
   if (it == names_.end()) return;
-  if (answers > 0) {
+  if (AnswerRecords(reply) > 0) {
     it->second.records = true;
   } else if (!truncated && (rcode == 0 || rcode == 3)) {
     if (Kind* kind = KindOf(name, type)) kind->none = true;

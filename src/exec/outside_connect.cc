@@ -95,14 +95,8 @@ void ConnectBroker::ProxyConnect(const net::ConnectRequest& request) {
     return resolver_->SendConnectResult(request.tag, EAGAIN);
   }
   if (ViaParent(request.address, request.name)) {
-    Parked parked{0, UniqueFd(), {}, SOCK_STREAM};
-    parked.proxy_tag = request.tag;
-    const std::string target = fmt::format("{}:{}", net::Bracketed(request.address), request.port);
-    if (const int err = ParkTunnel(std::move(parked), target, -1); err != 0) {
-      return resolver_->SendConnectResult(request.tag, err);
-    }
-    ++proxy_connects_;
-    return;
+    return ProxyTunnel(request.tag,
+                       fmt::format("{}:{}", net::Bracketed(request.address), request.port));
   }
   sockaddr_storage address{};
   const unsigned len = net::SockaddrOf(request.address, request.port, &address);
@@ -151,10 +145,14 @@ void ConnectBroker::ProxyConnectByName(const net::ConnectRequest& request) {
   if (proxy_connects_ >= kMaxProxyConnects) {
     return resolver_->SendConnectResult(request.tag, EAGAIN);
   }
+  ProxyTunnel(request.tag, target);
+}
+
+void ConnectBroker::ProxyTunnel(std::uint32_t tag, const std::string& target) {
   Parked parked{0, UniqueFd(), {}, SOCK_STREAM};
-  parked.proxy_tag = request.tag;
+  parked.proxy_tag = tag;
   if (const int err = ParkTunnel(std::move(parked), target, -1); err != 0) {
-    return resolver_->SendConnectResult(request.tag, err);
+    return resolver_->SendConnectResult(tag, err);
   }
   ++proxy_connects_;
 }
