@@ -18,6 +18,7 @@ std::atomic<std::uint64_t> starts{0};
 std::atomic<std::uint64_t> prepared_launches{0};
 std::atomic<std::uint64_t> prepared_ready{0};
 std::atomic<std::uint64_t> shape_changes{0};
+std::atomic<std::uint64_t> views_lost{0};
 
 // Preparing failed this often in a row for one shape: stop until the shape changes (the
 // commands still run, joining the zygote themselves).
@@ -39,6 +40,7 @@ std::uint64_t ZygoteStarts() { return starts.load(); }
 std::uint64_t PreparedLaunches() { return prepared_launches.load(); }
 std::uint64_t PreparedReady() { return prepared_ready.load(); }
 std::uint64_t PreparedShapeChanges() { return shape_changes.load(); }
+std::uint64_t PreparedViewsLost() { return views_lost.load(); }
 
 ZygoteSlot::ZygoteSlot(SessionOptions options) : options_(options) {}
 
@@ -240,6 +242,7 @@ std::optional<Result<exec::LaunchedProcess>> ZygoteSlot::Launch(
       wake_.notify_all();
     }
     // kUnavailable: that sandbox was gone before it took the command; nothing ran.
+    if (!started && started.error().code == ErrorCode::kUnavailable) views_lost.fetch_add(1);
     if (started || started.error().code != ErrorCode::kUnavailable) {
       if (started) {
         launches.fetch_add(1);

@@ -47,6 +47,10 @@ std::uint64_t ZygoteStarts();
 // created, an entry added to a directory whose listing the plan's Landlock rules hold).
 std::uint64_t PreparedReady();
 std::uint64_t PreparedShapeChanges();
+// How many prepared commands were taken for a command of their shape but could not start it
+// (a mask of their view detached by a host change since they were built, or the sandbox
+// gone): the command started another way.
+std::uint64_t PreparedViewsLost();
 
 class ZygoteSlot {
  public:

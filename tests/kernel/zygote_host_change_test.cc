@@ -115,8 +115,13 @@ TEST_P(ZygoteTest, ARootOnlyFileReplacedOnTheHostIsStillHidden) {
   const std::filesystem::path open = fmt::format("/etc/cordon-zygote-open-{}", unique_);
   cleanup_.push_back(open);
   { std::ofstream(open) << "open\n"; }
-  WaitForPrepared();
-  EXPECT_EQ(Joined(*session, "cat " + open.string()).stdout_data.data, "open\n");
+  // Again while the Direct variant beside this one renames its own root-only file in /etc,
+  // which every sandbox of a root caller masks too.
+  const int starts = prepared_starts_;
+  for (int i = 0; i < (prepared() ? 5 : 1) && prepared_starts_ == starts; ++i) {
+    WaitForPrepared();
+    EXPECT_EQ(Joined(*session, "cat " + open.string()).stdout_data.data, "open\n");
+  }
 }
 
 // The built-in credential locations of the caller's home, replaced on the host while the
