@@ -514,8 +514,7 @@ void ConnectBroker::HandleNotification() {
                          : std::nullopt;
     if (ip && type == SOCK_STREAM && (protocol == IPPROTO_TCP || protocol == 0) &&
         !IsOwnHost(address)) {
-      return DecideOutside(id, tid, target_fd, socket.get(), address, static_cast<unsigned>(len),
-                           domain, *ip, port);
+      return DecideOutside(id, tid, target_fd, socket.get(), address, *ip, port);
     }
   }
 

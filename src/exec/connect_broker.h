@@ -146,13 +146,11 @@ class ConnectBroker {
   // Network by domain: a TCP connect beyond the sandbox's loopback, to `ip`:`port`. Allowed:
   // made outside (ConnectOutside); else recorded and EACCES. Answers the notification.
   void DecideOutside(std::uint64_t id, pid_t tid, int target_fd, int theirs,
-                     const sockaddr_storage& address, unsigned len, int domain,
-                     const net::IpAddress& ip, std::uint16_t port);
+                     const sockaddr_storage& address, const net::IpAddress& ip, std::uint16_t port);
   // The errno for the command (0, EINPROGRESS), or -1 when parked or nobody waits any more.
   // `tunnel_target`: through the parent proxy to that "host:port" (empty: directly).
   int ConnectOutside(std::uint64_t id, pid_t tid, int target_fd, int theirs,
-                     const sockaddr_storage& address, unsigned len, int domain,
-                     const std::string& tunnel_target);
+                     const sockaddr_storage& address, const std::string& tunnel_target);
   // The refusal of a connect beyond the sandbox's loopback to `ip`:`port` by the domain rules
   // (the resolver drained before), or nullopt when they allow it.
   std::optional<Denial> RefuseOutside(const net::IpAddress& ip, std::uint16_t port);

@@ -55,8 +55,8 @@ void ConnectBroker::DrainResolver() {
 }
 
 void ConnectBroker::DecideOutside(std::uint64_t id, pid_t tid, int target_fd, int theirs,
-                                  const sockaddr_storage& address, unsigned len, int domain,
-                                  const net::IpAddress& ip, std::uint16_t port) {
+                                  const sockaddr_storage& address, const net::IpAddress& ip,
+                                  std::uint16_t port) {
   // Every address the command could have read from the resolver is reported by now.
   DrainResolver();
   if (std::optional<Denial> refusal = RefuseOutside(ip, port)) {
@@ -67,7 +67,7 @@ void ConnectBroker::DecideOutside(std::uint64_t id, pid_t tid, int target_fd, in
   if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) return;
   const std::string tunnel =
       ViaParent(ip, "") ? fmt::format("{}:{}", net::Bracketed(ip), port) : std::string();
-  const int err = ConnectOutside(id, tid, target_fd, theirs, address, len, domain, tunnel);
+  const int err = ConnectOutside(id, tid, target_fd, theirs, address, tunnel);
   if (err >= 0) Respond(id, err);
 }
 
@@ -99,20 +99,11 @@ void ConnectBroker::ProxyConnect(const net::ConnectRequest& request) {
                        fmt::format("{}:{}", net::Bracketed(request.address), request.port));
   }
   sockaddr_storage address{};
-  const unsigned len = net::SockaddrOf(request.address, request.port, &address);
-  const int domain = request.address.family;
-  UniqueFd ours(::socket(domain, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP));
-  if (!ours) return resolver_->SendConnectResult(request.tag, errno);
-  const int one = 1;
-  (void)::setsockopt(ours.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  if (const int err = PinLocalPort(ours.get(), domain, random_); err != 0) {
-    return resolver_->SendConnectResult(request.tag, err);
-  }
-  const int err =
-      ::connect(ours.get(), reinterpret_cast<const sockaddr*>(&address), len) == 0 ? 0 : errno;
-  if (err == 0) return resolver_->SendConnectResult(request.tag, 0, ours.get());
-  if (err != EINPROGRESS) return resolver_->SendConnectResult(request.tag, err);
-  Parked parked{0, std::move(ours), address, SOCK_STREAM};
+  (void)net::SockaddrOf(request.address, request.port, &address);
+  OutsideConnect started = StartOutsideConnect(address, -1, random_);
+  if (started.err == 0) return resolver_->SendConnectResult(request.tag, 0, started.socket.get());
+  if (started.err != EINPROGRESS) return resolver_->SendConnectResult(request.tag, started.err);
+  Parked parked{0, std::move(started.socket), address, SOCK_STREAM};
   parked.proxy_tag = request.tag;
   if (!Park(std::move(parked))) return resolver_->SendConnectResult(request.tag, EAGAIN);
   ++proxy_connects_;
@@ -212,7 +203,7 @@ std::optional<Denial> ConnectBroker::RefuseOutside(const net::IpAddress& ip, std
 }
 
 int ConnectBroker::ConnectOutside(std::uint64_t id, pid_t tid, int target_fd, int theirs,
-                                  const sockaddr_storage& address, unsigned len, int domain,
+                                  const sockaddr_storage& address,
                                   const std::string& tunnel_target) {
   const int their_flags = ::fcntl(theirs, F_GETFL);
   if (their_flags < 0) return errno;
@@ -228,14 +219,10 @@ int ConnectBroker::ConnectOutside(std::uint64_t id, pid_t tid, int target_fd, in
     return err == 0 ? -1 : err;
   }
   // In the supervisor's network namespace (the host's), never blocking the supervisor.
-  UniqueFd ours(::socket(domain, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP));
-  if (!ours) return errno;
-  CopySocketOptions(theirs, ours.get(), domain);
-  if (const int err = PinLocalPort(ours.get(), domain, random_); err != 0) return err;
-  const int rc = ::connect(ours.get(), reinterpret_cast<const sockaddr*>(&address), len);
-  const int err = rc == 0 ? 0 : errno;
+  OutsideConnect started = StartOutsideConnect(address, theirs, random_);
+  const int err = started.err;
   if (err != 0 && err != EINPROGRESS) return err;  // the host network's own answer
-  Parked parked{id, std::move(ours), address, SOCK_STREAM};
+  Parked parked{id, std::move(started.socket), address, SOCK_STREAM};
   parked.install_fd = target_fd;
   parked.cloexec = cloexec;
   parked.their_flags = their_flags;

@@ -2,12 +2,68 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <sys/socket.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 
 namespace cordon::exec {
+
+using core::UniqueFd;
+namespace {
+
+struct PortRange {
+  unsigned low = 32768;
+  unsigned high = 60999;
+};
+
+PortRange LocalPortRange() {
+  PortRange range;
+  if (std::FILE* file = std::fopen("/proc/sys/net/ipv4/ip_local_port_range", "re")) {
+    PortRange read;
+    if (std::fscanf(file, "%u %u", &read.low, &read.high) == 2 && read.low != 0 &&
+        read.high >= read.low && read.high <= 65535) {
+      range = read;
+    }
+    std::fclose(file);
+  }
+  return range;
+}
+
+// At most this many fresh sockets for one connect whose port's connection to the address is
+// still in TIME_WAIT: each costs a socket(); a command cannot make the broker open thousands.
+constexpr int kMaxFreshSockets = 64;
+
+UniqueFd NewSocket(int domain, int options_from) {
+  UniqueFd socket(::socket(domain, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP));
+  if (!socket) return socket;
+  const int one = 1;
+  if (options_from >= 0) {
+    CopySocketOptions(options_from, socket.get(), domain);  // v6-only before the bind
+  } else {
+    (void)::setsockopt(socket.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  }
+  (void)::setsockopt(socket.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  return socket;
+}
+
+int BindPort(int socket, int domain, std::uint16_t port) {
+  sockaddr_storage local{};
+  socklen_t len = sizeof(sockaddr_in);
+  if (domain == AF_INET6) {
+    auto* in6 = reinterpret_cast<sockaddr_in6*>(&local);
+    in6->sin6_family = AF_INET6;
+    in6->sin6_port = htons(port);
+    len = sizeof(sockaddr_in6);
+  } else {
+    auto* in = reinterpret_cast<sockaddr_in*>(&local);
+    in->sin_family = AF_INET;
+    in->sin_port = htons(port);
+  }
+  return ::bind(socket, reinterpret_cast<const sockaddr*>(&local), len) == 0 ? 0 : errno;
+}
+
+}  // namespace
 
 void CopySocketOptions(int from, int to, int domain) {
   const auto copy = [&](int level, int option) {
@@ -27,34 +83,35 @@ void CopySocketOptions(int from, int to, int domain) {
   }
 }
 
-int PinLocalPort(int socket, int domain, std::mt19937& random) {
-  unsigned low = 32768;
-  unsigned high = 60999;
-  if (std::FILE* range = std::fopen("/proc/sys/net/ipv4/ip_local_port_range", "re")) {
-    if (std::fscanf(range, "%u %u", &low, &high) != 2 || low == 0 || high < low) {
-      low = 32768;
-      high = 60999;
+OutsideConnect StartOutsideConnect(const sockaddr_storage& address, int options_from,
+                                   std::mt19937& random) {
+  const int domain = address.ss_family;
+  const socklen_t len = domain == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
+  const PortRange range = LocalPortRange();
+  const unsigned count = range.high - range.low + 1;
+  const unsigned start = std::uniform_int_distribution<unsigned>(0, count - 1)(random);
+  UniqueFd socket;
+  int fresh = 0;
+  for (unsigned i = 0; i < count; ++i) {
+    if (!socket) {
+      if (++fresh > kMaxFreshSockets) break;
+      socket = NewSocket(domain, options_from);
+      if (!socket) return {UniqueFd(), errno};
     }
-    std::fclose(range);
-  }
-  std::uniform_int_distribution<unsigned> pick(low, high);
-  int err = EADDRINUSE;
-  for (int attempt = 0; attempt < 16 && err == EADDRINUSE; ++attempt) {
-    sockaddr_storage local{};
-    socklen_t len = sizeof(sockaddr_in);
-    if (domain == AF_INET6) {
-      auto* in6 = reinterpret_cast<sockaddr_in6*>(&local);
-      in6->sin6_family = AF_INET6;
-      in6->sin6_port = htons(static_cast<std::uint16_t>(pick(random)));
-      len = sizeof(sockaddr_in6);
-    } else {
-      auto* in = reinterpret_cast<sockaddr_in*>(&local);
-      in->sin_family = AF_INET;
-      in->sin_port = htons(static_cast<std::uint16_t>(pick(random)));
+    const auto port = static_cast<std::uint16_t>(range.low + (start + i) % count);
+    if (const int err = BindPort(socket.get(), domain, port); err != 0) {
+      if (err == EADDRINUSE) continue;  // still unbound: the next port, with the same socket
+      return {UniqueFd(), err};
     }
-    err = ::bind(socket, reinterpret_cast<const sockaddr*>(&local), len) == 0 ? 0 : errno;
+    if (::connect(socket.get(), reinterpret_cast<const sockaddr*>(&address), len) == 0) {
+      return {std::move(socket), 0};
+    }
+    const int err = errno;
+    if (err == EINPROGRESS) return {std::move(socket), EINPROGRESS};
+    if (err != EADDRNOTAVAIL) return {UniqueFd(), err};  // the host network's own answer
+    socket.Reset();  // bound to a port whose connection to `address` is in TIME_WAIT
   }
-  return err;
+  return {UniqueFd(), EADDRNOTAVAIL};
 }
 
 }  // namespace cordon::exec

@@ -69,26 +69,15 @@ bool ConnectBroker::ViaParent(const net::IpAddress& ip, std::string_view asked_n
 }
 
 int ConnectBroker::ParkTunnel(Parked parked, const std::string& target, int options_from) {
-  const int domain = parent_address_.ss_family;
-  UniqueFd ours(::socket(domain, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP));
-  if (!ours) return errno;
-  if (options_from >= 0) {
-    CopySocketOptions(options_from, ours.get(), domain);
-  } else {
-    const int one = 1;
-    (void)::setsockopt(ours.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  }
-  if (const int err = PinLocalPort(ours.get(), domain, random_); err != 0) return err;
-  const unsigned len = domain == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
-  if (::connect(ours.get(), reinterpret_cast<const sockaddr*>(&parent_address_), len) != 0 &&
-      errno != EINPROGRESS) {
-    const int err = errno;
+  OutsideConnect started = StartOutsideConnect(parent_address_, options_from, random_);
+  if (started.err != 0 && started.err != EINPROGRESS) {
+    const int err = started.err;
     parked.tunnel_target = target;
     RecordParentFailure(parked, fmt::format("could not be reached: {}", std::strerror(err)));
     return err;
   }
   // Connected at once or not, the request goes when the socket is writable (TunnelStep).
-  parked.socket = std::move(ours);
+  parked.socket = std::move(started.socket);
   parked.address = parent_address_;
   parked.tunnel_target = target;
   return Park(std::move(parked)) ? 0 : EAGAIN;

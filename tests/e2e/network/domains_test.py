@@ -11,6 +11,10 @@ resolving to the loopback (rebinding) and the same address listed, a denied subd
 allowed wildcard, a port rule, and a DNS query sent past cordon's resolver. As root and as an
 unprivileged user; one-shot, served and through `cordon mcp`.
 
+Ports (decision 0055): on a narrowed ephemeral range, twice as many connects as it has ports,
+each closed by the command first (TIME_WAIT); every port of the range held (EADDRNOTAVAIL); and
+a socket a reset closed, which the command must not bind to a port of the host's.
+
 Behind a parent proxy (sandbox.parent_proxy, the caller's HTTPS_PROXY): a third namespace,
 "corp", joined to the world by a veth of its own and without a default route, reaches only
 192.0.3.0/24, where the world runs a small CONNECT proxy (the parent) that logs every target it
@@ -24,12 +28,14 @@ address literal, nothing at all), cordon's denials and its refusal of a parent i
 
   CORDON_DOMAINS_ONLY=TEXT  run only the cases whose "who: way: name" contains TEXT
 """
+import errno
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 # tests/e2e/mcp_run.py: one directory up in the tree, beside this file where it is staged.
@@ -68,6 +74,7 @@ BIG = [f"198.51.100.{i}" for i in range(100, 140)]
 HUGE = [f"198.51.100.{i}" for i in range(140, 240)]
 RESOLVER = "198.51.100.53"
 HOST_PORT = 9090          # a service on the client's (the host's) loopback
+RESET_PORT = 2223         # pkg.test's server that resets every connection
 PROXY = "127.0.0.1:1023"  # the sandbox's proxy, which the run's proxy variables name
 CORP_ADDR = "192.0.3.2"   # corp's end of its veth (192.0.3.0/24); the world's is PARENT_HOST
 PARENT_HOST = "192.0.3.1"
@@ -154,6 +161,9 @@ def setup():
     with open(f"{work}/banner_server.py", "w") as f:
         f.write(BANNER_SERVER)
     in_world("python3", f"{work}/banner_server.py", PKG, "2222")
+    with open(f"{work}/reset_server.py", "w") as f:
+        f.write(RESET_SERVER)
+    in_world("python3", f"{work}/reset_server.py", PKG, str(RESET_PORT))
     # A service on the client's own loopback: the host's, which no allowed name may lead to.
     host_site = os.path.join(work, "host-service")
     os.makedirs(host_site)
@@ -364,6 +374,18 @@ while True:
     threading.Thread(target=serve, args=(c,), daemon=True).start()
 """
 
+# Resets each connection half a second after accepting it (a linger of 0, then close).
+RESET_SERVER = """import socket, struct, sys, threading, time
+listener = socket.create_server((sys.argv[1], int(sys.argv[2])))
+def serve(c):
+    time.sleep(0.5)
+    c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    c.close()
+while True:
+    c, _ = listener.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+"""
+
 # Clients of the sandbox's proxy that no tool offers, written into each workspace:
 #   via_proxy.py tls HOST:PORT SERVER_NAME   CONNECT, then TLS naming SERVER_NAME, GET /hello.txt
 #   via_proxy.py raw HOST:PORT               CONNECT, read the server's first line, answer it
@@ -509,6 +531,15 @@ class Who:
 failures = []
 
 
+def report(label, problem):
+    """Records the case `label` as failed with `problem`, or as passed when that is None."""
+    if problem:
+        failures.append(f"{label}: {problem}")
+        print(f"FAIL: {label}: {problem}")
+    else:
+        print(f"ok: {label}")
+
+
 def check(who, way, flags, name, text, *, ok, output=None, denial=None, fast=False, absent=None,
           env=None, config=None, logged=None, unlogged=None):
     """ok: the command must exit 0 (and print `output`), else fail; `denial`: (kind, target or
@@ -572,11 +603,7 @@ def check(who, way, flags, name, text, *, ok, output=None, denial=None, fast=Fal
             problem += f" (the parent's log: {seen}; exit {r.get('exit_code')}, stderr " \
                        f"{r.get('stderr', '')[-200:]!r})"
     label = f"{who.name}: {way}: {name}"
-    if problem:
-        failures.append(f"{label}: {problem}")
-        print(f"FAIL: {label}: {problem}")
-    else:
-        print(f"ok: {label}")
+    report(label, problem)
 
 
 # Through the sandbox's proxy (the run's proxy variables), and past it (transparently).
@@ -903,6 +930,109 @@ def parent_cases(who, way, flags_for):
                 flags=("--network", "deny"), hidden="s3cretpw")
 
 
+# The broker's outside sockets under connection churn (exec/outside_socket.h): each pinned to
+# a local port of its own, found as the kernel finds an unbound connect's. Each case narrows the
+# client's ephemeral range (net.ipv4.ip_local_port_range, the namespace's own) to ports no case
+# before it used, since a closed connection holds its port for a minute (TIME_WAIT).
+PY_CHURN = ("python3 -c \"import socket,sys\n"
+            "targets = [('pkg.test', 8080), ('pkg.test', 8443), ('other.test', 8080)]\n"
+            "for i in range(int(sys.argv[1])):\n"
+            "  s = socket.create_connection(targets[i % 3], timeout=10); s.close()\n"
+            "print('connected', sys.argv[1])\" ")
+# A connect when every port of the range is held: the errno it gets.
+PY_NO_PORT = ("python3 -c \"import socket\n"
+              "try: socket.create_connection(('pkg.test', 8080), timeout=10); print('connected')\n"
+              "except OSError as e: print('refused', e.errno)\"")
+# Connects to the server that resets, then tries to bind the closed socket to SQUAT_PORT (a
+# port of the host's network: the socket is the host's); marks that it tried and holds on.
+PY_SQUAT = ("python3 -c \"import socket,sys,time\n"
+            "s = socket.create_connection(('pkg.test', " + str(RESET_PORT) + "), timeout=10)\n"
+            "try: s.recv(1)\n"
+            "except OSError: pass\n"
+            "try: s.bind(('0.0.0.0', int(sys.argv[1]))); print('bound')\n"
+            "except OSError as e: print('bind refused', e.errno)\n"
+            "open('squat-tried', 'w').close(); time.sleep(4)\" ")
+port_block = [40000]
+
+
+def port_range(size):
+    """Narrows the client's ephemeral range to `size` ports no case used before; its first."""
+    low = port_block[0]
+    port_block[0] += 100
+    sh("ip", "netns", "exec", CLIENT, "sysctl", "-qw",
+       f"net.ipv4.ip_local_port_range={low} {low + size - 1}")
+    return low
+
+
+def port_cases(who, way, flags_for):
+    a = flags_for
+    label = f"{who.name}: {way}: ports: "
+    only = os.environ.get("CORDON_DOMAINS_ONLY")
+    if only and only not in label:
+        return
+    # Twice as many connects as the range has ports, each closed by the command first: its
+    # side's port waits in TIME_WAIT, shared with connections to the other addresses, as an
+    # unbound connect shares it (bare, below: the setup's own check).
+    port_range(16)
+    bare = subprocess.run(["ip", "netns", "exec", CLIENT, "sh", "-c", PY_CHURN + "32"],
+                          capture_output=True, text=True, timeout=120)
+    if "connected 32" not in bare.stdout:
+        failures.append(f"{label}bare churn failed, the setup is wrong: {bare.stderr[-300:]!r}")
+        return
+    port_range(16)
+    check(who, way, a("pkg.test", "other.test"), "ports: 32 connects over a 16-port range",
+          PY_CHURN + "32", ok=True, output="connected 32")
+    # Twin: every port of the range held by a listener of the host's: the connect fails, as an
+    # unbound one does (EADDRNOTAVAIL), never made from a port that is not the socket's own.
+    low = port_range(2)
+    holder = subprocess.Popen(
+        ["ip", "netns", "exec", CLIENT, "python3", "-c",
+         "import socket,sys,time\n"
+         f"held = [socket.create_server(('0.0.0.0', p)) for p in ({low}, {low + 1})]\n"
+         "print('held', flush=True); time.sleep(120)"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        holder.stdout.readline()
+        check(who, way, a("pkg.test"), "ports: every port of the range held",
+              PY_NO_PORT, ok=True, output=f"refused {errno.EADDRNOTAVAIL}")
+    finally:
+        holder.kill()
+        holder.wait()
+    squat_case(who, way, a("pkg.test"))
+
+
+def squat_case(who, way, flags):
+    """A socket cordon connected outside, reset by the server, cannot be bound by the command
+    to a port of the host's network: checked from outside, by binding that port meanwhile."""
+    label = f"{who.name}: {way}: ports: a reset socket cannot squat a host port"
+    squat_port = 45000 + port_block[0] // 100
+    marker = os.path.join(who.ws, "squat-tried")
+    if os.path.exists(marker):
+        os.unlink(marker)
+    result = {}
+    runner = threading.Thread(
+        target=lambda: result.update(who.run(way, flags, PY_SQUAT + str(squat_port)) or {}))
+    runner.start()
+    for _ in range(200):
+        if os.path.exists(marker):
+            break
+        time.sleep(0.05)
+    probe = subprocess.run(
+        ["ip", "netns", "exec", CLIENT, "python3", "-c",
+         "import socket; s = socket.socket(); "  # no SO_REUSEADDR: any holder conflicts
+         f"s.bind(('0.0.0.0', {squat_port})); s.listen(); print('free')"],
+        capture_output=True, text=True)
+    runner.join()
+    problem = None
+    if not os.path.exists(marker):
+        problem = f"the command never tried: {result.get('stderr', '')[-300:]!r}"
+    elif "free" not in probe.stdout:
+        problem = f"port {squat_port} was taken: {probe.stderr[-200:]!r}"
+    elif "bind refused" not in result.get("stdout", ""):
+        problem = f"printed {result.get('stdout', '')[-200:]!r}"
+    report(label, problem)
+
+
 def check_start(who, way, name, env, *, refused=None, flags=("--allow-domain", "pkg.test"),
                 hidden=None):
     """The run with the caller's `env` is refused before its command runs (exit 125, the
@@ -937,11 +1067,7 @@ def check_start(who, way, name, env, *, refused=None, flags=("--allow-domain", "
         problem = "the command ran"
     elif hidden is not None and hidden in said:
         problem = f"showed {hidden!r}: {said[-300:]!r}"
-    if problem:
-        failures.append(f"{label}: {problem}")
-        print(f"FAIL: {label}: {problem}")
-    else:
-        print(f"ok: {label}")
+    report(label, problem)
 
 
 def domain_flags(*patterns):
@@ -963,6 +1089,14 @@ try:
                 who.start_server([])
             cases(who, way, domain_flags)
             who.stop_server()
+    # Under connection churn, and a socket a reset closed: in the client, on narrowed ranges.
+    for who in whos:
+        for way in ("one-shot", "served", "mcp"):
+            if way == "served":
+                who.start_server([])
+            port_cases(who, way, domain_flags)
+            who.stop_server()
+    sh("ip", "netns", "exec", CLIENT, "sysctl", "-qw", "net.ipv4.ip_local_port_range=32768 60999")
     # Behind a parent proxy: cordon (and its run server, whose environment has no HTTPS_PROXY:
     # each run's caller's counts) in corp.
     for who in whos:
