@@ -121,6 +121,7 @@ ClientResult RunThroughServer(const ServerPaths& paths, const Invocation& invoca
   Result<Confinement> own = OwnConfinement();
   if (!own) return NotServed(own.error().message);
   if (Result<void> trusted = CheckServer(*own, socket.get()); !trusted) {
+    if (trusted.error().code == ErrorCode::kNotFound) return NoneRunning();  // killed, say
     return NotServed("not using the run server at " + path + ": " + trusted.error().message);
   }
   // The kernel names the sender of a message only when one of the two sockets asks for it

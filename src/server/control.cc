@@ -67,6 +67,7 @@ Result<ServerStatus> QueryServer(const ServerPaths& paths) {
   status.pid = peer.pid;
   if (Result<Confinement> own = OwnConfinement(); own) {
     if (Result<void> same = CheckServer(*own, socket.get()); !same) {
+      if (same.error().code == ErrorCode::kNotFound) return ServerStatus{};  // it just exited
       status.stale = same.error().message;
     }
   }

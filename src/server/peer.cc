@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -290,11 +291,23 @@ Result<void> CheckPeer(const Confinement& own, int socket) {
 }
 
 Result<void> CheckServer(const Confinement& own, int socket) {
-  Result<Confinement> server = PeerConfinement(socket, /*executable=*/true);
+  CORDON_TRY(core::UniqueFd pidfd, PeerPidfd(socket));
+  Result<Confinement> server = ConfinementOf(pidfd.get(), /*executable=*/true);
   if (!server) return std::unexpected(std::move(server).error());
   CORDON_TRY_VOID(Trusted(own, *server));  // a sandboxed server is refused as such first
-  if (!own.exe_known || !server->exe_known || own.exe_dev != server->exe_dev ||
-      own.exe_ino != server->exe_ino) {
+  if (!server->exe_known) {
+    // A server that is exiting (killed, say) has let go of its executable before its socket:
+    // a connection that came in between names no executable. Not "another executable": gone.
+    pollfd exiting{pidfd.get(), POLLIN, 0};
+    if (::poll(&exiting, 1, kExitingServerWaitMs) == 1) {
+      return Fail(ErrorCode::kNotFound, "the run server exited while this run connected");
+    }
+    return Fail(ErrorCode::kUnavailable,
+                fmt::format("cannot tell which executable the run server (pid {}) runs: its "
+                            "/proc entry names none",
+                            server->pid));
+  }
+  if (!own.exe_known || own.exe_dev != server->exe_dev || own.exe_ino != server->exe_ino) {
     return Fail(ErrorCode::kUnavailable,
                 "it runs another cordon executable than this one (one started before an "
                 "upgrade, or another install): stop it with `cordon serve --stop`, and the next "

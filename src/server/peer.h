@@ -100,7 +100,9 @@ bool SameLiveProcess(const Peer& peer, int other_pidfd);
 
 // CheckPeer for a client looking at its server, which must also run this very executable: a
 // server of another cordon (one still running after an upgrade, another install) may speak
-// another protocol.
+// another protocol. kNotFound when the server exited as this process connected (it named no
+// executable, and was gone within kExitingServerWaitMs): none is running.
 [[nodiscard]] Result<void> CheckServer(const Confinement& own, int socket);
+inline constexpr int kExitingServerWaitMs = 500;
 
 }  // namespace cordon::server
