@@ -59,6 +59,11 @@ struct TerminalState {
   }
 };
 
+// The full client's words (server/client.cc), without its detail.
+constexpr const char* kVanished =
+    "the run server vanished during the run (killed?); the command may have run, in part or "
+    "whole, and is not run again";
+
 [[noreturn]] void Fail(const char* message, const char* detail) {
   Say("cordon: ");
   Say(message);
@@ -321,13 +326,13 @@ bool TryServer(int argc, char** argv, char** envp, const char* execfn, PathText&
           .Add(" s (stopped or hung?); giving up, which cancels the command");
       Fail(message.data, "");
     }
-    Fail("the run server vanished during the run", "");
+    Fail(kVanished, "");
   }
   if (reply.kind == ReplyKind::kRefused) return Closed(s);  // it could not run it: nothing ran
   if (reply.kind != ReplyKind::kRan)
     Fail("the run server sent a second greeting instead of a result", "");
   if (!Relay(s, 1, reply.stdout_bytes) || !Relay(s, 2, reply.stderr_bytes)) {
-    Fail("the run server vanished during the run", "");
+    Fail(kVanished, "");
   }
   Exit(reply.exit_code & 0xff);
 }

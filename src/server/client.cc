@@ -186,8 +186,10 @@ ClientResult RunThroughServer(const ServerPaths& paths, const Invocation& invoca
   Result<Reply> reply = ReceiveReply(socket.get());
   // The server may have started the command: running it again could do it twice. Report.
   if (!reply)
-    return GaveUp("cordon: the run server vanished during the run: " + reply.error().message +
-                  "\n");
+    return GaveUp(
+        "cordon: the run server vanished during the run (killed?); the command may "
+        "have run, in part or whole, and is not run again: " +
+        reply.error().message + "\n");
   // It could not run it (nothing ran): this process runs it.
   if (reply->kind == ReplyKind::kRefused) return NotServed(RefusalWarning(reply->stderr_text));
   if (reply->kind != ReplyKind::kRan) {

@@ -16,6 +16,7 @@
 #include <condition_variable>
 #include <csignal>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <list>
 #include <memory>
@@ -31,6 +32,7 @@
 #include "report/run_outcome.h"
 #include "server/admission.h"
 #include "server/client_check.h"
+#include "server/context.h"
 #include "server/helper_thread.h"
 #include "server/peer.h"
 #include "server/wire.h"
@@ -192,12 +194,20 @@ class SessionCache {
   std::list<Entry> entries_;
 };
 
+// The file a path names (lstat), to tell the socket this server bound from one put there since.
+std::optional<FileId> FileAt(const std::filesystem::path& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return std::nullopt;
+  return FileId{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+}
+
 class Server {
  public:
-  Server(const ServerOptions& options, Confinement own, core::UniqueFd listener)
+  Server(const ServerOptions& options, Confinement own, core::UniqueFd listener, FileId socket)
       : options_(options),
         own_(own),
         listener_(std::move(listener)),
+        socket_file_(socket),
         sessions_(options.runtime_dir) {}
 
   // Serves until idle: workers wait in accept() themselves (no hand-over from an accepting
@@ -229,6 +239,7 @@ class Server {
   // This process's confinement, read once: the bar every client is checked against.
   const Confinement own_;
   core::UniqueFd listener_;
+  const FileId socket_file_;  // the socket file as bound: clients reach the server through it
   SessionCache sessions_;
   std::mutex log_mutex_;
   std::atomic<int> active_{0};
@@ -505,6 +516,15 @@ void Server::Run() {
       Log("asked to stop, exiting once the running commands end");
       break;
     }
+    // Its socket file removed (the run directory with it) or replaced: no client can reach
+    // this server any more, and a new one may already serve in its place.
+    if (FileAt(options_.paths.socket) != socket_file_) {
+      Log(
+          fmt::format("its socket {} was removed or replaced: exiting once the running "
+                      "commands end",
+                      options_.paths.socket.string()));
+      break;
+    }
     if (active_.load() != 0) continue;
     const Clock::time_point last{Clock::duration(last_activity_.load())};
     if (Clock::now() - last >= options_.idle_timeout) {
@@ -571,6 +591,8 @@ Result<void> Serve(const ServerOptions& options) {
   if (!lock.valid()) return core::FailSyscall("open", options.paths.lock.string());
   CORDON_TRY_VOID(TakeLock(lock.get(), options.paths));
   CORDON_TRY(core::UniqueFd listener, Listen(options.paths));
+  const std::optional<FileId> socket_file = FileAt(options.paths.socket);
+  if (!socket_file) return core::FailSyscall("lstat", options.paths.socket.string());
   // Only now: a line that scripts (and bench/startup_bench.cc) wait for before the first run.
   if (options.log != nullptr) {
     fmt::print(options.log, "cordon serve: listening on {} (exits after {} s idle)\n",
@@ -587,10 +609,11 @@ Result<void> Serve(const ServerOptions& options) {
   ::sigemptyset(&stop.sa_mask);
   ::sigaction(SIGTERM, &stop, nullptr);
   ::sigaction(SIGINT, &stop, nullptr);
-  Server server(options, own, std::move(listener));
+  Server server(options, own, std::move(listener), *socket_file);
   server.Run();
-  // Still holding the lock: the socket file is ours to remove.
-  (void)::unlink(options.paths.socket.c_str());
+  // Still holding the lock: the socket file is ours to remove, unless the run directory was
+  // removed meanwhile (the lock with it) and the file is now another server's.
+  if (FileAt(options.paths.socket) == socket_file) (void)::unlink(options.paths.socket.c_str());
   return {};
 }
 
