@@ -18,12 +18,23 @@ or says "cordon:" twice. After each case at most one server listens.
   client       clients are killed (SIGKILL) mid-run; the others' results stay right
   race         every agent's first run finds no server and starts one: one is left
 
+Through `cordon mcp` (each agent an MCP client of a server of its own, every call checked the
+same way; a server whose input ends must exit within 10 s, its running command cancelled):
+
+  mcp-kill     two agents' servers killed (SIGKILL) mid-call; those agents start new ones
+  mcp-client   two agents' clients vanish mid-call (the servers' input closed)
+  mcp-stop     every server stopped (SIGSTOP) for 3 s mid-load, then continued
+  mcp-nofile   every server with a descriptor limit of 64
+  mcp-full     $XDG_RUNTIME_DIR full
+
   faults_test.py CORDON [ROOT]   exit 0: all passed; 1: a failure; 77: not root
   CORDON_FAULTS_ONLY=NAME        run only that case
 """
+import json
 import os
 import random
 import resource
+import select
 import shutil
 import signal
 import subprocess
@@ -102,26 +113,39 @@ class Load:
             token = f"t-{i}-{j}"
             out = os.path.join(ws, f"out-{j}")
             text = f"echo {token} >> out-{j} && sleep 0.05 && cat out-{j}"
-            p = subprocess.Popen([CORDON, "run", "--", "sh", "-c", text], cwd=ws, env=self.env,
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            with self.lock:
-                self.running[token] = p
-            try:
-                stdout, stderr = p.communicate(timeout=SLOW)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                stdout, stderr = p.communicate()
-                self.fail(token, f"took more than {SLOW} s: {stderr[-300:]!r}")
-                continue
-            finally:
-                with self.lock:
-                    self.running.pop(token, None)
-            self.judge(token, out, p.returncode, stdout, stderr)
+            result = self.one(i, ws, token, text)
+            if result is None:
+                continue  # failed already, or killed (judged below for running twice)
+            code, stdout, stderr = result
+            self.judge(token, out, code, stdout, stderr)
             with self.lock:
                 self.done += 1
-                said = stderr.split(";")[0].split(":", 2)[-1].strip()[:60] if stderr else ""
-                key = f"exit {p.returncode}" + (f" ({said})" if said else "")
+                first = stderr.strip().splitlines()[0] if stderr.strip() else ""
+                said = first.removeprefix("cordon: ")[:70]
+                key = f"exit {code}" + (f" ({said})" if said else "")
                 self.outcomes[key] = self.outcomes.get(key, 0) + 1
+        self.finish(i)
+
+    def one(self, i, ws, token, text):
+        """Runs `text` for agent `i`: (exit code, stdout, stderr), or None."""
+        p = subprocess.Popen([CORDON, "run", "--", "sh", "-c", text], cwd=ws, env=self.env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        with self.lock:
+            self.running[token] = p
+        try:
+            stdout, stderr = p.communicate(timeout=SLOW)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            stdout, stderr = p.communicate()
+            self.fail(token, f"took more than {SLOW} s: {stderr[-300:]!r}")
+            return None
+        finally:
+            with self.lock:
+                self.running.pop(token, None)
+        return p.returncode, stdout, stderr
+
+    def finish(self, i):
+        pass
 
     def judge(self, token, out, code, stdout, stderr):
         try:
@@ -177,10 +201,131 @@ class Load:
             t.join()
 
 
+class McpSession:
+    """One agent's `cordon mcp` over stdio, as an MCP client drives it."""
+
+    def __init__(self, ws, env, preexec=None):
+        self.proc = subprocess.Popen([CORDON, "mcp", "--workspace", ws], cwd=ws, env=env,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, preexec_fn=preexec)
+        self.buffer, self.next_id = b"", 1
+        self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                    "clientInfo": {"name": "faults", "version": "1"}})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, message):
+        try:
+            self.proc.stdin.write((json.dumps(message) + "\n").encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, ValueError) as e:
+            raise EOFError from e
+
+    def request(self, method, params):
+        """The reply to `method`; EOFError when the server went, TimeoutError after SLOW s."""
+        ident = self.next_id
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": ident, "method": method, "params": params})
+        deadline = time.monotonic() + SLOW
+        while True:
+            line, sep, rest = self.buffer.partition(b"\n")
+            if sep:
+                self.buffer = rest
+                reply = json.loads(line)
+                if reply.get("id") == ident:
+                    return reply
+                continue
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.proc.stdout], [], [], left)[0]:
+                raise TimeoutError
+            chunk = os.read(self.proc.stdout.fileno(), 65536)
+            if not chunk:
+                raise EOFError
+            self.buffer += chunk
+
+    def close(self):
+        """Closes its input as a client that is done does; True when it then exits in 10 s."""
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+            return True
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            return False
+
+
+class McpLoad(Load):
+    """The same load, each agent through a `cordon mcp` of its own (`preexec` run in each)."""
+
+    def __init__(self, root, runtime, preexec=None):
+        super().__init__(root, runtime)
+        self.preexec = preexec
+        self.sessions = [None] * AGENTS
+        self.in_flight = [None] * AGENTS  # the token each agent's call is running
+
+    def one(self, i, ws, token, text):
+        if self.sessions[i] is None:
+            self.sessions[i] = McpSession(ws, self.env, self.preexec)
+        session = self.sessions[i]
+        with self.lock:
+            self.in_flight[i] = token
+        try:
+            reply = session.request("tools/call", {"name": "run_command",
+                                                   "arguments": {"command": text}})
+        except TimeoutError:
+            self.fail(token, f"no answer within {SLOW} s")
+            session.proc.kill()
+            self.sessions[i] = None
+            return None
+        except EOFError:
+            # Its server went (killed by the test, or its input closed): it must be gone for
+            # good, and is started anew for the next call.
+            if not session.close():
+                self.fail(token, "the MCP server outlived its client's input by 10 s")
+            self.sessions[i] = None
+            if token not in self.killed:
+                self.fail(token, "the MCP server went away by itself")
+            return None
+        finally:
+            with self.lock:
+                self.in_flight[i] = None
+        if "error" in reply:
+            return -1, "", json.dumps(reply["error"])
+        result = reply["result"].get("structuredContent") or {}
+        return result.get("exit_code", -1), result.get("stdout", ""), result.get("stderr", "")
+
+    def finish(self, i):
+        if self.sessions[i] is not None and not self.sessions[i].close():
+            self.fail(f"agent {i}", "its MCP server did not exit within 10 s of its input's end")
+
+    def pids(self):
+        return [s.proc.pid for s in self.sessions if s is not None]
+
+    def victims_in_flight(self, count):
+        """Up to `count` agents with a call running: (agent, session), their tokens marked."""
+        chosen = []
+        while len(chosen) < count:
+            with self.lock:
+                busy = [i for i in range(AGENTS) if self.in_flight[i] is not None and
+                        self.sessions[i] is not None and i not in [c[0] for c in chosen]]
+                if busy:
+                    i = random.choice(busy)
+                    self.killed.add(self.in_flight[i])
+                    chosen.append((i, self.sessions[i]))
+                    continue
+            if self.done >= AGENTS * COMMANDS - AGENTS:
+                break
+            time.sleep(0.01)
+        return chosen
+
+
 failures = []
 
 
-def case(name, setup=None, fault=None, victims=0, check_after=None):
+def case(name, setup=None, fault=None, victims=0, check_after=None, mcp=False, preexec=None):
     only = os.environ.get("CORDON_FAULTS_ONLY")
     if only and only != name:
         return
@@ -190,7 +335,7 @@ def case(name, setup=None, fault=None, victims=0, check_after=None):
     socket_path = os.path.join(runtime, "cordon", "run.sock")
     extra = []
     try:
-        load = Load(root, runtime, victims)
+        load = McpLoad(root, runtime, preexec) if mcp else Load(root, runtime, victims)
         if setup:
             extra = setup(load) or []
         started = time.monotonic()
@@ -243,10 +388,8 @@ def remove_run_dir(load, socket_path):
 
 
 def server_with_few_descriptors(load):
-    def limit():
-        resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
     server = subprocess.Popen([CORDON, "serve", "--idle-timeout", "120"], env=load.env,
-                              preexec_fn=limit, stdout=subprocess.DEVNULL,
+                              preexec_fn=few_descriptors, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, text=True)
     socket_path = os.path.join(load.runtime, "cordon", "run.sock")
     for _ in range(100):
@@ -272,6 +415,32 @@ def full_runtime(load):
         except OSError:
             break
     return []
+
+
+def kill_mcp_servers(load, socket_path):
+    for _, session in load.victims_in_flight(2):
+        session.proc.kill()
+
+
+def close_mcp_inputs(load, socket_path):
+    for _, session in load.victims_in_flight(2):
+        try:
+            session.proc.stdin.close()
+        except OSError:
+            pass
+
+
+def stop_mcp_servers(load, socket_path):
+    pids = load.pids()
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    time.sleep(3)
+    for pid in pids:
+        os.kill(pid, signal.SIGCONT)
+
+
+def few_descriptors():
+    resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
 
 
 def one_server_left(load, socket_path):
@@ -309,6 +478,11 @@ def main():
     case("full", setup=full_runtime)
     case("client", victims=8)
     case("race", check_after=one_server_left)
+    case("mcp-kill", fault=kill_mcp_servers, mcp=True)
+    case("mcp-client", fault=close_mcp_inputs, mcp=True)
+    case("mcp-stop", fault=stop_mcp_servers, mcp=True)
+    case("mcp-nofile", mcp=True, preexec=few_descriptors)
+    case("mcp-full", setup=full_runtime, mcp=True)
     if failures:
         print(f"\n{len(failures)} failing case(s): {', '.join(failures)}")
         return 1
