@@ -10,7 +10,9 @@ code, the file it wrote, and that it ran exactly once. Side by side in one run:
   default     cordon run (the run server, started for this run in its own runtime directory)
 
 For each: commands per second, p50 and p99 latency, and CPU per command (user + system of the
-whole process tree, the run server's included).
+whole process tree, the run server's included). For the default rows, the run server's
+resources (descriptors, threads, the processes below it, their resident memory) at their peak
+during the load and --settle seconds (5) after it.
 
   many_agents.py CORDON [ROOT] [--agents 1,8,16,64] [--commands 640] [--shared] [--smoke]
 
@@ -39,6 +41,62 @@ def cpu_of(pid):
         return 0.0
     ticks = sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
     return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def server_resources(pid):
+    """(descriptors, threads, descendant processes, resident MiB of the server and its
+    descendants) of the run server `pid` now, from /proc."""
+    tree, frontier = {pid}, [pid]
+    while frontier:  # /proc/PID/task/TID/children: no walk of all of /proc under the load
+        parent = frontier.pop()
+        try:
+            tasks = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{parent}/task/{task}/children") as f:
+                    children = [int(c) for c in f.read().split()]
+            except (OSError, ValueError):
+                continue
+            for child in children:
+                if child not in tree:
+                    tree.add(child)
+                    frontier.append(child)
+    rss_kib = 0
+    for member in tree:
+        try:
+            with open(f"/proc/{member}/status") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        rss_kib += int(line.split()[1])
+        except (OSError, ValueError):
+            continue
+    try:
+        fds = len(os.listdir(f"/proc/{pid}/fd"))
+        threads = len(os.listdir(f"/proc/{pid}/task"))
+    except OSError:
+        return (0, 0, 0, 0.0)
+    return (fds, threads, len(tree) - 1, rss_kib / 1024)
+
+
+class Sampler:
+    """Samples the server's resources every 200 ms while a load runs; keeps each one's peak."""
+
+    def __init__(self, pid):
+        self.pid, self.peak, self.stop = pid, (0, 0, 0, 0.0), threading.Event()
+        self.thread = threading.Thread(target=self.loop)
+        self.thread.start()
+
+    def loop(self):
+        while not self.stop.wait(0.2):
+            now = server_resources(self.pid)
+            self.peak = tuple(max(a, b) for a, b in zip(self.peak, now))
+
+    def finish(self):
+        self.stop.set()
+        self.thread.join()
+        return self.peak
 
 
 def children_cpu():
@@ -116,6 +174,8 @@ def main():
     parser.add_argument("--shared", action="store_true", help="one workspace for every agent")
     parser.add_argument("--smoke", action="store_true")
     parser.add_argument("--modes", default="bare,bwrap,one-shot,default")
+    parser.add_argument("--settle", type=float, default=5.0,
+                        help="seconds after each load when the server's resources are read again")
     args = parser.parse_args()
     cordon = os.path.realpath(args.cordon)
     base = os.path.realpath(args.root)
@@ -156,14 +216,21 @@ def measure(args, cordon, root):
                           env))
     failed = False
     rows = []
+    resources = []  # (agents, the server's peak, its resources args.settle s after the load)
     try:
         for agents in agents_list:
             for mode in modes:
                 ws_root = os.path.join(root, f"{mode.name}-{agents}")
-                server_cpu = cpu_of(server.pid) if server and mode.name == "default" else 0.0
+                served = server is not None and mode.name == "default"
+                server_cpu = cpu_of(server.pid) if served else 0.0
+                sampler = Sampler(server.pid) if served and not args.smoke else None
                 wall, lat, cpu, failures = run_load(mode, agents, commands, ws_root, args.shared)
-                if server and mode.name == "default":
+                if served:
                     cpu += cpu_of(server.pid) - server_cpu
+                if sampler:
+                    peak = sampler.finish()
+                    time.sleep(args.settle)
+                    resources.append((agents, peak, server_resources(server.pid)))
                 if failures:
                     failed = True
                     print(f"{mode.name}, {agents} agents: {len(failures)} of {commands} wrong:")
@@ -184,6 +251,14 @@ def measure(args, cordon, root):
     print("|---|---|---|---|---|---|")
     for agents, name, rate, p50, p99, cpu in rows:
         print(f"| {agents} | {name} | {rate:.0f} | {p50:.1f} | {p99:.1f} | {cpu:.1f} |")
+    if resources:
+        print(f"\nThe run server (descriptors / threads / processes below it / resident MiB of "
+              f"them all), at its peak and {args.settle:g} s after the load:\n")
+        print("| agents | peak | after |")
+        print("|---|---|---|")
+        for agents, peak, after in resources:
+            print(f"| {agents} | {peak[0]} / {peak[1]} / {peak[2]} / {peak[3]:.0f} | "
+                  f"{after[0]} / {after[1]} / {after[2]} / {after[3]:.0f} |")
     return 1 if failed else 0
 
 

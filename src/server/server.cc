@@ -24,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "config/load.h"
 #include "cordon/session.h"
@@ -115,6 +116,25 @@ class SessionCache {
     }
   }
 
+  // Drops the sessions that ran nothing since `cutoff` (their zygotes and prepared sandboxes
+  // with them); the workspaces of those dropped.
+  std::vector<std::filesystem::path> DropUnusedSince(std::chrono::steady_clock::time_point cutoff) {
+    std::vector<std::filesystem::path> workspaces;
+    std::list<Entry> dropped;  // destroyed outside the lock: that kills and reaps their children
+    {
+      std::lock_guard lock(mutex_);
+      for (auto it = entries_.begin(); it != entries_.end();) {
+        const auto next = std::next(it);
+        if (it->running == 0 && it->last_end < cutoff) {
+          workspaces.push_back(it->workspace);
+          dropped.splice(dropped.end(), entries_, it);
+        }
+        it = next;
+      }
+    }
+    return workspaces;
+  }
+
   // Whether a session may be made for a request Find has none for (server/admission.h).
   bool AdmitsNew() {
     std::lock_guard lock(mutex_);
@@ -148,7 +168,8 @@ class SessionCache {
       entries_.splice(entries_.begin(), entries_, it);
       return it->session;
     }
-    entries_.push_front(Entry{key, session, 1, std::chrono::steady_clock::now()});
+    entries_.push_front(
+        Entry{key, request.workspace, session, 1, std::chrono::steady_clock::now()});
     // Past the limit, the least recently used idle sessions go; one running a command is never
     // dropped (its Release would be lost), so the cache may stay above the limit until one is
     // idle (at most kMaxConnections run at once).
@@ -172,6 +193,7 @@ class SessionCache {
 
   struct Entry {
     std::string key;
+    std::filesystem::path workspace;
     Session session;
     int running = 0;                                 // commands started and not yet released
     std::chrono::steady_clock::time_point last_end;  // when the last of them ended
@@ -524,6 +546,13 @@ void Server::Run() {
                       "commands end",
                       options_.paths.socket.string()));
       break;
+    }
+    // A session unused for as long as the server waits before its idle exit goes (its zygote
+    // and prepared sandboxes with it): after a load, within that time, only the sessions
+    // still used are kept.
+    for (const auto& workspace : sessions_.DropUnusedSince(Clock::now() - options_.idle_timeout)) {
+      Log(fmt::format("dropped the session of {}: unused for {} s", workspace.string(),
+                      options_.idle_timeout.count()));
     }
     if (active_.load() != 0) continue;
     const Clock::time_point last{Clock::duration(last_activity_.load())};

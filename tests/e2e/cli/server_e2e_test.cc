@@ -569,6 +569,34 @@ TEST_F(ServerTest, AServerExitingAsARunConnectsIsNoServerNotAnotherExecutable) {
   EXPECT_EQ(run.err.find("cordon:"), std::string::npos) << run.err;
 }
 
+// After a load the server keeps only the sessions still used: one that ran nothing for the
+// server's idle timeout is dropped (its zygote and prepared sandboxes with it) while runs in
+// another workspace keep the server up. Twin: that other workspace's session is kept.
+TEST_F(ServerTest, ASessionUnusedForTheIdleTimeoutIsDroppedWhileOthersRun) {
+  StartServer("2");
+  const std::filesystem::path other = tmp_.path() / "other";
+  std::filesystem::create_directories(other);
+  Outcome first = Run({"run", "--", "sh", "-c", "echo first"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const std::string dropped = "dropped the session of ";
+  for (int i = 0; i < 8 && CountOf(ServerLog(), dropped + workspace_.string()) == 0; ++i) {
+    Invocation inv = CordonInvocation({"run", "--", "sh", "-c", "echo other"}, {RuntimeEnv()});
+    inv.cwd = other;
+    Outcome run = RunBinary(inv);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    ASSERT_EQ(run.out, "other\n");
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  EXPECT_EQ(CountOf(ServerLog(), dropped + workspace_.string() + ":"), 1) << ServerLog();
+  EXPECT_EQ(CountOf(ServerLog(), dropped + other.string() + ":"), 0) << ServerLog();
+  EXPECT_EQ(CountOf(ServerLog(), "idle, exiting"), 0) << ServerLog();
+  // The dropped workspace's next run is served by a session made anew.
+  Outcome again = Run({"run", "--", "sh", "-c", "echo again"});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.out, "again\n");
+  EXPECT_EQ(again.err, "");
+}
+
 // A stopped server greets no connection: the client hands it nothing (its stdout stays its
 // own) and runs the command itself after kHelloWait.
 TEST_F(ServerTest, AStoppedServerIsHandedNothing) {
