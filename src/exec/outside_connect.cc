@@ -208,9 +208,10 @@ int ConnectBroker::ConnectOutside(std::uint64_t id, pid_t tid, int target_fd, in
   const int their_flags = ::fcntl(theirs, F_GETFL);
   if (their_flags < 0) return errno;
   const bool cloexec = CloseOnExec(tid, target_fd);
+  // No room to wait for it: EINTR before anything is sent (the command tries again).
+  if (parked_.size() >= kMaxParked + kMaxWatched) return EINTR;
   if (!tunnel_target.empty()) {
     // Through the parent proxy: answered once the tunnel is open (TunnelStep, FinishParked).
-    if (parked_.size() >= kMaxParked + kMaxWatched) return EINTR;
     Parked parked{id, UniqueFd(), {}, SOCK_STREAM};
     parked.install_fd = target_fd;
     parked.cloexec = cloexec;
@@ -229,7 +230,6 @@ int ConnectBroker::ConnectOutside(std::uint64_t id, pid_t tid, int target_fd, in
   if (err == 0) return HandOver(parked);
   // Only a socket the kernel holds as connected is put in place (HandOver): a non-blocking
   // connect is answered once it is done too, as a blocking one is.
-  if (parked_.size() >= kMaxParked + kMaxWatched) return EINTR;
   return Park(std::move(parked)) ? -1 : EINTR;
 }
 

@@ -3,9 +3,13 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
+#include <system_error>
+#include <vector>
 
 namespace cordon::exec {
 
@@ -28,6 +32,38 @@ PortRange LocalPortRange() {
     std::fclose(file);
   }
   return range;
+}
+
+// The ports the kernel never gives an unbound connect (net.ipv4.ip_local_reserved_ports, "8080,
+// 9000-9010"): kept for services, so never pinned here either.
+std::vector<PortRange> ReservedPorts() {
+  std::vector<PortRange> reserved;
+  std::FILE* file = std::fopen("/proc/sys/net/ipv4/ip_local_reserved_ports", "re");
+  if (file == nullptr) return reserved;
+  char text[4096] = {};
+  const std::size_t n = std::fread(text, 1, sizeof text - 1, file);
+  std::fclose(file);
+  const char* at = text;
+  const char* const end = text + n;
+  while (at < end) {
+    PortRange range;
+    auto [next, err] = std::from_chars(at, end, range.low);
+    if (err != std::errc{}) break;
+    range.high = range.low;
+    if (next < end && *next == '-') {
+      auto [after, high_err] = std::from_chars(next + 1, end, range.high);
+      if (high_err != std::errc{}) break;
+      next = after;
+    }
+    reserved.push_back(range);
+    at = next < end && *next == ',' ? next + 1 : end;
+  }
+  return reserved;
+}
+
+bool Reserved(const std::vector<PortRange>& reserved, unsigned port) {
+  return std::any_of(reserved.begin(), reserved.end(),
+                     [&](const PortRange& r) { return port >= r.low && port <= r.high; });
 }
 
 // At most this many fresh sockets for one connect whose port's connection to the address is
@@ -90,6 +126,7 @@ OutsideConnect StartOutsideConnect(const sockaddr_storage& address, int options_
   const PortRange range = LocalPortRange();
   const unsigned count = range.high - range.low + 1;
   const unsigned start = std::uniform_int_distribution<unsigned>(0, count - 1)(random);
+  const std::vector<PortRange> reserved = ReservedPorts();
   UniqueFd socket;
   int fresh = 0;
   for (unsigned i = 0; i < count; ++i) {
@@ -99,6 +136,7 @@ OutsideConnect StartOutsideConnect(const sockaddr_storage& address, int options_
       if (!socket) return {UniqueFd(), errno};
     }
     const auto port = static_cast<std::uint16_t>(range.low + (start + i) % count);
+    if (Reserved(reserved, port)) continue;
     if (const int err = BindPort(socket.get(), domain, port); err != 0) {
       if (err == EADDRINUSE) continue;  // still unbound: the next port, with the same socket
       return {UniqueFd(), err};

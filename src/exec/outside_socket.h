@@ -28,7 +28,8 @@ struct OutsideConnect {
 // a port of the host's (squatting a service's port before it starts).
 //
 // The port is searched for as the kernel searches for an unbound connect's: from a random
-// point through net.ipv4.ip_local_port_range, passing over a port another socket holds and one
+// point through net.ipv4.ip_local_port_range, passing over the ports reserved for services
+// (net.ipv4.ip_local_reserved_ports), a port another socket holds and one
 // whose connection to `address` is still in TIME_WAIT (connect's EADDRNOTAVAIL: a fresh socket
 // for the next port). SO_REUSEADDR lets a port be bound again that only cordon's own closed
 // connections hold, to other addresses, as an unbound connect shares it. A port a program's

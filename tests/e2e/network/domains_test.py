@@ -12,8 +12,9 @@ allowed wildcard, a port rule, and a DNS query sent past cordon's resolver. As r
 unprivileged user; one-shot, served and through `cordon mcp`.
 
 Ports (decision 0055): on a narrowed ephemeral range, twice as many connects as it has ports,
-each closed by the command first (TIME_WAIT); every port of the range held (EADDRNOTAVAIL); and
-a socket a reset closed, which the command must not bind to a port of the host's.
+each closed by the command first (TIME_WAIT); ports reserved for services passed over; every
+port of the range held (EADDRNOTAVAIL); and a socket a reset closed, which the command must not
+bind to a port of the host's.
 
 Behind a parent proxy (sandbox.parent_proxy, the caller's HTTPS_PROXY): a third namespace,
 "corp", joined to the world by a veth of its own and without a default route, reaches only
@@ -939,6 +940,14 @@ PY_CHURN = ("python3 -c \"import socket,sys\n"
             "for i in range(int(sys.argv[1])):\n"
             "  s = socket.create_connection(targets[i % 3], timeout=10); s.close()\n"
             "print('connected', sys.argv[1])\" ")
+# The local ports of connects to three addresses (the host's socket's, put in the command's).
+PY_PORTS = ("python3 -c \"import socket\n"
+            "targets = [('pkg.test', 8080), ('pkg.test', 8443), ('other.test', 8080)]\n"
+            "ports = set()\n"
+            "for t in targets:\n"
+            "  s = socket.create_connection(t, timeout=10); ports.add(s.getsockname()[1]); "
+            "s.close()\n"
+            "print('ports', sorted(ports))\"")
 # A connect when every port of the range is held: the errno it gets.
 PY_NO_PORT = ("python3 -c \"import socket\n"
               "try: socket.create_connection(('pkg.test', 8080), timeout=10); print('connected')\n"
@@ -982,6 +991,16 @@ def port_cases(who, way, flags_for):
     port_range(16)
     check(who, way, a("pkg.test", "other.test"), "ports: 32 connects over a 16-port range",
           PY_CHURN + "32", ok=True, output="connected 32")
+    # Ports reserved for services (net.ipv4.ip_local_reserved_ports) are never pinned: of a
+    # range of four with three reserved, every connect gets the fourth.
+    low = port_range(4)
+    sh("ip", "netns", "exec", CLIENT, "sysctl", "-qw",
+       f"net.ipv4.ip_local_reserved_ports={low},{low + 1}-{low + 2}")
+    try:
+        check(who, way, a("pkg.test", "other.test"), "ports: the reserved ones are passed over",
+              PY_PORTS, ok=True, output=f"ports [{low + 3}]")
+    finally:
+        sh("ip", "netns", "exec", CLIENT, "sysctl", "-qw", "net.ipv4.ip_local_reserved_ports=")
     # Twin: every port of the range held by a listener of the host's: the connect fails, as an
     # unbound one does (EADDRNOTAVAIL), never made from a port that is not the socket's own.
     low = port_range(2)
