@@ -27,6 +27,7 @@ struct ServeOptions {
 
 // The LSB's "program is not running" for --status.
 constexpr int kExitNotRunning = 3;
+constexpr double kMaxIdleSeconds = 7 * 24 * 3600;  // a week
 
 server::ServerPaths Paths() {
   const char* runtime_dir = std::getenv("XDG_RUNTIME_DIR");
@@ -71,8 +72,13 @@ int RunServe(const ServeOptions& options) {
   }
   if (options.status) return ShowStatus();
   if (options.stop) return Stop();
-  if (!(options.idle_timeout_seconds > 0)) {
-    fmt::print(stderr, "cordon: --idle-timeout: expected seconds > 0\n");
+  // Whole seconds, at least one (a session unused that long is dropped: server/server.cc), at
+  // most a week (the clock arithmetic stays far from overflowing).
+  if (!(options.idle_timeout_seconds >= 1 && options.idle_timeout_seconds <= kMaxIdleSeconds) ||
+      options.idle_timeout_seconds !=
+          static_cast<double>(static_cast<std::int64_t>(options.idle_timeout_seconds))) {
+    fmt::print(stderr, "cordon: --idle-timeout {}: expected whole seconds from 1 to {}\n",
+               options.idle_timeout_seconds, kMaxIdleSeconds);
     return kExitSetupFailed;
   }
   server::ServerOptions server_options;

@@ -299,7 +299,10 @@ Result<void> CheckServer(const Confinement& own, int socket) {
     // A server that is exiting (killed, say) has let go of its executable before its socket:
     // a connection that came in between names no executable. Not "another executable": gone.
     pollfd exiting{pidfd.get(), POLLIN, 0};
-    if (::poll(&exiting, 1, kExitingServerWaitMs) == 1) {
+    int ready = -1;
+    while ((ready = ::poll(&exiting, 1, kExitingServerWaitMs)) < 0 && errno == EINTR) {
+    }
+    if (ready == 1) {
       return Fail(ErrorCode::kNotFound, "the run server exited while this run connected");
     }
     return Fail(ErrorCode::kUnavailable,

@@ -161,6 +161,8 @@ class SessionCache {
                   fmt::format("the workspace {} changed while the request was on its way",
                               request.workspace.string()));
     }
+    std::list<Entry> evicted;  // declared before the lock: destroyed (its children killed and
+                               // reaped) after the lock is released
     std::lock_guard lock(mutex_);
     for (auto it = entries_.begin(); it != entries_.end(); ++it) {
       if (it->key != key) continue;
@@ -177,7 +179,7 @@ class SessionCache {
       auto idle = std::find_if(entries_.rbegin(), entries_.rend(),
                                [](const Entry& e) { return e.running == 0; });
       if (idle == entries_.rend()) break;
-      entries_.erase(std::next(idle).base());
+      evicted.splice(evicted.end(), entries_, std::next(idle).base());
     }
     return session;
   }
@@ -216,10 +218,11 @@ class SessionCache {
   std::list<Entry> entries_;
 };
 
-// The file a path names (lstat), to tell the socket this server bound from one put there since.
-std::optional<FileId> FileAt(const std::filesystem::path& path) {
+// The file `name` names in `directory` (a descriptor, or AT_FDCWD with a path), not followed:
+// to tell the socket this server bound from one put there since.
+std::optional<FileId> FileAt(int directory, const char* name) {
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) return std::nullopt;
+  if (::fstatat(directory, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
   return FileId{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
 }
 
@@ -540,7 +543,7 @@ void Server::Run() {
     }
     // Its socket file removed (the run directory with it) or replaced: no client can reach
     // this server any more, and a new one may already serve in its place.
-    if (FileAt(options_.paths.socket) != socket_file_) {
+    if (FileAt(AT_FDCWD, options_.paths.socket.c_str()) != socket_file_) {
       Log(
           fmt::format("its socket {} was removed or replaced: exiting once the running "
                       "commands end",
@@ -620,8 +623,14 @@ Result<void> Serve(const ServerOptions& options) {
   if (!lock.valid()) return core::FailSyscall("open", options.paths.lock.string());
   CORDON_TRY_VOID(TakeLock(lock.get(), options.paths));
   CORDON_TRY(core::UniqueFd listener, Listen(options.paths));
-  const std::optional<FileId> socket_file = FileAt(options.paths.socket);
-  if (!socket_file) return core::FailSyscall("lstat", options.paths.socket.string());
+  // The run directory as it is now: its socket is removed through it at exit, so a directory
+  // made anew in its place (and a newer server's socket there) is never touched.
+  const core::UniqueFd directory(
+      ::open(options.paths.directory.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW));
+  if (!directory.valid()) return core::FailSyscall("open", options.paths.directory.string());
+  const std::string socket_name = options.paths.socket.filename().string();
+  const std::optional<FileId> socket_file = FileAt(directory.get(), socket_name.c_str());
+  if (!socket_file) return core::FailSyscall("fstatat", options.paths.socket.string());
   // Only now: a line that scripts (and bench/startup_bench.cc) wait for before the first run.
   if (options.log != nullptr) {
     fmt::print(options.log, "cordon serve: listening on {} (exits after {} s idle)\n",
@@ -641,8 +650,10 @@ Result<void> Serve(const ServerOptions& options) {
   Server server(options, own, std::move(listener), *socket_file);
   server.Run();
   // Still holding the lock: the socket file is ours to remove, unless the run directory was
-  // removed meanwhile (the lock with it) and the file is now another server's.
-  if (FileAt(options.paths.socket) == socket_file) (void)::unlink(options.paths.socket.c_str());
+  // removed meanwhile (the lock with it), where `directory` finds nothing any more.
+  if (FileAt(directory.get(), socket_name.c_str()) == socket_file) {
+    (void)::unlinkat(directory.get(), socket_name.c_str(), 0);
+  }
   return {};
 }
 

@@ -725,9 +725,17 @@ TEST_F(ServerTest, OnlyCommandsItRunsKeepTheServerFromItsIdleExit) {
 }
 
 TEST_F(ServerTest, ServeRejectsABadIdleTimeout) {
-  Outcome serve = Run({"serve", "--idle-timeout", "0"});
-  EXPECT_EQ(serve.exit_code, 125);
-  EXPECT_NE(serve.err.find("--idle-timeout"), std::string::npos) << serve.err;
+  // Zero, a fraction (0.5 s would drop every session at once), past a week, not a number.
+  for (const char* bad : {"0", "0.5", "1.5", "604801", "1e300", "nan"}) {
+    Outcome serve = Run({"serve", "--idle-timeout", bad});
+    EXPECT_EQ(serve.exit_code, 125) << bad;
+    EXPECT_NE(serve.err.find("--idle-timeout"), std::string::npos) << bad << ": " << serve.err;
+  }
+  // Twin: whole seconds within the bounds start a server.
+  StartServer("604800");
+  Outcome run = Run({"run", "--", "sh", "-c", "echo served"});
+  EXPECT_EQ(run.out, "served\n");
+  EXPECT_EQ(CountOf(ServerLog(), "ran a command"), 1) << ServerLog();
 }
 
 }  // namespace
