@@ -17,6 +17,8 @@ or says "cordon:" twice. After each case at most one server listens.
   full         $XDG_RUNTIME_DIR is a file system with no space and no inode left
   client       clients are killed (SIGKILL) mid-run; the others' results stay right
   race         every agent's first run finds no server and starts one: one is left
+  crowd        12 agents in 12 workspaces, more than the server keeps sessions (8): it serves
+               some runs and leaves the others to their clients, which run them themselves
 
 Through `cordon mcp` (each agent an MCP client of a server of its own, every call checked the
 same way; a server whose input ends must exit within 10 s, its running command cancelled):
@@ -94,10 +96,11 @@ def describe(pid):
 
 
 class Load:
-    """AGENTS threads of COMMANDS runs each, in workspaces of their own under `root`."""
+    """`agents` threads (AGENTS) of COMMANDS runs each, in workspaces of their own under
+    `root`."""
 
-    def __init__(self, root, runtime, victims=0):
-        self.root, self.runtime = root, runtime
+    def __init__(self, root, runtime, victims=0, agents=AGENTS):
+        self.root, self.runtime, self.agents = root, runtime, agents
         self.env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": root,
                     "XDG_RUNTIME_DIR": runtime, "LANG": "C.UTF-8"}
         self.problems, self.done, self.killed = [], 0, set()
@@ -177,7 +180,7 @@ class Load:
 
     def kill_clients(self):
         """Kills `victims` clients, each some time into its run."""
-        while len(self.killed) < self.victims and self.done < AGENTS * COMMANDS:
+        while len(self.killed) < self.victims and self.done < self.agents * COMMANDS:
             time.sleep(random.uniform(0.05, 0.3))
             with self.lock:
                 if not self.running:
@@ -188,13 +191,13 @@ class Load:
             p.send_signal(signal.SIGKILL)
 
     def run(self, fault=None):
-        threads = [threading.Thread(target=self.agent, args=(i,)) for i in range(AGENTS)]
+        threads = [threading.Thread(target=self.agent, args=(i,)) for i in range(self.agents)]
         if self.victims:
             threads.append(threading.Thread(target=self.kill_clients))
         for t in threads:
             t.start()
         if fault:
-            while self.done < AGENTS * 3:  # under way, with a server started on demand
+            while self.done < self.agents * 3:  # under way, with a server started on demand
                 time.sleep(0.05)
             fault()
         for t in threads:
@@ -325,7 +328,8 @@ class McpLoad(Load):
 failures = []
 
 
-def case(name, setup=None, fault=None, victims=0, check_after=None, mcp=False, preexec=None):
+def case(name, setup=None, fault=None, victims=0, check_after=None, mcp=False, preexec=None,
+         agents=AGENTS):
     only = os.environ.get("CORDON_FAULTS_ONLY")
     if only and only != name:
         return
@@ -335,7 +339,7 @@ def case(name, setup=None, fault=None, victims=0, check_after=None, mcp=False, p
     socket_path = os.path.join(runtime, "cordon", "run.sock")
     extra = []
     try:
-        load = McpLoad(root, runtime, preexec) if mcp else Load(root, runtime, victims)
+        load = McpLoad(root, runtime, preexec) if mcp else Load(root, runtime, victims, agents)
         if setup:
             extra = setup(load) or []
         started = time.monotonic()
@@ -352,11 +356,11 @@ def case(name, setup=None, fault=None, victims=0, check_after=None, mcp=False, p
             os.kill(pid, signal.SIGKILL)
         if problems:
             failures.append(f"{name}: {len(problems)} problem(s)")
-            print(f"FAIL: {name}: {len(problems)} of {AGENTS * COMMANDS} runs")
+            print(f"FAIL: {name}: {len(problems)} of {load.agents * COMMANDS} runs")
             for p in problems[:8]:
                 print("  " + p)
         else:
-            print(f"ok: {name} ({AGENTS * COMMANDS} runs in {took:.1f} s: " +
+            print(f"ok: {name} ({load.agents * COMMANDS} runs in {took:.1f} s: " +
                   ", ".join(f"{n} {k}" for k, n in sorted(load.outcomes.items())) + ")")
     finally:
         for p in extra:
@@ -443,6 +447,30 @@ def few_descriptors():
     resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
 
 
+def logged_server(load):
+    """A server started by the test, its log kept (run server lines) in the load's root."""
+    load.log = os.path.join(load.root, "server.log")
+    server = subprocess.Popen([CORDON, "serve", "--idle-timeout", "120"], env=load.env,
+                              stdout=subprocess.DEVNULL, stderr=open(load.log, "w"))
+    socket_path = os.path.join(load.runtime, "cordon", "run.sock")
+    for _ in range(100):
+        if listeners(socket_path):
+            break
+        time.sleep(0.05)
+    return [server]
+
+
+def some_left_to_clients(load, socket_path):
+    """More busy workspaces than the server keeps sessions: it served some runs and left the
+    others to their clients, which ran them themselves (every result checked the same way)."""
+    with open(load.log) as f:
+        served = f.read().count("ran a command")
+    total = load.agents * COMMANDS
+    if 0 < served < total:
+        return []
+    return [f"the server ran {served} of {total} commands: the hand-over was not exercised"]
+
+
 def one_server_left(load, socket_path):
     time.sleep(0.5)  # the last one started on demand binds its socket
     servers = listeners(socket_path)
@@ -478,6 +506,7 @@ def main():
     case("full", setup=full_runtime)
     case("client", victims=8)
     case("race", check_after=one_server_left)
+    case("crowd", setup=logged_server, check_after=some_left_to_clients, agents=12)
     case("mcp-kill", fault=kill_mcp_servers, mcp=True)
     case("mcp-client", fault=close_mcp_inputs, mcp=True)
     case("mcp-stop", fault=stop_mcp_servers, mcp=True)
