@@ -1,5 +1,6 @@
 #include "policy/wrappers.h"
 
+#include <algorithm>
 #include <array>
 #include <optional>
 
@@ -105,7 +106,7 @@ std::size_t SkipOptions(const WrapperSpec& spec, const std::vector<Word>& words,
     j += takes_next ? 2 : 1;
   }
   for (int o = 0; o < spec.operands && j < n; ++o) ++j;
-  return j;
+  return std::min(j, n);  // an option whose value is missing ends the words
 }
 
 // The operands a wrapper hands to sh -c, up to parallel's ":::" argument separators.
@@ -248,9 +249,10 @@ std::optional<std::string> CommandStringOption(std::string_view name,
 // --replace[=STR] (the last two default to {}). Empty: none.
 std::string XargsReplace(const std::vector<Word>& words, std::size_t from, std::size_t to) {
   std::string replace;
-  for (std::size_t k = from; k < to && k < words.size(); ++k) {
+  const std::size_t end = std::min(to, words.size());
+  for (std::size_t k = from; k < end; ++k) {
     const std::string& w = words[k].text;
-    if (w == "-I" && k + 1 < to) {
+    if (w == "-I" && k + 1 < end) {
       replace = words[++k].text;
     } else if (w.starts_with("-I")) {
       replace = w.substr(2);

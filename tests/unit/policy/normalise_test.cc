@@ -28,6 +28,11 @@ TEST(Normalise, StripsWrappersWithTheirOptions) {
 
 TEST(Normalise, AWrapperWithoutACommandIsItselfTheCommand) {
   EXPECT_EQ(Normalised("env"), (Argvs{{"env"}}));
+  // An option whose value is missing ends the words (found by fuzzing: xargs's -I read one
+  // word past the end). xargs then runs its default, echo: the wrapper is the command.
+  EXPECT_EQ(Normalised("seq 1 10 | xargs -P2 -I"),
+            (Argvs{{"seq", "1", "10"}, {"xargs", "-P2", "-I"}}));
+  EXPECT_EQ(Normalised("timeout -s"), (Argvs{{"timeout", "-s"}}));
   EXPECT_EQ(Normalised("uv pip install x"), (Argvs{{"uv", "pip", "install", "x"}}));
 }
 
