@@ -5,6 +5,7 @@
 
 #include "cli/command_line.h"
 #include "cli/manual.h"
+#include "cli/parse_errors.h"
 
 namespace cordon::cli {
 
@@ -92,7 +93,8 @@ std::string_view RequestedSubcommand(int argc, char** argv) {
 int Main(int argc, char** argv) {
   // Only the subcommand asked for: building every definition is a large part of what a
   // `cordon run` that hands its command to a run server costs itself.
-  std::unique_ptr<CommandLine> cl = MakeCommandLine(RequestedSubcommand(argc, argv));
+  const std::string_view requested = RequestedSubcommand(argc, argv);
+  std::unique_ptr<CommandLine> cl = MakeCommandLine(requested);
   CLI::App& app = cl->app;
   cl->global.command_line.assign(argv, argv + argc);
   try {
@@ -105,7 +107,7 @@ int Main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // Bad flags are a setup error like a bad config: nothing runs.
-    fmt::print(stderr, "cordon: {}\nRun 'cordon --help' for usage.\n", e.what());
+    fmt::print(stderr, "cordon: {}\n", DescribeParseError(e, requested));
     return kExitSetupFailed;
   }
   for (Subcommand& s : cl->subcommands) {
