@@ -78,6 +78,9 @@ struct ChildContext {
   // init itself runs in the supervisor's address space (CLONE_VM|CLONE_VFORK; the supervisor
   // waits until init execs cordon-init). Then init may not fall back to reaping in place.
   bool init_shares_parent_memory = false;
+  // init's stack (ChildStacks::init_top) when a relay makes init in the supervisor's memory (a
+  // zygote's joiner, with init_shares_parent_memory); nullptr otherwise.
+  char* init_stack_top = nullptr;
   // The mount view outlives this command (a zygote's holder builds it for the session's later
   // commands): a mask whose target cannot be looked up now is still required, since a chmod on
   // the host could make it reachable while the view lives. One command's own view skips such

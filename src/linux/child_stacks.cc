@@ -26,6 +26,8 @@ void Unpoison(void* start, std::size_t length) {
 #endif
 }
 
+constexpr std::size_t kCount = 3;  // init, command, relay
+
 std::size_t PageSize() {
   const long size = ::sysconf(_SC_PAGESIZE);
   return size > 0 ? static_cast<std::size_t>(size) : 4096;
@@ -61,12 +63,12 @@ Result<ChildStacks> ChildStacks::Map() {
   ChildStacks stacks;
   // Reserved without access, then each stack opened: the guard pages stay PROT_NONE.
   void* base =
-      ::mmap(nullptr, 2 * slot, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      ::mmap(nullptr, kCount * slot, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (base == MAP_FAILED) return core::FailSyscall("mmap", "sandbox child stacks");
   stacks.base_ = static_cast<char*>(base);
-  stacks.length_ = 2 * slot;
-  for (int i = 0; i < 2; ++i) {
-    char* stack = stacks.base_ + static_cast<std::size_t>(i) * slot + page;
+  stacks.length_ = kCount * slot;
+  for (std::size_t i = 0; i < kCount; ++i) {
+    char* stack = stacks.base_ + i * slot + page;
     if (::mprotect(stack, kStackBytes, PROT_READ | PROT_WRITE) != 0) {
       return core::FailSyscall("mprotect", "sandbox child stack");
     }
@@ -77,7 +79,7 @@ Result<ChildStacks> ChildStacks::Map() {
 
 char* ChildStacks::top(int index) const {
   if (base_ == nullptr) return nullptr;
-  const std::size_t slot = length_ / 2;
+  const std::size_t slot = length_ / kCount;
   return base_ + static_cast<std::size_t>(index) * slot + slot;  // slot sizes are page multiples
 }
 

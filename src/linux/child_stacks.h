@@ -24,12 +24,14 @@ class ChildStacks {
   ChildStacks& operator=(const ChildStacks&) = delete;
   ~ChildStacks();
 
-  // Two stacks (the sandbox's init and its command), each with a PROT_NONE guard page below.
+  // Three stacks (the sandbox's init, its command, and a relay that makes init: a zygote's
+  // joiner), each with a PROT_NONE guard page below.
   [[nodiscard]] static Result<ChildStacks> Map();
 
   // Highest addresses (stacks grow down on every architecture cordon builds for), 16-aligned.
   char* init_top() const { return top(0); }
   char* command_top() const { return top(1); }
+  char* relay_top() const { return top(2); }
 
  private:
   char* top(int index) const;

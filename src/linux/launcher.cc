@@ -314,9 +314,13 @@ Result<exec::LaunchedProcess> LaunchWithEntry(const plan::LaunchPlan& plan,
   const unsigned long clone_flags = entry.run != nullptr ? entry.clone_flags : context->clone_flags;
   pid_t pid = -1;
   if (entry.relay) {
-    // On init's stack, which a relay's init does not use (it is a copy of the relay's memory),
-    // with its guard page: an overflow faults rather than writing over our heap.
-    CORDON_TRY(pid, RunRelay(*context, entry, stacks.init_top()));
+    // On a stack of its own, with its guard page: an overflow faults rather than writing over
+    // our heap. Its init, made in our memory when it can exec cordon-init, runs on init's.
+    if (entry.relay_init_shares_memory && context->init_reaper_fd >= 0) {
+      context->init_shares_parent_memory = true;
+      context->init_stack_top = stacks.init_top();
+    }
+    CORDON_TRY(pid, RunRelay(*context, entry, stacks.relay_top()));
   } else if (entry.run == nullptr && context->init_reaper_fd >= 0) {
     // init execs cordon-init once the command runs: it may share our memory until then.
     CORDON_TRY(pid, CloneInitSharingMemory(*context, stacks.init_top(), clone_flags));

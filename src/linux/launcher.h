@@ -56,6 +56,10 @@ struct InitEntry {
   // A prepared command (docs/decisions/0023): the command process's end of the request
   // socket (borrowed); the launch then returns once cordon-init --exec waits on it.
   int request_fd = -1;
+  // A relay whose init may share the supervisor's memory until it execs cordon-init (a
+  // zygote's joiner): it gets a stack of its own (ChildContext::init_stack_top) when a reaper
+  // is there to exec.
+  bool relay_init_shares_memory = false;
   // The mount view serves later commands (a zygote's namespace holder): every mask is
   // required, also one whose target cannot be looked up now (ChildContext::view_reused).
   bool view_reused = false;

@@ -136,6 +136,41 @@ void MountCommandProc(const ChildContext& c) {
   linux_native::ForkCommandAndWait(c);
 }
 
+struct CommandInitArgs {
+  const ChildContext* context;
+  const JoinSpec* spec;
+};
+
+int CommandInitMain(void* arg) {
+  const auto* args = static_cast<const CommandInitArgs*>(arg);
+  RunCommandInit(*args->context, *args->spec);
+}
+
+// The command's init, our child's sibling (CLONE_PARENT: the supervisor's child). In our
+// memory (the supervisor's) until it execs cordon-init when the launch gave it a stack, as a
+// one-shot init (launcher.cc CloneInitSharingMemory): no copy of the supervisor's page tables,
+// and none of its threads' pages write-protected for copy-on-write, each fault then flushing
+// the other CPUs' TLBs. Every signal blocked across the clone: until init has reset its
+// dispositions (step 0), a handler of the supervisor's would run in init on the shared memory.
+pid_t CloneCommandInit(const ChildContext& c, const JoinSpec& spec) {
+  if (!c.init_shares_parent_memory || c.init_stack_top == nullptr) {
+    const pid_t init = linux_native::sys::CloneForkLike(CLONE_PARENT);
+    if (init == 0) RunCommandInit(c, spec);
+    return init;
+  }
+  sigset_t all;
+  sigset_t previous;
+  ::sigfillset(&all);
+  if (::sigprocmask(SIG_SETMASK, &all, &previous) != 0) return -1;
+  CommandInitArgs args{&c, &spec};
+  const pid_t init = ::clone(&CommandInitMain, c.init_stack_top,
+                             CLONE_PARENT | CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
+  const int clone_errno = errno;
+  (void)::sigprocmask(SIG_SETMASK, &previous, nullptr);
+  errno = clone_errno;
+  return init;
+}
+
 }  // namespace
 
 namespace {
@@ -195,9 +230,8 @@ void RunJoiner(const ChildContext& c, const void* extra) {
   // The command's own: a copy of the mount view it may change, its own PID namespace (its
   // tree dies as a whole) and its own SysV IPC (whose objects would outlive it).
   Require(c, ::unshare(spec.unshare_flags) == 0, Step::kUnshareCommand);
-  pid_t init = linux_native::sys::CloneForkLike(CLONE_PARENT);
+  const pid_t init = CloneCommandInit(c, spec);
   Require(c, init >= 0, Step::kForkInit);
-  if (init == 0) RunCommandInit(c, spec);
   *spec.init_pid = init;
   // Opened from in here, where it is always allowed (our own /proc entry): the supervisor,
   // unprivileged, may not open it through init's entry while init is non-dumpable (from its

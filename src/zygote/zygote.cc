@@ -169,6 +169,7 @@ Result<exec::LaunchedProcess> Zygote::Join(const plan::LaunchPlan& plan,
   entry.run = &RunJoiner;
   entry.extra = &spec;
   entry.relay = true;
+  entry.relay_init_shares_memory = true;
   entry.relay_pid = &init_pid;
   entry.cgroup = cgroup;
   entry.request_fd = request_fd;
