@@ -44,7 +44,9 @@ struct ChildContext;
 // real first process with clone(CLONE_PARENT) (so that process is the caller's child, which
 // the supervisor can reap), store its pid in *relay_pid and _exit; it may only make raw system
 // calls (it shares the caller's memory while the caller's other threads run). It shares the
-// caller's descriptor table too: a descriptor it opens is the caller's to close.
+// caller's descriptor table too: a descriptor it opens is the caller's to close. With
+// relay_init_shares_memory that first process may share the memory too (until it execs
+// cordon-init): the calling thread then waits until then, and so until the command's execve.
 struct InitEntry {
   void (*run)(const ChildContext& c, const void* extra) = nullptr;
   const void* extra = nullptr;

@@ -152,6 +152,8 @@ int CommandInitMain(void* arg) {
 // and none of its threads' pages write-protected for copy-on-write, each fault then flushing
 // the other CPUs' TLBs. Every signal blocked across the clone: until init has reset its
 // dispositions (step 0), a handler of the supervisor's would run in init on the shared memory.
+// (glibc's sigfillset leaves out its two internal signals, whose handlers act only on signals
+// the process sent itself, as in the one-shot init.)
 pid_t CloneCommandInit(const ChildContext& c, const JoinSpec& spec) {
   if (!c.init_shares_parent_memory || c.init_stack_top == nullptr) {
     const pid_t init = linux_native::sys::CloneForkLike(CLONE_PARENT);
@@ -234,9 +236,9 @@ void RunJoiner(const ChildContext& c, const void* extra) {
   Require(c, init >= 0, Step::kForkInit);
   *spec.init_pid = init;
   // Opened from in here, where it is always allowed (our own /proc entry): the supervisor,
-  // unprivileged, may not open it through init's entry while init is non-dumpable (from its
-  // step 6 until it execs cordon-init). The supervisor's /proc names us; the session's would
-  // not (we are not in its PID namespace).
+  // unprivileged, may not open it through init's entry while a fork-like init is non-dumpable
+  // (from its step 6 until it execs cordon-init). The supervisor's /proc names us; the
+  // session's would not (we are not in its PID namespace).
   if (spec.proc_fd >= 0) {
     *spec.mount_ns_fd = ::openat(spec.proc_fd, "self/ns/mnt", O_RDONLY | O_CLOEXEC);
   }

@@ -11,14 +11,18 @@
 //            of the server's page tables): setns() into the holder's user, mount, net and UTS
 //            namespaces; unshare(CLONE_NEWNS|CLONE_NEWPID[|CLONE_NEWIPC]); creates the
 //            command's init with clone(CLONE_PARENT), so that the init is the supervisor's
-//            own child (what it waits for and kills), opens the mount namespace it left the
-//            init in for the supervisor to hold (namespace_hold.h), and exits.
+//            own child (what it waits for and kills) — with CLONE_VM|CLONE_VFORK on a stack
+//            of its own when cordon-init is usable (init then shares the server's memory until
+//            it execs cordon-init, as a one-shot init does), else fork-like —, opens the mount
+//            namespace it left the init in for the supervisor to hold (namespace_hold.h), and
+//            exits.
 //   init     PID 1 of the command's own PID namespace, in the command's own copy of the mount
 //            view: default signals, parent-death signal (the supervising thread), the
 //            parent-alive check; a fresh /tmp, /var/tmp, /dev/shm and /proc (CommandMounts),
-//            then exactly the one-shot init's tail: non-dumpable, fork RunCommand (caps,
-//            no_new_privs, Landlock, seccomp, execve), reap, write the status, exit (which
-//            kills the command's tree).
+//            then exactly the one-shot init's tail: non-dumpable (only when it does not share
+//            the server's memory), clone RunCommand (caps, no_new_privs, Landlock, seccomp,
+//            execve), exec cordon-init to reap (else reap itself), write the status, exit
+//            (which kills the command's tree).
 #pragma once
 
 #include <sys/types.h>
