@@ -17,8 +17,10 @@ or says "cordon:" twice. After each case at most one server listens.
   full         $XDG_RUNTIME_DIR is a file system with no space and no inode left
   client       clients are killed (SIGKILL) mid-run; the others' results stay right
   race         every agent's first run finds no server and starts one: one is left
-  crowd        12 agents in 12 workspaces, more than the server keeps sessions (8): it serves
-               some runs and leaves the others to their clients, which run them themselves
+  crowd        12 agents in 12 workspaces, more than the server keeps sessions (8), every
+               result checked; then 8 workspaces each running a 4 s command keep every session
+               busy: a ninth workspace's run is left to its client, which runs it itself
+               (twin: once they are idle, a tenth workspace's run is served)
 
 Through `cordon mcp` (each agent an MCP client of a server of its own, every call checked the
 same way; a server whose input ends must exit within 10 s, its running command cancelled):
@@ -460,15 +462,55 @@ def logged_server(load):
     return [server]
 
 
-def some_left_to_clients(load, socket_path):
-    """More busy workspaces than the server keeps sessions: it served some runs and left the
-    others to their clients, which ran them themselves (every result checked the same way)."""
-    with open(load.log) as f:
-        served = f.read().count("ran a command")
-    total = load.agents * COMMANDS
-    if 0 < served < total:
-        return []
-    return [f"the server ran {served} of {total} commands: the hand-over was not exercised"]
+def busy_sessions_hand_over(load, socket_path):
+    """Eight workspaces, as many as the server keeps sessions, each running a command of 4 s
+    through it: every session is busy, none may be dropped, so a run in a ninth workspace is
+    left to its client, which runs it itself, exactly once. Twin: once they are done, a run in a
+    tenth workspace is served (an idle session makes room)."""
+    problems = []
+    long_runs = []
+    for i in range(8):
+        ws = os.path.join(load.root, f"busy-{i}")
+        os.makedirs(ws)
+        long_runs.append(subprocess.Popen(
+            [CORDON, "run", "--", "sh", "-c", "echo started > started; sleep 4; echo done"],
+            cwd=ws, env=load.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    for _ in range(200):
+        if all(os.path.exists(os.path.join(load.root, f"busy-{i}", "started")) for i in range(8)):
+            break
+        time.sleep(0.05)
+    else:
+        problems.append("the eight long commands did not all start")
+
+    def served_count():
+        with open(load.log) as f:
+            return f.read().count("ran a command")
+
+    def one_run(name):
+        ws = os.path.join(load.root, name)
+        os.makedirs(ws)
+        p = subprocess.run([CORDON, "run", "--", "sh", "-c", f"echo {name} >> out && cat out"],
+                           cwd=ws, env=load.env, capture_output=True, text=True, timeout=SLOW)
+        with open(os.path.join(ws, "out")) as f:
+            written = f.read()
+        if p.returncode != 0 or p.stdout != name + "\n" or written != name + "\n":
+            problems.append(f"{name}: exit {p.returncode}, printed {p.stdout!r}, wrote "
+                            f"{written!r}: {p.stderr[-300:]!r}")
+
+    before = served_count()
+    one_run("ninth")
+    if served_count() != before:
+        problems.append("the ninth workspace's run was served while every session was busy")
+    for p in long_runs:
+        out, err = p.communicate(timeout=SLOW)
+        if p.returncode != 0 or out != "done\n":
+            problems.append(f"a long command: exit {p.returncode}: {err[-300:]!r}")
+    time.sleep(0.6)  # decision 0054: an idle session may go after 0.5 s
+    before = served_count()
+    one_run("tenth")
+    if served_count() != before + 1:
+        problems.append("the tenth workspace's run was not served once sessions were idle")
+    return problems
 
 
 def one_server_left(load, socket_path):
@@ -506,7 +548,7 @@ def main():
     case("full", setup=full_runtime)
     case("client", victims=8)
     case("race", check_after=one_server_left)
-    case("crowd", setup=logged_server, check_after=some_left_to_clients, agents=12)
+    case("crowd", setup=logged_server, check_after=busy_sessions_hand_over, agents=12)
     case("mcp-kill", fault=kill_mcp_servers, mcp=True)
     case("mcp-client", fault=close_mcp_inputs, mcp=True)
     case("mcp-stop", fault=stop_mcp_servers, mcp=True)
