@@ -393,16 +393,23 @@ def remove_run_dir(load, socket_path):
     shutil.rmtree(os.path.dirname(socket_path), ignore_errors=True)
 
 
-def server_with_few_descriptors(load):
-    server = subprocess.Popen([CORDON, "serve", "--idle-timeout", "120"], env=load.env,
-                              preexec_fn=few_descriptors, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, text=True)
+def started_server(load, preexec=None):
+    """A server started by the test (`preexec` run in it), listening once this returns; its
+    log (run server lines) kept in load.log, in the load's root."""
+    load.log = os.path.join(load.root, "server.log")
+    with open(load.log, "w") as log:
+        server = subprocess.Popen([CORDON, "serve", "--idle-timeout", "120"], env=load.env,
+                                  preexec_fn=preexec, stdout=subprocess.DEVNULL, stderr=log)
     socket_path = os.path.join(load.runtime, "cordon", "run.sock")
     for _ in range(100):
         if listeners(socket_path):
             break
         time.sleep(0.05)
     return [server]
+
+
+def server_with_few_descriptors(load):
+    return started_server(load, preexec=few_descriptors)
 
 
 def full_runtime(load):
@@ -447,19 +454,6 @@ def stop_mcp_servers(load, socket_path):
 
 def few_descriptors():
     resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
-
-
-def logged_server(load):
-    """A server started by the test, its log kept (run server lines) in the load's root."""
-    load.log = os.path.join(load.root, "server.log")
-    server = subprocess.Popen([CORDON, "serve", "--idle-timeout", "120"], env=load.env,
-                              stdout=subprocess.DEVNULL, stderr=open(load.log, "w"))
-    socket_path = os.path.join(load.runtime, "cordon", "run.sock")
-    for _ in range(100):
-        if listeners(socket_path):
-            break
-        time.sleep(0.05)
-    return [server]
 
 
 def busy_sessions_hand_over(load, socket_path):
@@ -548,7 +542,7 @@ def main():
     case("full", setup=full_runtime)
     case("client", victims=8)
     case("race", check_after=one_server_left)
-    case("crowd", setup=logged_server, check_after=busy_sessions_hand_over, agents=12)
+    case("crowd", setup=started_server, check_after=busy_sessions_hand_over, agents=12)
     case("mcp-kill", fault=kill_mcp_servers, mcp=True)
     case("mcp-client", fault=close_mcp_inputs, mcp=True)
     case("mcp-stop", fault=stop_mcp_servers, mcp=True)
