@@ -46,7 +46,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <random>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -56,6 +55,7 @@
 #include "cordon/run.h"
 #include "core/unique_fd.h"
 #include "exec/launched_process.h"
+#include "exec/outside_socket.h"
 #include "exec/resolver_process.h"
 #include "exec/write_observer.h"
 
@@ -198,9 +198,9 @@ class ConnectBroker {
   std::vector<Denial> denials_;
   WriteObserver observer_;
   std::unique_ptr<ResolverProcess> resolver_;  // with rules_.domains
-  std::unordered_set<ino_t> outside_;  // the sockets ConnectOutside put in place (their inodes)
-  std::size_t proxy_connects_ = 0;     // parked for the proxy (ProxyConnect)
-  std::mt19937 random_{std::random_device{}()};  // the outside sockets' local ports
+  std::unordered_set<ino_t> outside_;    // the sockets ConnectOutside put in place (their inodes)
+  std::size_t proxy_connects_ = 0;       // parked for the proxy (ProxyConnect)
+  LocalPorts ports_ = ReadLocalPorts();  // the outside sockets' local ports
   // The parent proxy's address (rules_.parent), resolved when the broker is created, and
   // whether it is this host's own (never asked to connect by name: it would resolve the name
   // itself, and a name leading to its loopback would reach the host's services).

@@ -100,7 +100,7 @@ void ConnectBroker::ProxyConnect(const net::ConnectRequest& request) {
   }
   sockaddr_storage address{};
   (void)net::SockaddrOf(request.address, request.port, &address);
-  OutsideConnect started = StartOutsideConnect(address, -1, random_);
+  OutsideConnect started = StartOutsideConnect(address, -1, ports_);
   if (started.err == 0) return resolver_->SendConnectResult(request.tag, 0, started.socket.get());
   if (started.err != EINPROGRESS) return resolver_->SendConnectResult(request.tag, started.err);
   Parked parked{0, std::move(started.socket), address, SOCK_STREAM};
@@ -220,7 +220,7 @@ int ConnectBroker::ConnectOutside(std::uint64_t id, pid_t tid, int target_fd, in
     return err == 0 ? -1 : err;
   }
   // In the supervisor's network namespace (the host's), never blocking the supervisor.
-  OutsideConnect started = StartOutsideConnect(address, theirs, random_);
+  OutsideConnect started = StartOutsideConnect(address, theirs, ports_);
   const int err = started.err;
   if (err != 0 && err != EINPROGRESS) return err;  // the host network's own answer
   Parked parked{id, std::move(started.socket), address, SOCK_STREAM};

@@ -16,11 +16,6 @@ namespace cordon::exec {
 using core::UniqueFd;
 namespace {
 
-struct PortRange {
-  unsigned low = 32768;
-  unsigned high = 60999;
-};
-
 PortRange LocalPortRange() {
   PortRange range;
   if (std::FILE* file = std::fopen("/proc/sys/net/ipv4/ip_local_port_range", "re")) {
@@ -101,6 +96,13 @@ int BindPort(int socket, int domain, std::uint16_t port) {
 
 }  // namespace
 
+LocalPorts ReadLocalPorts() {
+  LocalPorts ports;
+  ports.range = LocalPortRange();
+  ports.reserved = ReservedPorts();
+  return ports;
+}
+
 void CopySocketOptions(int from, int to, int domain) {
   const auto copy = [&](int level, int option) {
     int value = 0;
@@ -120,13 +122,13 @@ void CopySocketOptions(int from, int to, int domain) {
 }
 
 OutsideConnect StartOutsideConnect(const sockaddr_storage& address, int options_from,
-                                   std::mt19937& random) {
+                                   LocalPorts& ports) {
   const int domain = address.ss_family;
   const socklen_t len = domain == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
-  const PortRange range = LocalPortRange();
+  const PortRange& range = ports.range;
   const unsigned count = range.high - range.low + 1;
-  const unsigned start = std::uniform_int_distribution<unsigned>(0, count - 1)(random);
-  const std::vector<PortRange> reserved = ReservedPorts();
+  const unsigned start = std::uniform_int_distribution<unsigned>(0, count - 1)(ports.random);
+  const std::vector<PortRange>& reserved = ports.reserved;
   UniqueFd socket;
   int fresh = 0;
   for (unsigned i = 0; i < count; ++i) {

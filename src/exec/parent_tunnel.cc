@@ -69,7 +69,7 @@ bool ConnectBroker::ViaParent(const net::IpAddress& ip, std::string_view asked_n
 }
 
 int ConnectBroker::ParkTunnel(Parked parked, const std::string& target, int options_from) {
-  OutsideConnect started = StartOutsideConnect(parent_address_, options_from, random_);
+  OutsideConnect started = StartOutsideConnect(parent_address_, options_from, ports_);
   if (started.err != 0 && started.err != EINPROGRESS) {
     const int err = started.err;
     parked.tunnel_target = target;
