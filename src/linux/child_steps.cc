@@ -107,12 +107,12 @@ bool CloseFdsExcept(const int* keep, int count) {
 // Default dispositions and an empty mask. The supervisor may handle, ignore or block signals:
 // handlers must not run in the sandbox's processes, and ignored or blocked signals survive
 // execve (`yes | head` never ends with SIGPIPE ignored). The command inherits init's reset.
+// Through rt_sigaction itself: glibc's sigaction refuses its two internal signals (32, 33),
+// whose handlers would otherwise stay installed in an init that shares the supervisor's memory.
 bool ResetSignals() {
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
   for (int sig = 1; sig < NSIG; ++sig) {
     if (sig == SIGKILL || sig == SIGSTOP) continue;
-    (void)::sigaction(sig, &dfl, nullptr);  // EINVAL for glibc's reserved signals: fine
+    (void)sys::SetDefaultAction(sig);
   }
   sigset_t none;
   ::sigemptyset(&none);

@@ -228,16 +228,14 @@ int InitMain(void* context) { RunInit(*static_cast<const ChildContext*>(context)
 Result<pid_t> CloneInitSharingMemory(ChildContext& context, char* stack_top,
                                      unsigned long clone_flags) {
   context.init_shares_parent_memory = true;
-  sigset_t all;
   sigset_t previous;
-  ::sigfillset(&all);
-  if (const int err = ::pthread_sigmask(SIG_SETMASK, &all, &previous); err != 0) {
-    return core::FailSyscall("pthread_sigmask", "SIG_SETMASK, every signal", err);
+  if (sys::BlockEverySignal(&previous) != 0) {
+    return core::FailSyscall("rt_sigprocmask", "SIG_SETMASK, every signal");
   }
   const pid_t pid =
       ::clone(&InitMain, stack_top, clone_flags | CLONE_VM | CLONE_VFORK | SIGCHLD, &context);
   const int clone_errno = errno;
-  (void)::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  (void)sys::RestoreSignalMask(previous);
   if (pid < 0) {
     return core::FailSyscall("clone", CloneFlagNames(clone_flags) + "|CLONE_VM|CLONE_VFORK",
                              clone_errno);

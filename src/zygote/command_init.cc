@@ -150,25 +150,26 @@ int CommandInitMain(void* arg) {
 // memory (the supervisor's) until it execs cordon-init when the launch gave it a stack, as a
 // one-shot init (launcher.cc CloneInitSharingMemory): no copy of the supervisor's page tables,
 // and none of its threads' pages write-protected for copy-on-write, each fault then flushing
-// the other CPUs' TLBs. Every signal blocked across the clone: until init has reset its
-// dispositions (step 0), a handler of the supervisor's would run in init on the shared memory.
-// (glibc's sigfillset leaves out its two internal signals, whose handlers act only on signals
-// the process sent itself, as in the one-shot init.)
+// the other CPUs' TLBs. Every signal blocked across the clone, glibc's internal ones too: until
+// init has reset its dispositions (step 0), a handler of the supervisor's would run in init on
+// the shared memory.
 pid_t CloneCommandInit(const ChildContext& c, const JoinSpec& spec) {
   if (!c.init_shares_parent_memory || c.init_stack_top == nullptr) {
     const pid_t init = linux_native::sys::CloneForkLike(CLONE_PARENT);
     if (init == 0) RunCommandInit(c, spec);
     return init;
   }
-  sigset_t all;
   sigset_t previous;
-  ::sigfillset(&all);
-  if (::sigprocmask(SIG_SETMASK, &all, &previous) != 0) return -1;
+  if (linux_native::sys::BlockEverySignal(&previous) != 0) return -1;
   CommandInitArgs args{&c, &spec};
+  // The kernel stores init's pid where the supervisor reads it before clone returns here: a
+  // relay killed while it waits for init's exec still leaves the supervisor init's pid, to
+  // kill and reap before it unmaps the stack init runs on.
   const pid_t init = ::clone(&CommandInitMain, c.init_stack_top,
-                             CLONE_PARENT | CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
+                             CLONE_PARENT | CLONE_PARENT_SETTID | CLONE_VM | CLONE_VFORK | SIGCHLD,
+                             &args, spec.init_pid);
   const int clone_errno = errno;
-  (void)::sigprocmask(SIG_SETMASK, &previous, nullptr);
+  (void)linux_native::sys::RestoreSignalMask(previous);
   errno = clone_errno;
   return init;
 }

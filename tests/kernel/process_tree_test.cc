@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <string>
 #include <thread>
 
 #include "kernel_support.h"
@@ -235,6 +236,56 @@ TEST_F(ProcessTreeTest, DaemonIsDeadAfterTheSupervisorIsKilled) {
   // The sandbox's init gets SIGKILL when its parent dies; it then takes the namespace down.
   EXPECT_TRUE(NoneWithMarker(heartbeat.string(), 3s));
   EXPECT_TRUE(FileStopsChanging(heartbeat, 300ms));
+}
+
+// The command starts with every signal at its default and none blocked, whatever the caller
+// (or the server) blocks, ignores or handles: an ignored SIGPIPE would survive execve and `yes |
+// head` would never end; a blocked SIGTERM would make a command unstoppable.
+// (cat catches nothing itself: grep, for one, handles SIGSEGV.)
+constexpr const char* kStatus = "cat /proc/self/status";
+
+// The "Sig...:" lines of a /proc/PID/status text.
+std::string SignalStates(const std::string& status) {
+  std::string states;
+  for (const std::string line : {"SigBlk:", "SigIgn:", "SigCgt:"}) {
+    const std::size_t at = status.find("\n" + line);
+    if (at == std::string::npos) continue;
+    states += status.substr(at + 1, status.find('\n', at + 1) - at);
+  }
+  return states;
+}
+
+TEST_F(ProcessTreeTest, CommandStartsWithNoSignalBlockedIgnoredOrHandled) {
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  sigset_t blocked;
+  sigset_t previous;
+  ::sigemptyset(&blocked);
+  ::sigaddset(&blocked, SIGUSR1);
+  ::sigaddset(&blocked, SIGTERM);
+  ASSERT_EQ(::pthread_sigmask(SIG_BLOCK, &blocked, &previous), 0);
+  struct sigaction ignore {};
+  struct sigaction saved {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGUSR2, &ignore, &saved);
+  const RunResult result = Shell(*session, kStatus);
+  ::sigaction(SIGUSR2, &saved, nullptr);
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  ASSERT_EQ(result.status, RunStatus::kExited) << Describe(result);
+  EXPECT_EQ(SignalStates(result.stdout_data.data),
+            "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n"
+            "SigCgt:\t0000000000000000\n")
+      << Describe(result);
+}
+
+TEST_F(ProcessTreeTest, ASignalTheCommandItselfIgnoresShowsInTheSameCheck) {
+  // The twin: what the command sets up itself is kept (and the check sees it).
+  auto session = SessionOrSkip(MakeConfig());
+  if (!session) return;
+  const RunResult result = Shell(*session, fmt::format("trap '' USR2; exec {}", kStatus));
+  ASSERT_EQ(result.status, RunStatus::kExited) << Describe(result);
+  EXPECT_NE(SignalStates(result.stdout_data.data).find("SigIgn:\t0000000000000800"), std::string::npos)
+      << Describe(result);
 }
 
 }  // namespace

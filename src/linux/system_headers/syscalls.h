@@ -14,6 +14,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace cordon::linux_native::sys {
@@ -88,6 +89,35 @@ inline pid_t CloneForkLike(unsigned long flags) {
   // x86_64 and aarch64 argument order: flags, stack, parent_tid, child_tid, tls.
   return static_cast<pid_t>(
       ::syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, nullptr));
+}
+
+// rt_sigprocmask(2) with every signal in the set, glibc's two internal ones (32, 33: thread
+// cancellation and set*id across threads) included, which its sigfillset and sigprocmask leave
+// out. For the calling thread; SIGKILL and SIGSTOP stay deliverable (the kernel ignores them).
+// `previous` receives the mask before: RestoreSignalMask(previous) puts it back.
+inline constexpr std::size_t kKernelSigsetSize = 8;  // _NSIG / 8 on x86_64 and aarch64
+inline int BlockEverySignal(sigset_t* previous) {
+  sigset_t all;
+  __builtin_memset(&all, 0xff, sizeof all);
+  return static_cast<int>(
+      ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, previous, kKernelSigsetSize));
+}
+inline int RestoreSignalMask(const sigset_t& previous) {
+  return static_cast<int>(
+      ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &previous, nullptr, kKernelSigsetSize));
+}
+
+// rt_sigaction(2) to SIG_DFL, for any signal glibc reserves too. The kernel's struct sigaction
+// on x86_64 and aarch64: handler, flags, restorer, mask; all zero is SIG_DFL, no flags.
+struct KernelSigaction {
+  void* handler;
+  unsigned long flags;
+  void* restorer;
+  std::uint64_t mask;
+};
+inline int SetDefaultAction(int sig) {
+  KernelSigaction dfl{};
+  return static_cast<int>(::syscall(SYS_rt_sigaction, sig, &dfl, nullptr, kKernelSigsetSize));
 }
 
 }  // namespace cordon::linux_native::sys
