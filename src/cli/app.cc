@@ -71,7 +71,9 @@ std::unique_ptr<CommandLine> MakeCommandLine(std::string_view only) {
   return cl;
 }
 
-std::string_view RequestedSubcommand(int argc, char** argv) {
+// The first argument, past --config and its value, or "" when there is none; `option`: it is
+// an option (--help, --version, a mistake).
+std::string_view FirstArgument(int argc, char** argv, bool* option) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--config") {
@@ -79,13 +81,19 @@ std::string_view RequestedSubcommand(int argc, char** argv) {
       continue;
     }
     if (arg.starts_with("--config=")) continue;
-    if (arg.starts_with('-')) return {};  // --help, --version, a mistake: the whole tree
-    // __generate walks the whole tree (man page, completions).
-    if (arg == "__generate") return {};
-    for (const Builder& builder : kBuilders) {
-      if (arg == builder.name) return builder.name;
-    }
-    return {};
+    *option = arg.starts_with('-');
+    return arg;
+  }
+  return {};
+}
+
+std::string_view RequestedSubcommand(int argc, char** argv) {
+  bool option = false;
+  const std::string_view arg = FirstArgument(argc, argv, &option);
+  // An option: the whole tree; __generate walks the whole tree (man page, completions).
+  if (option || arg == "__generate") return {};
+  for (const Builder& builder : kBuilders) {
+    if (arg == builder.name) return builder.name;
   }
   return {};
 }
@@ -107,7 +115,10 @@ int Main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // Bad flags are a setup error like a bad config: nothing runs.
-    fmt::print(stderr, "cordon: {}\n", DescribeParseError(e, requested));
+    bool option = false;
+    const std::string_view first = FirstArgument(argc, argv, &option);
+    fmt::print(stderr, "cordon: {}\n",
+               DescribeParseError(e, requested, option || requested == first ? "" : first));
     return kExitSetupFailed;
   }
   for (Subcommand& s : cl->subcommands) {

@@ -44,16 +44,20 @@ std::string Missing(const std::string& what) {
   return what;
 }
 
-std::string Required(const std::string& what) {
+std::string Required(const std::string& what, std::string_view first_word) {
   if (what == "A subcommand is required") {
-    return "a subcommand is required (run, check, status, sandbox, doctor, serve, mcp, ...)";
+    constexpr std::string_view kSome = "run, check, status, sandbox, doctor, serve, mcp, ...";
+    if (!first_word.empty())
+      return fmt::format("unknown subcommand \"{}\" ({})", first_word, kSome);
+    return fmt::format("a subcommand is required ({})", kSome);
   }
   return what;  // "command is required": CLI11 names it
 }
 
 }  // namespace
 
-std::string DescribeParseError(const CLI::ParseError& error, std::string_view subcommand) {
+std::string DescribeParseError(const CLI::ParseError& error, std::string_view subcommand,
+                               std::string_view first_word) {
   const std::string what = error.what();
   std::string message;
   // By type: an error's name is not always its class's (a subcommand's ExtrasError bears the
@@ -63,7 +67,7 @@ std::string DescribeParseError(const CLI::ParseError& error, std::string_view su
   } else if (dynamic_cast<const CLI::ArgumentMismatch*>(&error) != nullptr) {
     message = Missing(what);
   } else if (dynamic_cast<const CLI::RequiredError*>(&error) != nullptr) {
-    message = Required(what);
+    message = Required(what, subcommand.empty() ? first_word : std::string_view());
   } else {
     message = what;  // the validators' own words (option_values.h), or CLI11's
   }

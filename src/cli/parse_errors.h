@@ -12,6 +12,9 @@ namespace cordon::cli {
 
 // The message for `error`, raised while parsing the command line of `subcommand` (empty: the
 // top level), without the "cordon: " prefix and with a last line naming the help to read.
-std::string DescribeParseError(const CLI::ParseError& error, std::string_view subcommand);
+// `first_word`: the command line's first argument that is not an option, when it names no
+// subcommand (`cordon bogus`): named as the unknown subcommand.
+std::string DescribeParseError(const CLI::ParseError& error, std::string_view subcommand,
+                               std::string_view first_word = {});
 
 }  // namespace cordon::cli

@@ -284,7 +284,8 @@ TEST_F(ProcessTreeTest, ASignalTheCommandItselfIgnoresShowsInTheSameCheck) {
   if (!session) return;
   const RunResult result = Shell(*session, fmt::format("trap '' USR2; exec {}", kStatus));
   ASSERT_EQ(result.status, RunStatus::kExited) << Describe(result);
-  EXPECT_NE(SignalStates(result.stdout_data.data).find("SigIgn:\t0000000000000800"), std::string::npos)
+  EXPECT_NE(SignalStates(result.stdout_data.data).find("SigIgn:\t0000000000000800"),
+            std::string::npos)
       << Describe(result);
 }
 

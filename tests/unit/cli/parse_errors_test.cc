@@ -52,6 +52,20 @@ TEST(ParseErrors, AMissingSubcommandListsThem) {
   EXPECT_NE(message.find("See `cordon --help` for usage."), std::string::npos) << message;
 }
 
+TEST(ParseErrors, AWordThatNamesNoSubcommandIsCalledUnknown) {
+  std::string message;
+  try {
+    CLI::App app{"test"};
+    app.require_subcommand(1);
+    app.add_subcommand("run");
+    std::vector<const char*> argv{"cordon", "bogus"};
+    app.parse(static_cast<int>(argv.size()), const_cast<char**>(argv.data()));
+  } catch (const CLI::ParseError& e) {
+    message = DescribeParseError(e, "", "bogus");
+  }
+  EXPECT_EQ(message.rfind("unknown subcommand \"bogus\" (run, check", 0), 0u) << message;
+}
+
 TEST(ParseErrors, ARequiredArgumentIsNamed) {
   EXPECT_EQ(MessageFor({"run"}), "run: text is required\nSee `cordon run --help` for usage.");
 }
