@@ -177,28 +177,41 @@ void ProxyService::OnClient(Connection& c, short revents) {
 }
 
 void ProxyService::OnUpstream(Connection& c, short revents) {
-  if ((revents & (POLLIN | POLLHUP | POLLERR)) != 0 && !c.upstream_eof &&
-      c.phase != Phase::kClosing) {
-    Received got = Received::kNothing;
-    if (c.down_write && c.down_pending < c.down_capacity) {
-      const ssize_t n =
-          ::splice(c.upstream.get(), nullptr, c.down_write.get(), nullptr,
-                   c.down_capacity - c.down_pending, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-      if (n > 0) c.down_pending += static_cast<std::size_t>(n);
-      got = n > 0    ? Received::kData
-            : n == 0 ? Received::kEnd
-                     : (errno == EAGAIN || errno == EINTR ? Received::kNothing : Received::kError);
-    } else if (!c.down_write && c.out.size() < kBuffer) {
-      got = ReadInto(c.upstream.get(), c.out, scratch_);
+  if ((revents & (POLLIN | POLLHUP | POLLERR)) == 0) return Flush(c);
+  // A download: while the upstream has bytes and the client takes all of them, another splice
+  // in and out in this wake-up rather than a round of the main loop for each. Asked of the
+  // upstream alone first: a splice from a socket that is not O_NONBLOCK would wait for bytes.
+  for (int round = 0; round < kRoundsPerWakeUp; ++round) {
+    if (round > 0) {
+      pollfd p{c.upstream.get(), POLLIN, 0};
+      if (::poll(&p, 1, 0) != 1 || (p.revents & POLLIN) == 0) break;
     }
-    if (got == Received::kEnd) c.upstream_eof = true;
-    if (got == Received::kError) {
-      // Reset: what came before it still goes to the client, then the connection closes.
-      c.upstream_eof = true;
-      c.phase = Phase::kClosing;
-    }
+    const bool more = PullUpstream(c);
+    Flush(c);
+    if (!more || c.done || !c.down_write || c.down_pending != 0) break;
   }
-  Flush(c);
+}
+
+bool ProxyService::PullUpstream(Connection& c) {
+  if (c.upstream_eof || c.phase == Phase::kClosing) return false;
+  Received got = Received::kNothing;
+  if (c.down_write && c.down_pending < c.down_capacity) {
+    const ssize_t n = ::splice(c.upstream.get(), nullptr, c.down_write.get(), nullptr,
+                               c.down_capacity - c.down_pending, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+    if (n > 0) c.down_pending += static_cast<std::size_t>(n);
+    got = n > 0    ? Received::kData
+          : n == 0 ? Received::kEnd
+                   : (errno == EAGAIN || errno == EINTR ? Received::kNothing : Received::kError);
+  } else if (!c.down_write && c.out.size() < kBuffer) {
+    got = ReadInto(c.upstream.get(), c.out, scratch_);
+  }
+  if (got == Received::kEnd) c.upstream_eof = true;
+  if (got == Received::kError) {
+    // Reset: what came before it still goes to the client, then the connection closes.
+    c.upstream_eof = true;
+    c.phase = Phase::kClosing;
+  }
+  return got == Received::kData;
 }
 
 void ProxyService::Advance(Connection& c) {

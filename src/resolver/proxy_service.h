@@ -117,6 +117,10 @@ class ProxyService {
   void Accept();
   void OnClient(Connection& c, short revents);
   void OnUpstream(Connection& c, short revents);
+  // Reads what the upstream has into the pipe (or `out`); true when bytes came.
+  bool PullUpstream(Connection& c);
+  // Splices in and out per wake-up of a download's upstream, at most.
+  static constexpr int kRoundsPerWakeUp = 8;
   // Reads what the phase expects from `c.in` and moves on.
   void Advance(Connection& c);
   void Decide(Connection& c);
