@@ -8,12 +8,14 @@
 #             cordon through its proxy (the run's proxy variables), cordon with --network allow
 #   connect   1000 new TCP connections (python, to the address looked up once), each sent one
 #             request and answered one byte
-#   lookup    1000 lookups of pkg.test (python's socket.getaddrinfo, one process)
+#   lookup    5000 lookups of one name (python's socket.getaddrinfo, one process): pkg.test,
+#             whose answer has a TTL of 0 (each asked of the host's resolver), and cached.test,
+#             whose answer has one of 300 s (kept by cordon's resolver, decision 0057)
 #   start     `true`, with and without --allow-domain (the resolver's start beside it)
 #
 # Each cordon case is one-shot (--no-server), so `start` is what each one pays before its work;
 # per-connection and per-lookup costs are (cordon - cordon's start) - (bare - bare's start),
-# divided by 1000. Targets (issue 24): download >= 0.9x direct, < 1 ms per connection,
+# divided by their number. Targets (issue 24): download >= 0.9x direct, < 1 ms per connection,
 # < 0.2 ms per lookup. Needs root (namespaces), hyperfine, dnsmasq, curl, python3.
 # Usage: bench/network_domains.sh [DIR]   (DIR: where the files go; not below /tmp or /var/tmp)
 set -euo pipefail
@@ -64,7 +66,8 @@ ip -n "$world" addr add "$resolver/32" dev lo
 mkdir -p "/etc/netns/$client"
 echo "nameserver $resolver" >"/etc/netns/$client/resolv.conf"
 ip netns exec "$world" dnsmasq --conf-file=/dev/null --no-resolv --no-hosts --bind-interfaces \
-  --listen-address=$resolver --pid-file="$root/dnsmasq.pid" --address=/pkg.test/$pkg
+  --listen-address=$resolver --pid-file="$root/dnsmasq.pid" --address=/pkg.test/$pkg \
+  --host-record=cached.test,$pkg,300
 cat >"$root/server.py" <<'PY'
 import os, socket, sys, threading
 site = sys.argv[2]
@@ -100,9 +103,9 @@ for _ in range(1000):
     s.close()
 PY
 cat >"$root/ws/lookup.py" <<'PY'
-import socket
-for _ in range(1000):
-    socket.getaddrinfo("pkg.test", 8080, socket.AF_INET, socket.SOCK_STREAM)
+import socket, sys
+for _ in range(5000):
+    socket.getaddrinfo(sys.argv[1], 8080, socket.AF_INET, socket.SOCK_STREAM)
 PY
 for _ in $(seq 50); do
   ip netns exec "$client" curl -sf -o /dev/null http://pkg.test:8080/small && break
@@ -111,7 +114,7 @@ done
 
 in_client="ip netns exec $client"
 url=http://pkg.test:8080/big
-one=(run --no-server --allow-domain pkg.test --)
+one=(run --no-server --allow-domain pkg.test --allow-domain cached.test --)
 cd "$root/ws"
 hyperfine -N --warmup 2 --runs "$runs" --export-json "$root/download.json" \
   -n "no sandbox" "$in_client curl -s -o /dev/null $url" \
@@ -122,13 +125,15 @@ hyperfine -N --warmup 2 --runs "$runs" --export-json "$root/download.json" \
 hyperfine -N --warmup 3 --runs $((runs * 3)) --export-json "$root/work.json" \
   -n "bare: start" "$in_client python3 -c pass" \
   -n "bare: 1000 connects" "$in_client python3 connect.py" \
-  -n "bare: 1000 lookups" "$in_client python3 lookup.py" \
+  -n "bare: 5000 lookups" "$in_client python3 lookup.py pkg.test" \
+  -n "bare: 5000 lookups, TTL 300" "$in_client python3 lookup.py cached.test" \
   -n "cordon: start" "$in_client $cordon ${one[*]} python3 -c pass" \
   -n "cordon: 1000 connects" "$in_client $cordon ${one[*]} python3 connect.py" \
-  -n "cordon: 1000 lookups" "$in_client $cordon ${one[*]} python3 lookup.py"
+  -n "cordon: 5000 lookups" "$in_client $cordon ${one[*]} python3 lookup.py pkg.test" \
+  -n "cordon: 5000 lookups, TTL 300" "$in_client $cordon ${one[*]} python3 lookup.py cached.test"
 hyperfine -N --warmup 10 --runs $((runs * 10)) --export-json "$root/start.json" \
   -n "one-shot true" "$in_client $cordon run --no-server -- true" \
-  -n "one-shot true, --allow-domain pkg.test" "$in_client $cordon ${one[*]} true"
+  -n "one-shot true, with --allow-domain" "$in_client $cordon ${one[*]} true"
 python3 - "$root" <<'PY'
 import json, sys
 root = sys.argv[1]
@@ -143,15 +148,17 @@ for name, r in d.items():
     print(f"| {name} | {r['mean'] * 1000:.0f} ± {r['stddev'] * 1000:.0f} ms | "
           f"{200 / r['mean']:.0f} MB/s | {bare / r['mean']:.2f}x |")
 w = results("work")
-def per(kind):
-    cordon = w[f"cordon: 1000 {kind}"]["mean"] - w["cordon: start"]["mean"]
-    naked = w[f"bare: 1000 {kind}"]["mean"] - w["bare: start"]["mean"]
-    return (cordon - naked) / 1000 * 1e3
+def per(kind, count=1000):
+    cordon = w[f"cordon: {count} {kind}"]["mean"] - w["cordon: start"]["mean"]
+    naked = w[f"bare: {count} {kind}"]["mean"] - w["bare: start"]["mean"]
+    return (cordon - naked) / count * 1e3
 print()
 print("| per operation, cordon over bare | ms |")
 print("|---|---|")
 print(f"| a new TCP connection (transparent), one request | {per('connects'):.3f} |")
-print(f"| a lookup of an allowed name | {per('lookups'):.3f} |")
+print(f"| a lookup of an allowed name, TTL 0 (asked each time) | {per('lookups', 5000):.3f} |")
+print(f"| a lookup of an allowed name, TTL 300 s (kept after the first) | "
+      f"{per('lookups, TTL 300', 5000):.3f} |")
 s = results("start")
 print()
 print("| start | mean |")

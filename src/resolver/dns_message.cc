@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -89,7 +90,8 @@ std::string NameText(const ldns_rdf* name) {
 // Keeps the records of `list` that are not address records `keep` refuses; the section's
 // count follows from the list when the packet is written.
 ldns_rr_list* Filtered(const ldns_rr_list* list,
-                       const std::function<bool(const net::IpAddress&)>& keep, FilteredReply& out) {
+                       const std::function<bool(const net::IpAddress&)>& keep, std::uint32_t age,
+                       FilteredReply& out) {
   ldns_rr_list* kept = ldns_rr_list_new();
   for (std::size_t i = 0; list != nullptr && i < ldns_rr_list_rr_count(list); ++i) {
     const ldns_rr* rr = ldns_rr_list_rr(list, i);
@@ -106,9 +108,31 @@ ldns_rr_list* Filtered(const ldns_rr_list* list,
       }
       out.kept.push_back(*address);
     }
-    ldns_rr_list_push_rr(kept, ldns_rr_clone(rr));
+    ldns_rr* copy = ldns_rr_clone(rr);
+    if (age != 0) {
+      const std::uint32_t ttl = ldns_rr_ttl(copy);
+      ldns_rr_set_ttl(copy, ttl > age ? ttl - age : 0);
+    }
+    ldns_rr_list_push_rr(kept, copy);
   }
   return kept;
+}
+
+// FilteredReply::cache_ttl of the reply in `p`, before it is filtered.
+std::uint32_t CacheTtl(const ldns_pkt* p) {
+  const ldns_rr_list* answer = ldns_pkt_answer(p);
+  if (ldns_pkt_get_rcode(p) != LDNS_RCODE_NOERROR || ldns_pkt_tc(p) || answer == nullptr ||
+      ldns_rr_list_rr_count(answer) == 0) {
+    return 0;
+  }
+  std::uint32_t ttl = UINT32_MAX;
+  const ldns_rr_list* const lists[] = {answer, ldns_pkt_authority(p)};
+  for (const ldns_rr_list* list : lists) {
+    for (std::size_t i = 0; list != nullptr && i < ldns_rr_list_rr_count(list); ++i) {
+      ttl = std::min(ttl, ldns_rr_ttl(ldns_rr_list_rr(list, i)));
+    }
+  }
+  return ttl;
 }
 
 // The addresses of `answer` (already filtered) that answer `name`: its A/AAAA records owned by
@@ -217,7 +241,8 @@ std::vector<std::uint8_t> QueryFor(const DnsQuestion& question, std::uint16_t id
 std::optional<FilteredReply> FilterReply(std::span<const std::uint8_t> reply,
                                          const DnsQuestion& question, std::uint16_t upstream_id,
                                          std::uint16_t client_id,
-                                         const std::function<bool(const net::IpAddress&)>& keep) {
+                                         const std::function<bool(const net::IpAddress&)>& keep,
+                                         std::uint32_t age) {
   Packet p = Parse(reply);
   if (!p || !ldns_pkt_qr(p.get()) || ldns_pkt_id(p.get()) != upstream_id) return std::nullopt;
   const ldns_rr_list* questions = ldns_pkt_question(p.get());
@@ -228,9 +253,10 @@ std::optional<FilteredReply> FilterReply(std::span<const std::uint8_t> reply,
     return std::nullopt;
   }
   FilteredReply out;
-  ldns_rr_list* answer = Filtered(ldns_pkt_answer(p.get()), keep, out);
-  ldns_rr_list* authority = Filtered(ldns_pkt_authority(p.get()), keep, out);
-  ldns_rr_list* additional = Filtered(ldns_pkt_additional(p.get()), keep, out);
+  out.cache_ttl = CacheTtl(p.get());
+  ldns_rr_list* answer = Filtered(ldns_pkt_answer(p.get()), keep, age, out);
+  ldns_rr_list* authority = Filtered(ldns_pkt_authority(p.get()), keep, age, out);
+  ldns_rr_list* additional = Filtered(ldns_pkt_additional(p.get()), keep, age, out);
   ldns_rr_list_deep_free(ldns_pkt_answer(p.get()));
   ldns_rr_list_deep_free(ldns_pkt_authority(p.get()));
   ldns_rr_list_deep_free(ldns_pkt_additional(p.get()));

@@ -52,14 +52,20 @@ struct FilteredReply {
   // Of `kept`, the answers for the question's name: A/AAAA records of the answer section owned
   // by it or by a name its CNAME chain there leads to (not glue, not other owners).
   std::vector<net::IpAddress> handed_out;
+  // How long `reply` may be kept to answer the same question again (RFC 1035 7.3, RFC 2181 5.2):
+  // the smallest TTL of its answer and authority records, in seconds, for a NOERROR reply with
+  // answers that is not truncated; 0 for any other (a TTL of 0 is for this answer only).
+  std::uint32_t cache_ttl = 0;
 };
 
 // The upstream's `reply` to `question` (sent with `upstream_id`): nullopt when it is not one
 // (another id, another question, malformed). Every A and AAAA record in it (any section) is
-// kept only when `keep` says so; the reply goes back with `client_id`.
+// kept only when `keep` says so; the reply goes back with `client_id`. A reply kept `age`
+// seconds (a cached one) goes back with each record's TTL less that, down to 0.
 std::optional<FilteredReply> FilterReply(std::span<const std::uint8_t> reply,
                                          const DnsQuestion& question, std::uint16_t upstream_id,
                                          std::uint16_t client_id,
-                                         const std::function<bool(const net::IpAddress&)>& keep);
+                                         const std::function<bool(const net::IpAddress&)>& keep,
+                                         std::uint32_t age = 0);
 
 }  // namespace cordon::resolver

@@ -24,22 +24,24 @@ constexpr std::uint16_t kClassIn = 1;
 Result<std::unique_ptr<DnsService>> DnsService::Create(UniqueFd sandbox_socket,
                                                        UniqueFd stream_listener,
                                                        const net::DomainRules* rules,
-                                                       Reports reports) {
+                                                       Reports reports, DnsCache::Clock now) {
   const int flags = ::fcntl(sandbox_socket.get(), F_GETFL);
   if (flags < 0 || ::fcntl(sandbox_socket.get(), F_SETFL, flags | O_NONBLOCK) != 0) {
     return core::FailSyscall("fcntl", "the sandbox's resolver socket, O_NONBLOCK");
   }
-  return std::unique_ptr<DnsService>(new DnsService(
-      std::move(sandbox_socket), std::move(stream_listener), rules, std::move(reports)));
+  return std::unique_ptr<DnsService>(new DnsService(std::move(sandbox_socket),
+                                                    std::move(stream_listener), rules,
+                                                    std::move(reports), std::move(now)));
 }
 
 DnsService::DnsService(UniqueFd sandbox, UniqueFd stream_listener, const net::DomainRules* rules,
-                       Reports reports)
+                       Reports reports, DnsCache::Clock now)
     : sandbox_(std::move(sandbox)),
       streams_(std::move(stream_listener)),
       rules_(rules),
       reports_(std::move(reports)),
-      host_addresses_(net::HostAddresses()) {}
+      host_addresses_(net::HostAddresses()),
+      cache_(std::move(now)) {}
 
 void DnsService::Answer(const std::vector<std::uint8_t>& wire, const Client& to) {
   if (wire.empty()) return;
@@ -89,6 +91,10 @@ void DnsService::Handle(std::span<const std::uint8_t> wire, const Client& from) 
     reports_.refused(question->name);
     return Answer(AnswerWithoutRecords(wire, kRcodeNxDomain), from);
   }
+  if (const std::optional<DnsCache::Hit> hit = cache_.Find(question->name, question->type);
+      hit && Deliver(hit->reply, *question, hit->upstream_id, hit->age, wire, from)) {
+    return;
+  }
   Ask(Pending{*question, std::vector<std::uint8_t>(wire.begin(), wire.end()), from});
 }
 
@@ -97,7 +103,8 @@ void DnsService::Ask(Pending pending) {
   while (pending_.contains(tag)) tag = next_tag_++;
   if (pending_.size() >= kMaxPending) {
     if (pending_.begin()->second.client.lookup) {
-      unanswered_.push_back(std::move(pending_.begin()->second.client.lookup));
+      decided_.emplace_back(std::move(pending_.begin()->second.client.lookup),
+                            std::vector<net::IpAddress>{});
     }
     pending_.erase(pending_.begin());
   }
@@ -106,68 +113,87 @@ void DnsService::Ask(Pending pending) {
   reports_.query(tag, question);
 }
 
-void DnsService::AnswerForgotten() {
-  for (LookupDone& forgotten : std::exchange(unanswered_, {})) forgotten({});
+void DnsService::AnswerLookups() {
+  for (auto& [done, addresses] : std::exchange(decided_, {})) done(std::move(addresses));
 }
 
 void DnsService::Lookup(const std::string& name, std::uint16_t type, LookupDone done) {
   if (name.find('\\') != std::string::npos || !rules_->ForName(name).allowed) {
-    unanswered_.push_back(std::move(done));
+    decided_.emplace_back(std::move(done), std::vector<net::IpAddress>{});
     return;
   }
   DnsQuestion question;
   question.name = name;
   question.type = type;
   question.qclass = kClassIn;
+  if (const std::optional<DnsCache::Hit> hit = cache_.Find(name, type)) {
+    if (std::optional<std::vector<net::IpAddress>> addresses =
+            Addresses(hit->reply, question, hit->upstream_id, hit->age)) {
+      decided_.emplace_back(std::move(done), *std::move(addresses));
+      return;
+    }
+  }
   Client client;
   client.lookup = std::move(done);
   Ask(Pending{std::move(question), {}, std::move(client)});
 }
 
+bool DnsService::Deliver(std::span<const std::uint8_t> reply, const DnsQuestion& question,
+                         std::uint16_t upstream_id, std::optional<std::uint32_t> cached,
+                         std::span<const std::uint8_t> query, const Client& to) {
+  std::optional<FilteredReply> filtered = FilterReply(
+      reply, question, upstream_id, question.id,
+      [this](const net::IpAddress& a) { return Keep(a); }, cached.value_or(0));
+  if (!filtered) return false;
+  for (const net::IpAddress& a : filtered->handed_out) reports_.handed_out(a, question.name);
+  for (const net::IpAddress& a : filtered->dropped) reports_.withheld(question.name, a);
+  // Larger than the client takes over UDP: it asks again over TCP (RFC 1035, 4.2.1).
+  if (!to.stream.valid() && filtered->wire.size() > question.udp_size) {
+    Answer(AnswerWithoutRecords(query, kRcodeNoError, /*truncated=*/true), to);
+  } else {
+    Answer(filtered->wire, to);
+  }
+  if (!cached) cache_.Store(question.name, question.type, reply, upstream_id, filtered->cache_ttl);
+  return true;
+}
+
+std::optional<std::vector<net::IpAddress>> DnsService::Addresses(
+    std::span<const std::uint8_t> reply, const DnsQuestion& question, std::uint16_t upstream_id,
+    std::optional<std::uint32_t> cached) {
+  std::optional<FilteredReply> filtered = FilterReply(
+      reply, question, upstream_id, question.id,
+      [this](const net::IpAddress& a) { return Keep(a); }, cached.value_or(0));
+  if (!filtered) return std::nullopt;
+  for (const net::IpAddress& a : filtered->handed_out) reports_.handed_out(a, question.name);
+  for (const net::IpAddress& a : filtered->dropped) reports_.withheld(question.name, a);
+  if (!cached) cache_.Store(question.name, question.type, reply, upstream_id, filtered->cache_ttl);
+  return std::move(filtered->handed_out);
+}
+
 void DnsService::OnReply(std::uint16_t tag, std::span<const std::uint8_t> reply) {
   const auto it = pending_.find(tag);
   if (it == pending_.end()) return;
-  if (it->second.client.lookup) return OnLookupReply(it, reply);
-  const Pending& pending = it->second;
-  if (reply.empty()) {
-    Answer(AnswerWithoutRecords(pending.query, kRcodeServFail), pending.client);
+  Pending& pending = it->second;
+  if (pending.client.lookup) {
+    std::vector<net::IpAddress> addresses;
+    if (!reply.empty()) {
+      std::optional<std::vector<net::IpAddress>> left =
+          Addresses(reply, pending.question, tag, std::nullopt);
+      if (!left) return;  // not the reply to it: keep waiting
+      addresses = *std::move(left);
+    }
+    // Out of the table before the caller runs: it may ask again.
+    LookupDone done = std::move(pending.client.lookup);
     pending_.erase(it);
+    done(std::move(addresses));
     return;
   }
-  std::optional<FilteredReply> filtered =
-      FilterReply(reply, pending.question, tag, pending.question.id,
-                  [this](const net::IpAddress& a) { return Keep(a); });
-  if (!filtered) return;  // not the reply to it: keep waiting
-  for (const net::IpAddress& a : filtered->handed_out) {
-    reports_.handed_out(a, pending.question.name);
-  }
-  for (const net::IpAddress& a : filtered->dropped) reports_.withheld(pending.question.name, a);
-  // Larger than the client takes over UDP: it asks again over TCP (RFC 1035, 4.2.1).
-  if (!pending.client.stream.valid() && filtered->wire.size() > pending.question.udp_size) {
-    Answer(AnswerWithoutRecords(pending.query, kRcodeNoError, /*truncated=*/true), pending.client);
-  } else {
-    Answer(filtered->wire, pending.client);
+  if (reply.empty()) {
+    Answer(AnswerWithoutRecords(pending.query, kRcodeServFail), pending.client);
+  } else if (!Deliver(reply, pending.question, tag, std::nullopt, pending.query, pending.client)) {
+    return;  // not the reply to it: keep waiting
   }
   pending_.erase(it);
-}
-
-void DnsService::OnLookupReply(std::map<std::uint16_t, Pending>::iterator it,
-                               std::span<const std::uint8_t> reply) {
-  const std::uint16_t tag = it->first;
-  std::vector<net::IpAddress> addresses;
-  if (!reply.empty()) {
-    const DnsQuestion& question = it->second.question;
-    std::optional<FilteredReply> filtered = FilterReply(
-        reply, question, tag, question.id, [this](const net::IpAddress& a) { return Keep(a); });
-    if (!filtered) return;  // not the reply to it: keep waiting
-    for (const net::IpAddress& a : filtered->handed_out) reports_.handed_out(a, question.name);
-    for (const net::IpAddress& a : filtered->dropped) reports_.withheld(question.name, a);
-    addresses = std::move(filtered->handed_out);
-  }
-  // Out of the table before the caller runs: it may ask again.
-  LookupDone done = std::move(it->second.client.lookup);
-  pending_.erase(it);
-  done(std::move(addresses));
 }
 
 }  // namespace cordon::resolver

@@ -13,7 +13,8 @@
 //     rebinding). The addresses left in the answer for the name asked (or its CNAME chain) are
 //     the ones the connect broker will connect to for that name: each is reported
 //     (handed_out) before the answer goes back, so the broker knows it before the command can
-//     use it.
+//     use it. A reply with a TTL is kept (dns_cache.h) and the same question answered from
+//     it while the TTL lasts, filtered and reported the same way.
 //
 // Not thread-safe; one per cordon-resolver process.
 #pragma once
@@ -21,10 +22,12 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -33,6 +36,7 @@
 #include "core/unique_fd.h"
 #include "net/address_class.h"
 #include "net/domain_rules.h"
+#include "resolver/dns_cache.h"
 #include "resolver/dns_message.h"
 #include "resolver/stream_clients.h"
 
@@ -50,10 +54,10 @@ class DnsService {
   };
   // `sandbox_socket`: UDP, bound to the sandbox's 127.0.0.1:53; `stream_listener`: TCP,
   // listening there (invalid: none).
-  [[nodiscard]] static Result<std::unique_ptr<DnsService>> Create(core::UniqueFd sandbox_socket,
-                                                                  core::UniqueFd stream_listener,
-                                                                  const net::DomainRules* rules,
-                                                                  Reports reports);
+  // `now`: the cache's clock.
+  [[nodiscard]] static Result<std::unique_ptr<DnsService>> Create(
+      core::UniqueFd sandbox_socket, core::UniqueFd stream_listener, const net::DomainRules* rules,
+      Reports reports, DnsCache::Clock now = &std::chrono::steady_clock::now);
 
   int sandbox_fd() const { return sandbox_.get(); }
   // Reads and answers what is queued on the sandbox's socket; never blocks.
@@ -66,13 +70,13 @@ class DnsService {
 
   // The proxy's own lookup of `name` (record `type`, A or AAAA), asked and filtered as a
   // client's is: `done` gets the addresses left (each reported handed_out first), or none (not
-  // allowed, no reply, nothing left). Called later (OnReply, AnswerForgotten), never from within
+  // allowed, no reply, nothing left). Called later (OnReply, AnswerLookups), never from within
   // Lookup.
   using LookupDone = std::function<void(std::vector<net::IpAddress> addresses)>;
   void Lookup(const std::string& name, std::uint16_t type, LookupDone done);
-  // Answers none to the lookups that will get no reply (refused, or forgotten past
-  // kMaxPending); the main loop calls it after each round.
-  void AnswerForgotten();
+  // Answers the lookups decided without a reply to wait for: from the cache, or none (refused,
+  // or forgotten past kMaxPending). The main loop calls it after each round.
+  void AnswerLookups();
 
   // Questions waiting for the host's resolver; past it the one with the lowest tag is
   // forgotten (its client retries).
@@ -92,11 +96,21 @@ class DnsService {
     Client client;
   };
   DnsService(core::UniqueFd sandbox, core::UniqueFd stream_listener, const net::DomainRules* rules,
-             Reports reports);
+             Reports reports, DnsCache::Clock now);
   void Handle(std::span<const std::uint8_t> wire, const Client& from);
   void Ask(Pending pending);
-  void OnLookupReply(std::map<std::uint16_t, Pending>::iterator it,
-                     std::span<const std::uint8_t> reply);
+  // `reply` (to `question`, asked with `upstream_id`) filtered, reported and sent to `to` (the
+  // client's `query` for a truncated answer). `cached`: the reply came from the cache that many
+  // seconds ago; nullopt: it has just come, and the cache keeps it. False when it is not a
+  // reply to `question`.
+  bool Deliver(std::span<const std::uint8_t> reply, const DnsQuestion& question,
+               std::uint16_t upstream_id, std::optional<std::uint32_t> cached,
+               std::span<const std::uint8_t> query, const Client& to);
+  // The same for the proxy's lookup: the addresses left, reported; nullopt: not a reply to it.
+  std::optional<std::vector<net::IpAddress>> Addresses(std::span<const std::uint8_t> reply,
+                                                       const DnsQuestion& question,
+                                                       std::uint16_t upstream_id,
+                                                       std::optional<std::uint32_t> cached);
   void Answer(const std::vector<std::uint8_t>& wire, const Client& to);
   bool Keep(const net::IpAddress& address) const;
 
@@ -107,7 +121,9 @@ class DnsService {
   std::vector<net::IpAddress> host_addresses_;
   std::uint16_t next_tag_ = 0;
   std::map<std::uint16_t, Pending> pending_;  // by tag
-  std::vector<LookupDone> unanswered_;        // lookups forgotten, answered none by OnReply
+  DnsCache cache_;
+  // Lookups answered by AnswerLookups: from the cache, or none.
+  std::vector<std::pair<LookupDone, std::vector<net::IpAddress>>> decided_;
 };
 
 }  // namespace cordon::resolver

@@ -164,7 +164,7 @@ int main(int argc, char** argv) {
   std::vector<std::uint8_t> message(cordon::net::kMaxUpstreamReply + 3);
   std::vector<pollfd> fds;
   for (;;) {
-    dns.AnswerForgotten();
+    dns.AnswerLookups();
     fds.assign({{kChannelFd, POLLIN, 0}, {dns.sandbox_fd(), POLLIN, 0}});
     dns.AppendStreamPollSet(fds);
     const std::size_t streams_end = fds.size();

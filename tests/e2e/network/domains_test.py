@@ -89,6 +89,7 @@ work = tempfile.mkdtemp(prefix="cordon-domains-", dir=base)
 os.chmod(work, 0o755)
 processes = []
 PARENT_LOG = os.path.join(work, "parent.log")  # each CONNECT target the parents were asked for
+DNS_LOG = os.path.join(work, "dnsmasq.log")  # each question the world's resolver was asked
 
 
 def sh(*args, check=True):
@@ -133,7 +134,8 @@ def setup():
         f.write(f"nameserver {RESOLVER}\n")
     in_world("dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null", "--no-resolv",
              "--no-hosts", "--bind-interfaces", f"--listen-address={RESOLVER}",
-             f"--pid-file={work}/dnsmasq.pid", f"--address=/pkg.test/{PKG}",
+             f"--pid-file={work}/dnsmasq.pid", "--log-queries", f"--log-facility={DNS_LOG}",
+             f"--host-record=cached.test,{PKG},300", f"--address=/pkg.test/{PKG}",
              f"--address=/other.test/{OTHER}", "--address=/rebind.test/127.0.0.1",
              f"--address=/private.test/{PRIVATE}", f"--address=/shared.test/{PKG}",
              f"--address=/parent.test/{PARENT_HOST}",
@@ -964,6 +966,40 @@ PY_SQUAT = ("python3 -c \"import socket,sys,time\n"
 port_block = [40000]
 
 
+# Four lookups of NAME's addresses (three by getent, one by Python's connect): the answers of
+# the world's resolver for --address names carry a TTL of 0, cached.test's one of 300 s.
+LOOKUPS = ("for i in 1 2 3; do getent ahostsv4 {name} >/dev/null || exit 1; done; " +
+           PY_CONNECT + "{name} 8080")
+
+
+def dns_questions_since(offset, name):
+    """The A questions for `name` the world's resolver logged from `offset` on."""
+    with open(DNS_LOG) as f:
+        f.seek(offset)
+        return sum(1 for line in f if f"query[A] {name} from" in line)
+
+
+def cache_cases(who, way, flags_for):
+    """An answer with a TTL is kept by the run's resolver: asked once however often the command
+    looks the name up, and connected to after; the twin: one with a TTL of 0 is asked each time."""
+    for name, asked, what in (("cached.test", 1, "an answer with a TTL is asked for once"),
+                              ("pkg.test", 4, "an answer with a TTL of 0 is asked for each time")):
+        label = f"{who.name}: {way}: {what}"
+        only = os.environ.get("CORDON_DOMAINS_ONLY")
+        if only and only not in label:
+            continue
+        offset = os.path.getsize(DNS_LOG)
+        before = len(failures)
+        check(who, way, flags_for(name), what, LOOKUPS.format(name=name), ok=True,
+              output="hello from pkg.test")
+        if len(failures) > before:
+            continue
+        time.sleep(0.2)  # the resolver's log written
+        n = dns_questions_since(offset, name)
+        report(label + " (the world's resolver)",
+               None if n == asked else f"asked {n} times for {name}, not {asked}")
+
+
 def port_range(size):
     """Narrows the client's ephemeral range to `size` ports no case used before; its first."""
     low = port_block[0]
@@ -1107,6 +1143,7 @@ try:
             if way == "served":
                 who.start_server([])
             cases(who, way, domain_flags)
+            cache_cases(who, way, domain_flags)
             who.stop_server()
     # Under connection churn, and a socket a reset closed: in the client, on narrowed ranges.
     for who in whos:

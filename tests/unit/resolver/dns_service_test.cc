@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -29,6 +30,7 @@ namespace cordon::resolver {
 namespace {
 
 using core::UniqueFd;
+using namespace std::chrono_literals;
 
 using test_support::BoundUdp;
 using test_support::Readable;
@@ -46,6 +48,7 @@ struct Answer {
   int rcode = -1;
   bool truncated = false;
   std::vector<std::string> addresses;
+  std::vector<std::uint32_t> ttls;  // of the answer section's records
 };
 
 Answer Read(int fd) {
@@ -63,6 +66,7 @@ Answer Read(int fd) {
   for (std::size_t i = 0; i < ldns_rr_list_rr_count(answer); ++i) {
     char* text = ldns_rdf2str(ldns_rr_rdf(ldns_rr_list_rr(answer, i), 0));
     out.addresses.emplace_back(text);
+    out.ttls.push_back(ldns_rr_ttl(ldns_rr_list_rr(answer, i)));
     std::free(text);
   }
   ldns_pkt_free(p);
@@ -108,7 +112,8 @@ class DnsServiceTest : public ::testing::Test {
             },
     };
     Result<std::unique_ptr<DnsService>> service =
-        DnsService::Create(std::move(sandbox), std::move(listener), &rules_, std::move(reports));
+        DnsService::Create(std::move(sandbox), std::move(listener), &rules_, std::move(reports),
+                           [this] { return now_; });
     ASSERT_TRUE(service) << service.error().message;
     service_ = std::move(*service);
     client_.Reset(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
@@ -148,10 +153,24 @@ class DnsServiceTest : public ::testing::Test {
 
   // The addresses of an A answer for `name`, as zone-file lines.
   static std::vector<std::string> A(const std::string& name,
-                                    const std::vector<std::string>& addresses) {
+                                    const std::vector<std::string>& addresses, int ttl = 60) {
     std::vector<std::string> out;
-    for (const std::string& a : addresses) out.push_back(name + ". 60 IN A " + a);
+    for (const std::string& a : addresses) {
+      out.push_back(name + ". " + std::to_string(ttl) + " IN A " + a);
+    }
     return out;
+  }
+
+  // The host resolver's reply to the last question with no records and `rcode`, or truncated.
+  void UpstreamEmpty(ldns_pkt_rcode rcode, bool truncated = false) {
+    ASSERT_FALSE(queries_.empty()) << "nothing was asked";
+    const auto [tag, question] = queries_.back();
+    ldns_pkt* p = test::QueryPacket((question.name + ".").c_str(),
+                                    static_cast<ldns_rr_type>(question.type), tag);
+    ldns_pkt_set_qr(p, true);
+    ldns_pkt_set_rcode(p, rcode);
+    ldns_pkt_set_tc(p, truncated);
+    service_->OnReply(tag, test::TakeWire(p));
   }
 
   // The names each address was reported handed out for, in order.
@@ -173,6 +192,7 @@ class DnsServiceTest : public ::testing::Test {
     }
   }
 
+  std::chrono::steady_clock::time_point now_ = std::chrono::steady_clock::time_point{} + 1h;
   net::DomainRules rules_;
   sockaddr_in listener_address_{};
   UniqueFd client_;
@@ -374,6 +394,104 @@ TEST_F(DnsServiceTest, NoReplyToGiveIsServfail) {
   const Answer a = Read(client_.get());
   EXPECT_EQ(a.id, 23);
   EXPECT_EQ(a.rcode, LDNS_RCODE_SERVFAIL);
+}
+
+TEST_F(DnsServiceTest, AQuestionAskedAgainIsAnsweredFromTheCacheWhileItsTtlLasts) {
+  Start({"pkg.test"}, {});
+  Ask("pkg.test.", 40);
+  Upstream(A("pkg.test", {"192.0.2.7"}, 60));
+  const Answer first = Read(client_.get());
+  EXPECT_EQ(first.ttls, std::vector<std::uint32_t>{60});
+  now_ += 10s;
+  Ask("Pkg.Test.", 41);
+  EXPECT_EQ(queries_.size(), 1u) << "asked upstream again";
+  ASSERT_TRUE(Readable(client_.get(), 2000));
+  const Answer again = Read(client_.get());
+  EXPECT_EQ(again.id, 41);
+  EXPECT_EQ(again.rcode, LDNS_RCODE_NOERROR);
+  EXPECT_EQ(again.addresses, std::vector<std::string>{"192.0.2.7"});
+  EXPECT_EQ(again.ttls, std::vector<std::uint32_t>{50}) << "the TTL left, not the first one";
+  // Reported again before the answer, as a fresh one is.
+  EXPECT_EQ(HandedOut("192.0.2.7"), (std::vector<std::string>{"pkg.test", "pkg.test"}));
+  EXPECT_FALSE(answered_before_report_);
+  // Another type is another question.
+  Ask("pkg.test.", 42, LDNS_RR_TYPE_AAAA);
+  EXPECT_EQ(queries_.size(), 2u);
+  // The twin: once the TTL is up the question goes upstream again.
+  now_ += 50s;
+  Ask("pkg.test.", 43);
+  EXPECT_EQ(queries_.size(), 3u);
+}
+
+TEST_F(DnsServiceTest, AReplyWithATtlOfZeroIsNeverKept) {
+  Start({"pkg.test"}, {});
+  Ask("pkg.test.", 44);
+  Upstream(A("pkg.test", {"192.0.2.7"}, 0));
+  EXPECT_EQ(Read(client_.get()).addresses, std::vector<std::string>{"192.0.2.7"});
+  Ask("pkg.test.", 45);
+  EXPECT_EQ(queries_.size(), 2u);
+}
+
+TEST_F(DnsServiceTest, NoAnswerIsKept) {
+  // SERVFAIL (no reply), NXDOMAIN, an empty NOERROR and a truncated reply are each asked again.
+  Start({"pkg.test"}, {});
+  Ask("pkg.test.", 46);
+  service_->OnReply(queries_.back().first, {});
+  EXPECT_EQ(Read(client_.get()).rcode, LDNS_RCODE_SERVFAIL);
+  Ask("pkg.test.", 47);
+  UpstreamEmpty(LDNS_RCODE_NXDOMAIN);
+  EXPECT_EQ(Read(client_.get()).rcode, LDNS_RCODE_NXDOMAIN);
+  Ask("pkg.test.", 48);
+  UpstreamEmpty(LDNS_RCODE_NOERROR);
+  EXPECT_EQ(Read(client_.get()).rcode, LDNS_RCODE_NOERROR);
+  Ask("pkg.test.", 49);
+  UpstreamEmpty(LDNS_RCODE_NOERROR, /*truncated=*/true);
+  (void)Read(client_.get());
+  Ask("pkg.test.", 50);
+  EXPECT_EQ(queries_.size(), 5u);
+}
+
+TEST_F(DnsServiceTest, ACachedAnswerIsFilteredAndSizedForEachClient) {
+  Start({"pkg.test"}, {});
+  // An internal address stays withheld from the cached answer, and is reported each time.
+  Ask("pkg.test.", 51, LDNS_RR_TYPE_A, 1200);
+  std::vector<std::string> many{"127.0.0.1"};
+  for (int i = 1; i <= 40; ++i) many.push_back("203.0.113." + std::to_string(i));
+  Upstream(A("pkg.test", many));
+  EXPECT_EQ(Read(client_.get()).addresses.size(), 40u);
+  EXPECT_EQ(withheld_.size(), 1u);
+  // Asked without EDNS, the same cached answer does not fit: truncated, for TCP.
+  Ask("pkg.test.", 52);
+  const Answer plain = Read(client_.get());
+  EXPECT_EQ(plain.id, 52);
+  EXPECT_TRUE(plain.truncated);
+  EXPECT_EQ(withheld_.size(), 2u);
+  Ask("pkg.test.", 53, LDNS_RR_TYPE_A, 1200);
+  const Answer edns = Read(client_.get());
+  EXPECT_FALSE(edns.truncated);
+  EXPECT_EQ(edns.addresses.size(), 40u);
+  EXPECT_EQ(std::count(edns.addresses.begin(), edns.addresses.end(), "127.0.0.1"), 0);
+  EXPECT_EQ(queries_.size(), 1u);
+}
+
+TEST_F(DnsServiceTest, TheProxysLookupIsAnsweredFromTheCacheLaterNotWithinTheCall) {
+  Start({"pkg.test", "other.test"}, {});
+  Ask("pkg.test.", 54);
+  Upstream(A("pkg.test", {"192.0.2.7"}));
+  (void)Read(client_.get());
+  std::optional<std::vector<net::IpAddress>> got;
+  service_->Lookup("pkg.test", LDNS_RR_TYPE_A,
+                   [&](std::vector<net::IpAddress> addresses) { got = std::move(addresses); });
+  EXPECT_FALSE(got) << "answered within Lookup";
+  service_->AnswerLookups();
+  ASSERT_TRUE(got);
+  EXPECT_EQ(*got, std::vector<net::IpAddress>{Ip("192.0.2.7")});
+  EXPECT_EQ(queries_.size(), 1u);
+  EXPECT_EQ(HandedOut("192.0.2.7").size(), 2u);
+  // The twin: a name not cached is asked.
+  service_->Lookup("other.test", LDNS_RR_TYPE_A, [](std::vector<net::IpAddress>) {});
+  service_->AnswerLookups();
+  EXPECT_EQ(queries_.size(), 2u);
 }
 
 }  // namespace

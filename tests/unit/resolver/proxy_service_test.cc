@@ -105,7 +105,7 @@ class ProxyServiceTest : public ::testing::Test {
       if (std::chrono::steady_clock::now() > until) return false;
       AnswerLookups();
       AnswerConnects();
-      dns_->AnswerForgotten();
+      dns_->AnswerLookups();
       std::vector<pollfd> fds;
       service_->AppendPollSet(fds);
       const std::size_t ours = fds.size();
