@@ -6,8 +6,8 @@
 // one would not, and the TTLs it carries are what is left of them (FilterReply's `age`).
 //
 // Kept only: NOERROR replies with answers, not truncated, with a TTL above 0
-// (FilteredReply::cache_ttl), for at most kMaxTtl; at most kMaxEntries questions, the one that
-// expires first making room. One cache per cordon-resolver, which lives for one run.
+// (FilteredReply::cache_ttl), for at most kMaxTtl; at most kMaxEntries questions and kMaxBytes,
+// the one that expires first making room. One cache per cordon-resolver, which lives for one run.
 #pragma once
 
 #include <chrono>
@@ -26,6 +26,9 @@ class DnsCache {
  public:
   using Clock = std::function<std::chrono::steady_clock::time_point()>;
   static constexpr std::size_t kMaxEntries = 512;
+  // The replies' bytes together (one may be up to 64 KiB, over TCP): a command that asks for
+  // many names with large answers keeps the resolver small all the same.
+  static constexpr std::size_t kMaxBytes = 4 * 1024 * 1024;
   static constexpr std::uint32_t kMaxTtl = 3600;  // seconds
 
   explicit DnsCache(Clock now = &std::chrono::steady_clock::now) : now_(std::move(now)) {}
@@ -41,6 +44,7 @@ class DnsCache {
   void Store(const std::string& name, std::uint16_t type, std::span<const std::uint8_t> reply,
              std::uint16_t upstream_id, std::uint32_t ttl);
   std::size_t size() const { return entries_.size(); }
+  std::size_t bytes() const { return bytes_; }
 
  private:
   struct Entry {
@@ -51,8 +55,13 @@ class DnsCache {
   };
   using Key = std::pair<std::string, std::uint16_t>;
 
+  // Drops the entries whose time is up, then the ones that expire first, until one more of
+  // `size` bytes fits.
+  void MakeRoom(std::size_t size, std::chrono::steady_clock::time_point now);
+
   Clock now_;
   std::map<Key, Entry> entries_;
+  std::size_t bytes_ = 0;
 };
 
 }  // namespace cordon::resolver

@@ -71,6 +71,23 @@ TEST_F(DnsCacheTest, WhenFullTheReplyThatExpiresFirstMakesRoom) {
   EXPECT_EQ(cache_.size(), 1u);
 }
 
+TEST_F(DnsCacheTest, TheRepliesBytesTogetherAreBounded) {
+  const std::vector<std::uint8_t> large(60000, 7);
+  const std::size_t fit = DnsCache::kMaxBytes / large.size();
+  for (std::size_t i = 0; i < fit + 10; ++i) {
+    cache_.Store("n" + std::to_string(i) + ".test", 1, large, 1,
+                 static_cast<std::uint32_t>(100 + i));
+  }
+  EXPECT_LE(cache_.bytes(), DnsCache::kMaxBytes);
+  EXPECT_EQ(cache_.size(), fit);
+  // The ones that expire first made room; the newest are kept.
+  EXPECT_FALSE(cache_.Find("n0.test", 1));
+  EXPECT_TRUE(cache_.Find("n" + std::to_string(fit + 9) + ".test", 1));
+  // Replacing one keeps the count of bytes right.
+  cache_.Store("n" + std::to_string(fit + 9) + ".test", 1, reply_, 1, 100);
+  EXPECT_EQ(cache_.bytes(), (fit - 1) * large.size() + reply_.size());
+}
+
 TEST_F(DnsCacheTest, StoringTheSameQuestionAgainReplacesIt) {
   cache_.Store("pkg.test", 1, reply_, 1, 30);
   now_ += 20s;
