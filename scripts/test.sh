@@ -40,6 +40,8 @@ grep -h -A1 '^escapes:' build/dev/Testing/Temporary/LastTest.log || true
 if [ "$(id -u)" -eq 0 ]; then
   step "kernel, escape and fault tests as an unprivileged user"
   bash scripts/run_unprivileged.sh build/dev
+  step "Debian packages: contents, lintian, install, run, remove"
+  bash tests/consumer/deb_test.sh build/dev
 fi
 
 # ASan + UBSan: the unit and kernel tests again, in the sanitizer build (e2e and fuzzing are
