@@ -5,7 +5,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 cmake --preset release >/dev/null
-cmake --build --preset release -j "$(nproc)"
+# Only the programs the demo runs (the tests and benchmarks are scripts/test.sh's to build):
+# the command, its front, the sandbox's init, the bubblewrap trampoline and the resolver, as far
+# as this platform defines them.
+defined=$(cmake --build --preset release --target help | sed -n 's/^\([A-Za-z0-9_-]*\): .*/\1/p')
+targets=()
+for t in cordon cordon-front cordon-init cordon-bwrap-exec cordon-resolver; do
+  grep -qx -- "$t" <<<"$defined" && targets+=("$t")
+done
+cmake --build --preset release -j "$(nproc)" --target "${targets[@]}"
 cordon=$(pwd)/build/release/src/front/cordon
 [ -x "$cordon" ] || cordon=$(pwd)/build/release/src/cli/cordon
 
