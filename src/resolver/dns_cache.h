@@ -5,7 +5,8 @@
 // addresses reported handed out again, so a cached answer gives the command nothing a fresh
 // one would not, and the TTLs it carries are what is left of them (FilterReply's `age`).
 //
-// Kept only: NOERROR replies with answers, not truncated, with a TTL above 0
+// Kept only: NOERROR replies with answer records (addresses, a CNAME, any type), not
+// truncated, with a TTL above 0
 // (FilteredReply::cache_ttl), for at most kMaxTtl; at most kMaxEntries questions and kMaxBytes,
 // the one that expires first making room. One cache per cordon-resolver, which lives for one run.
 #pragma once
@@ -34,9 +35,10 @@ class DnsCache {
   explicit DnsCache(Clock now = &std::chrono::steady_clock::now) : now_(std::move(now)) {}
 
   struct Hit {
-    std::span<const std::uint8_t> reply;  // valid until the next Store
-    std::uint16_t upstream_id = 0;        // the id the reply was asked with
-    std::uint32_t age = 0;                // seconds since it came
+    // Valid until the next Store, or a Find that meets a reply whose time is up.
+    std::span<const std::uint8_t> reply;
+    std::uint16_t upstream_id = 0;  // the id the reply was asked with
+    std::uint32_t age = 0;          // seconds since it came
   };
   // The reply kept for (`name`, `type`), unless there is none or its time is up.
   std::optional<Hit> Find(const std::string& name, std::uint16_t type);

@@ -129,7 +129,9 @@ std::uint32_t CacheTtl(const ldns_pkt* p) {
   const ldns_rr_list* const lists[] = {answer, ldns_pkt_authority(p)};
   for (const ldns_rr_list* list : lists) {
     for (std::size_t i = 0; list != nullptr && i < ldns_rr_list_rr_count(list); ++i) {
-      ttl = std::min(ttl, ldns_rr_ttl(ldns_rr_list_rr(list, i)));
+      const std::uint32_t rr_ttl = ldns_rr_ttl(ldns_rr_list_rr(list, i));
+      // A TTL with its top bit set is taken as 0 (RFC 2181, 8).
+      ttl = std::min(ttl, rr_ttl > 0x7fffffffU ? 0U : rr_ttl);
     }
   }
   return ttl;

@@ -114,7 +114,11 @@ void DnsService::Ask(Pending pending) {
 }
 
 void DnsService::AnswerLookups() {
-  for (auto& [done, addresses] : std::exchange(decided_, {})) done(std::move(addresses));
+  // A caller's `done` may look up again (the proxy asks for AAAA when A gave nothing), and a
+  // cached answer to that is decided at once: answered in this call too, not a poll later.
+  for (int round = 0; round < kLookupRounds && !decided_.empty(); ++round) {
+    for (auto& [done, addresses] : std::exchange(decided_, {})) done(std::move(addresses));
+  }
 }
 
 void DnsService::Lookup(const std::string& name, std::uint16_t type, LookupDone done) {

@@ -75,8 +75,10 @@ class DnsService {
   using LookupDone = std::function<void(std::vector<net::IpAddress> addresses)>;
   void Lookup(const std::string& name, std::uint16_t type, LookupDone done);
   // Answers the lookups decided without a reply to wait for: from the cache, or none (refused,
-  // or forgotten past kMaxPending). The main loop calls it after each round.
+  // or forgotten past kMaxPending), and those their callers make meanwhile, up to kLookupRounds
+  // deep. The main loop calls it after each round.
   void AnswerLookups();
+  static constexpr int kLookupRounds = 8;
 
   // Questions waiting for the host's resolver; past it the one with the lowest tag is
   // forgotten (its client retries).

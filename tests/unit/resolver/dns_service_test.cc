@@ -153,7 +153,8 @@ class DnsServiceTest : public ::testing::Test {
 
   // The addresses of an A answer for `name`, as zone-file lines.
   static std::vector<std::string> A(const std::string& name,
-                                    const std::vector<std::string>& addresses, int ttl = 60) {
+                                    const std::vector<std::string>& addresses,
+                                    std::uint32_t ttl = 60) {
     std::vector<std::string> out;
     for (const std::string& a : addresses) {
       out.push_back(name + ". " + std::to_string(ttl) + " IN A " + a);
@@ -491,6 +492,41 @@ TEST_F(DnsServiceTest, TheProxysLookupIsAnsweredFromTheCacheLaterNotWithinTheCal
   // The twin: a name not cached is asked.
   service_->Lookup("other.test", LDNS_RR_TYPE_A, [](std::vector<net::IpAddress>) {});
   service_->AnswerLookups();
+  EXPECT_EQ(queries_.size(), 2u);
+}
+
+TEST_F(DnsServiceTest, ALookupItsCallerMakesFromTheCacheIsAnsweredInTheSameCall) {
+  // The proxy asks for AAAA when A gave no address: an A answer that is a CNAME alone, and an
+  // AAAA answer, both cached, are both answered in one AnswerLookups.
+  Start({"pkg.test"}, {});
+  Ask("pkg.test.", 60);
+  Upstream({"pkg.test. 60 IN CNAME v6.example."});
+  (void)Read(client_.get());
+  Ask("pkg.test.", 61, LDNS_RR_TYPE_AAAA);
+  Upstream({"pkg.test. 60 IN AAAA 2001:db8::7"});
+  (void)Read(client_.get());
+  ASSERT_EQ(queries_.size(), 2u);
+  std::optional<std::vector<net::IpAddress>> v4;
+  std::optional<std::vector<net::IpAddress>> v6;
+  service_->Lookup("pkg.test", LDNS_RR_TYPE_A, [&](std::vector<net::IpAddress> addresses) {
+    v4 = std::move(addresses);
+    service_->Lookup("pkg.test", LDNS_RR_TYPE_AAAA,
+                     [&](std::vector<net::IpAddress> more) { v6 = std::move(more); });
+  });
+  service_->AnswerLookups();
+  ASSERT_TRUE(v4);
+  EXPECT_TRUE(v4->empty());
+  ASSERT_TRUE(v6) << "the AAAA lookup waited for another round";
+  EXPECT_EQ(v6->size(), 1u);
+  EXPECT_EQ(queries_.size(), 2u);
+}
+
+TEST_F(DnsServiceTest, ATtlWithItsTopBitSetIsNotKept) {
+  Start({"pkg.test"}, {});
+  Ask("pkg.test.", 62);
+  Upstream(A("pkg.test", {"192.0.2.7"}, 0x80000000U));  // 0 by RFC 2181, 8
+  (void)Read(client_.get());
+  Ask("pkg.test.", 63);
   EXPECT_EQ(queries_.size(), 2u);
 }
 
