@@ -380,6 +380,7 @@ void ConnectBroker::Service() {
     }
   }
   if (parked_.empty() && !resolver_) return;
+  ExpireTunnels();
   epoll_event events[kEventsPerRound];
   const int n = ::epoll_wait(epoll_.get(), events, kEventsPerRound, 0);
   for (int i = 0; i < n; ++i) {
@@ -665,6 +666,11 @@ void ConnectBroker::FinishParked(int socket_fd) {
     if (step < 0) return;
     err = step;
   }
+  Finish(it, err);
+}
+
+void ConnectBroker::Finish(std::vector<Parked>::iterator it, int err) {
+  const int socket_fd = it->socket.get();
   (void)::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, socket_fd, nullptr);
   if (it->proxy_tag >= 0) {
     // The proxy's: passed on once the kernel holds it connected for good (as HandOver does:

@@ -43,6 +43,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -83,8 +84,15 @@ class ConnectBroker {
   // the supervisor on the caller's CPU (through epoll it would not).
   int fd() const { return epoll_.get(); }
   int listener_fd() const { return listener_open_ ? listener_.get() : -1; }
-  // Answers one waiting notification and every finished parked connect; never blocks.
+  // Answers one waiting notification and every finished parked connect, and fails the
+  // tunnels whose parent proxy has not answered in time; never blocks.
   void Service();
+  // When Service() must run next although nothing is ready (a tunnel's reply deadline), or
+  // time_point::max().
+  std::chrono::steady_clock::time_point NextDeadline() const;
+  // How long a parent proxy has to answer a CONNECT request once it is sent (a silent one
+  // would hold the command's connect until the run's timeout): then ETIMEDOUT, recorded.
+  static constexpr std::chrono::seconds kParentReplyTimeout{30};
 
   // Whether `view_path` (a path as the command sees it) lies beneath one of `beneath`.
   static bool IsBeneath(std::string_view view_path, const std::vector<std::string>& beneath);
@@ -115,6 +123,9 @@ class ConnectBroker {
     std::string tunnel_target;
     bool tunnel_sent = false;  // the CONNECT request is sent: the parent's reply is read
     std::string tunnel_reply;  // what was read of the reply's head so far
+    // Once sent: when the parent's reply must have come (kParentReplyTimeout).
+    std::chrono::steady_clock::time_point reply_deadline =
+        std::chrono::steady_clock::time_point::max();
   };
 
   // Blocking connects in progress at once (each holds a descriptor here). Past that the answer
@@ -174,6 +185,11 @@ class ConnectBroker {
   // reply consumed to the last byte of the head) or the errno the connect fails with, a
   // refusal recorded with the parent's words.
   int TunnelStep(Parked& parked, int err);
+  // The parked connect on `socket_fd` done with `err` (0, an errno): answered, handed over or
+  // sent to the proxy, and out of parked_.
+  void Finish(std::vector<Parked>::iterator it, int err);
+  // Fails the tunnels past their reply deadline (ETIMEDOUT, recorded).
+  void ExpireTunnels();
   void RecordParentFailure(const Parked& parked, const std::string& what);
   // connect() again on `socket`, a connection made (or failed) to `address`: 0 once the kernel
   // holds it as connected for good, else the errno.

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -100,6 +101,7 @@ int ConnectBroker::TunnelStep(Parked& parked, int err) {
       return failed;
     }
     parked.tunnel_sent = true;
+    parked.reply_deadline = std::chrono::steady_clock::now() + kParentReplyTimeout;
     epoll_event event{};
     event.events = EPOLLIN;
     event.data.u64 = static_cast<std::uint64_t>(socket);
@@ -138,6 +140,27 @@ int ConnectBroker::TunnelStep(Parked& parked, int err) {
   }
   parked.tunnel_reply.clear();
   return 0;
+}
+
+std::chrono::steady_clock::time_point ConnectBroker::NextDeadline() const {
+  auto next = std::chrono::steady_clock::time_point::max();
+  for (const Parked& p : parked_) next = std::min(next, p.reply_deadline);
+  return next;
+}
+
+void ConnectBroker::ExpireTunnels() {
+  const auto now = std::chrono::steady_clock::now();
+  for (auto it = parked_.begin(); it != parked_.end();) {
+    if (now < it->reply_deadline) {
+      ++it;
+      continue;
+    }
+    RecordParentFailure(*it, fmt::format("did not answer the CONNECT request within {} s",
+                                         kParentReplyTimeout.count()));
+    const auto at = it - parked_.begin();
+    Finish(it, ETIMEDOUT);
+    it = parked_.begin() + at;  // Finish erased it
+  }
 }
 
 void ConnectBroker::RecordParentFailure(const Parked& parked, const std::string& what) {

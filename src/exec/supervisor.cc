@@ -38,6 +38,9 @@ class ConnectBroker {
   int fd() const { return -1; }
   int listener_fd() const { return -1; }
   void Service() {}
+  std::chrono::steady_clock::time_point NextDeadline() const {
+    return std::chrono::steady_clock::time_point::max();
+  }
   std::vector<Denial> TakeDenials() { return {}; }
 };
 #endif
@@ -389,6 +392,14 @@ bool Supervisor::PollOnce(Clock::time_point now) {
   } else {
     if (!timed_out_ && deadline_ != Clock::time_point::max()) wait_ms = MillisUntil(now, deadline_);
     if (!process_.pidfd.valid() && (wait_ms < 0 || wait_ms > kExitPollMs)) wait_ms = kExitPollMs;
+    // A tunnel through the parent proxy waiting for its reply is failed when its time is up.
+    if (broker_) {
+      if (const Clock::time_point next = broker_->NextDeadline();
+          next != Clock::time_point::max()) {
+        const int until = MillisUntil(now, next);
+        if (wait_ms < 0 || until < wait_ms) wait_ms = until;
+      }
+    }
   }
 
   const int ready = ::poll(fds.data(), count, wait_ms);
@@ -400,6 +411,10 @@ bool Supervisor::PollOnce(Clock::time_point now) {
 
   bool exit_seen = false;
   bool broker_served = false;
+  if (ready == 0 && !exited_ && broker_ && broker_->NextDeadline() <= Clock::now()) {
+    broker_->Service();
+    broker_served = true;
+  }
   for (nfds_t i = 0; i < count; ++i) {
     if (fds[i].revents == 0) continue;
     if (role[i] < 2) ReadStream(streams_[static_cast<std::size_t>(role[i])]);

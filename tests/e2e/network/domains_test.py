@@ -82,6 +82,7 @@ PARENT_HOST = "192.0.3.1"
 PARENT = f"http://{PARENT_HOST}:3128"       # the parent proxy, in the world
 DEAD_PARENT = f"http://{PARENT_HOST}:3129"  # nothing listens there
 LOCAL_PARENT_PORT = 3128  # a parent on corp's own addresses (its loopback, CORP_ADDR)
+SILENT_PARENT_PORT = 3130  # on corp's loopback: takes connections and requests, never answers
 NO_RESOLVER = "203.0.113.53"  # corp's "no host DNS": a nameserver with no route (ENETUNREACH)
 INNER_RESOLVER = "198.51.100.54"  # a corporate DNS that knows no outside name: NXDOMAIN for .test
 base = os.environ.get("CORDON_ESCAPE_BASE", "/var/lib")
@@ -227,6 +228,12 @@ def setup_corp():
                          env={"PATH": SEARCH_PATH}, stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)
     processes.append(p)
+    with open(f"{work}/silent_parent.py", "w") as f:
+        f.write(SILENT_PARENT)
+    p = subprocess.Popen(["ip", "netns", "exec", CORP, "python3", f"{work}/silent_parent.py",
+                          "127.0.0.1", str(SILENT_PARENT_PORT)], env={"PATH": SEARCH_PATH},
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    processes.append(p)
     corp_network(RESOLVER)
     # Up: the host's DNS answers, the parent tunnels by name, the local parent answers (405 to
     # a request that is not CONNECT); and the world is not reached without the parent.
@@ -275,6 +282,18 @@ context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
 context.load_cert_chain(cert, key)
 server.socket = context.wrap_socket(server.socket, server_side=True)
 server.serve_forever()
+"""
+
+# A parent proxy that never answers: ADDRESS PORT. Takes each connection and what is sent on it,
+# and holds it open without a byte back.
+SILENT_PARENT = """import socket, sys, threading
+listener = socket.create_server((sys.argv[1], int(sys.argv[2])), backlog=64)
+def hold(c):
+    while c.recv(4096):
+        pass
+while True:
+    c, _ = listener.accept()
+    threading.Thread(target=hold, args=(c,), daemon=True).start()
 """
 
 # The parent proxy: ADDRESS PORT LOG NAMES. CONNECT host:port (a name of NAMES or its
@@ -544,13 +563,14 @@ def report(label, problem):
 
 
 def check(who, way, flags, name, text, *, ok, output=None, denial=None, fast=False, absent=None,
-          env=None, config=None, logged=None, unlogged=None):
+          env=None, config=None, logged=None, unlogged=None, within=None):
     """ok: the command must exit 0 (and print `output`), else fail; `denial`: (kind, target or
     targets, words of the rule or fix) that must be reported, or (kind, target or targets, words
     of the rule, words of the fix); none reported when ok. `env`: the
     caller's variables (HTTPS_PROXY), `config`: the user's config file for this case alone.
     `logged`: targets the parent proxy must have been asked for in this case; `unlogged`: words
-    no line of its log may hold (checked, with either, from the case's start)."""
+    no line of its log may hold (checked, with either, from the case's start). `within`: the
+    seconds the run may take at most."""
     only = os.environ.get("CORDON_DOMAINS_ONLY")
     if only and only not in f"{who.name}: {way}: {name}":
         return
@@ -594,6 +614,8 @@ def check(who, way, flags, name, text, *, ok, output=None, denial=None, fast=Fal
             problem = f"fix {found[0]['fix']!r} lacks {fix_words!r}"
     if problem is None and fast and took > 5:
         problem = f"took {took:.1f} s: a refused name must fail at once, not after retries"
+    if problem is None and within is not None and took > within:
+        problem = f"took {took:.1f} s, more than {within} s"
     if watch:
         seen = parent_log_since(offset)
         missing = [t for t in logged or () if t not in seen]
@@ -895,6 +917,12 @@ def parent_cases(who, way, flags_for):
           CURL_DIRECT + pkg_http, env={"HTTPS_PROXY": DEAD_PARENT}, ok=False,
           absent="hello from", denial=("connect", refused_8080, "parent proxy"),
           unlogged=["pkg.test", PKG])
+    # One that takes the request and never answers: the connect fails once its 30 s are up
+    # (ETIMEDOUT, recorded), not at the run's timeout. Its twin: the answering parent above.
+    check(who, way, a("pkg.test:8080"), "parent: silent, the connect times out",
+          PY_CONNECT + "pkg.test 8080", ok=False, absent="hello from", within=50,
+          env={"HTTPS_PROXY": f"http://127.0.0.1:{SILENT_PARENT_PORT}"},
+          denial=("connect", refused_8080, "did not answer the CONNECT request within 30 s"))
 
     # pkg.test's address reached directly too: no_proxy decides, not the routes.
     corp_network(RESOLVER, direct=True)
