@@ -355,7 +355,7 @@ def case(name, setup=None, fault=None, victims=0, check_after=None, mcp=False, p
             problems.append(f"{len(servers)} servers listen at the end: " + "; ".join(
                 f"{pid}: {describe(pid)}" for pid in servers))
         for pid in servers:
-            os.kill(pid, signal.SIGKILL)
+            send(pid, signal.SIGKILL)
         if problems:
             failures.append(f"{name}: {len(problems)} problem(s)")
             print(f"FAIL: {name}: {len(problems)} of {load.agents * COMMANDS} runs")
@@ -370,23 +370,32 @@ def case(name, setup=None, fault=None, victims=0, check_after=None, mcp=False, p
                 p.kill()
                 p.wait()
         for pid in listeners(socket_path):
-            os.kill(pid, signal.SIGKILL)
+            send(pid, signal.SIGKILL)
         subprocess.run(["umount", "-l", runtime], capture_output=True)
         shutil.rmtree(root, ignore_errors=True)
 
 
+def send(pid, sig):
+    """Sends `sig` to `pid`, which may have exited since it was found listening (a process that
+    held the listener a moment, or a server ending on its own): nothing then."""
+    try:
+        os.kill(pid, sig)
+    except ProcessLookupError:
+        pass
+
+
 def kill_server(load, socket_path):
     for pid in listeners(socket_path):
-        os.kill(pid, signal.SIGKILL)
+        send(pid, signal.SIGKILL)
 
 
 def stop_server(load, socket_path):
     pids = listeners(socket_path)
     for pid in pids:
-        os.kill(pid, signal.SIGSTOP)
+        send(pid, signal.SIGSTOP)
     time.sleep(3)
     for pid in pids:
-        os.kill(pid, signal.SIGCONT)
+        send(pid, signal.SIGCONT)
 
 
 def remove_run_dir(load, socket_path):
@@ -446,10 +455,10 @@ def close_mcp_inputs(load, socket_path):
 def stop_mcp_servers(load, socket_path):
     pids = load.pids()
     for pid in pids:
-        os.kill(pid, signal.SIGSTOP)
+        send(pid, signal.SIGSTOP)
     time.sleep(3)
     for pid in pids:
-        os.kill(pid, signal.SIGCONT)
+        send(pid, signal.SIGCONT)
 
 
 def few_descriptors():
