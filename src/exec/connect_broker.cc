@@ -380,7 +380,6 @@ void ConnectBroker::Service() {
     }
   }
   if (parked_.empty() && !resolver_) return;
-  ExpireTunnels();
   epoll_event events[kEventsPerRound];
   const int n = ::epoll_wait(epoll_.get(), events, kEventsPerRound, 0);
   for (int i = 0; i < n; ++i) {
@@ -393,6 +392,8 @@ void ConnectBroker::Service() {
       FinishParked(fd);
     }
   }
+  // After what came: a reply that arrived by the deadline is taken, not failed.
+  ExpireTunnels();
 }
 
 void ConnectBroker::Respond(std::uint64_t id, int err) const {

@@ -90,8 +90,10 @@ class ConnectBroker {
   // When Service() must run next although nothing is ready (a tunnel's reply deadline), or
   // time_point::max().
   std::chrono::steady_clock::time_point NextDeadline() const;
-  // How long a parent proxy has to answer a CONNECT request once it is sent (a silent one
-  // would hold the command's connect until the run's timeout): then ETIMEDOUT, recorded.
+  // How long a tunnel through the parent proxy may take, from the connect to the parent to the
+  // last byte of its answer to the CONNECT request (a silent parent, or one whose SYNs are
+  // dropped, would hold the command's connect until the run's timeout, past the sandbox
+  // proxy's 60 s wait): then ETIMEDOUT, recorded.
   static constexpr std::chrono::seconds kParentReplyTimeout{30};
 
   // Whether `view_path` (a path as the command sees it) lies beneath one of `beneath`.
@@ -123,7 +125,8 @@ class ConnectBroker {
     std::string tunnel_target;
     bool tunnel_sent = false;  // the CONNECT request is sent: the parent's reply is read
     std::string tunnel_reply;  // what was read of the reply's head so far
-    // Once sent: when the parent's reply must have come (kParentReplyTimeout).
+    // When the tunnel must be up, the parent's reply read (kParentReplyTimeout after the
+    // connect to the parent started).
     std::chrono::steady_clock::time_point reply_deadline =
         std::chrono::steady_clock::time_point::max();
   };

@@ -79,6 +79,7 @@ int ConnectBroker::ParkTunnel(Parked parked, const std::string& target, int opti
   }
   // Connected at once or not, the request goes when the socket is writable (TunnelStep).
   parked.socket = std::move(started.socket);
+  parked.reply_deadline = std::chrono::steady_clock::now() + kParentReplyTimeout;
   parked.address = parent_address_;
   parked.tunnel_target = target;
   return Park(std::move(parked)) ? 0 : EAGAIN;
@@ -101,7 +102,6 @@ int ConnectBroker::TunnelStep(Parked& parked, int err) {
       return failed;
     }
     parked.tunnel_sent = true;
-    parked.reply_deadline = std::chrono::steady_clock::now() + kParentReplyTimeout;
     epoll_event event{};
     event.events = EPOLLIN;
     event.data.u64 = static_cast<std::uint64_t>(socket);
@@ -155,8 +155,11 @@ void ConnectBroker::ExpireTunnels() {
       ++it;
       continue;
     }
-    RecordParentFailure(*it, fmt::format("did not answer the CONNECT request within {} s",
-                                         kParentReplyTimeout.count()));
+    RecordParentFailure(
+        *it, it->tunnel_sent
+                 ? fmt::format("did not answer the CONNECT request within {} s",
+                               kParentReplyTimeout.count())
+                 : fmt::format("could not be reached within {} s", kParentReplyTimeout.count()));
     const auto at = it - parked_.begin();
     Finish(it, ETIMEDOUT);
     it = parked_.begin() + at;  // Finish erased it

@@ -411,10 +411,6 @@ bool Supervisor::PollOnce(Clock::time_point now) {
 
   bool exit_seen = false;
   bool broker_served = false;
-  if (ready == 0 && !exited_ && broker_ && broker_->NextDeadline() <= Clock::now()) {
-    broker_->Service();
-    broker_served = true;
-  }
   for (nfds_t i = 0; i < count; ++i) {
     if (fds[i].revents == 0) continue;
     if (role[i] < 2) ReadStream(streams_[static_cast<std::size_t>(role[i])]);
@@ -430,6 +426,11 @@ bool Supervisor::PollOnce(Clock::time_point now) {
       KillAll();
       cancelled_ = true;
     }
+  }
+  // A tunnel's deadline passed: served although none of the broker's descriptors is ready (and
+  // whatever else kept the poll busy).
+  if (!broker_served && !exited_ && broker_ && broker_->NextDeadline() <= Clock::now()) {
+    broker_->Service();
   }
   if (!exited_ && !process_.pidfd.valid()) {
     Result<bool> gone = HasExited(process_);

@@ -83,6 +83,7 @@ PARENT = f"http://{PARENT_HOST}:3128"       # the parent proxy, in the world
 DEAD_PARENT = f"http://{PARENT_HOST}:3129"  # nothing listens there
 LOCAL_PARENT_PORT = 3128  # a parent on corp's own addresses (its loopback, CORP_ADDR)
 SILENT_PARENT_PORT = 3130  # on corp's loopback: takes connections and requests, never answers
+DROPPING_PARENT = "203.0.113.99"  # routed from corp to the world, which drops it silently
 NO_RESOLVER = "203.0.113.53"  # corp's "no host DNS": a nameserver with no route (ENETUNREACH)
 INNER_RESOLVER = "198.51.100.54"  # a corporate DNS that knows no outside name: NXDOMAIN for .test
 base = os.environ.get("CORDON_ESCAPE_BASE", "/var/lib")
@@ -234,6 +235,9 @@ def setup_corp():
                           "127.0.0.1", str(SILENT_PARENT_PORT)], env={"PATH": SEARCH_PATH},
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     processes.append(p)
+    # A parent whose SYNs are dropped without a word: the connect to it is retried for minutes.
+    sh("ip", "-n", CORP, "route", "add", f"{DROPPING_PARENT}/32", "via", PARENT_HOST)
+    sh("ip", "-n", WORLD, "route", "add", "blackhole", f"{DROPPING_PARENT}/32")
     corp_network(RESOLVER)
     # Up: the host's DNS answers, the parent tunnels by name, the local parent answers (405 to
     # a request that is not CONNECT); and the world is not reached without the parent.
@@ -917,12 +921,20 @@ def parent_cases(who, way, flags_for):
           CURL_DIRECT + pkg_http, env={"HTTPS_PROXY": DEAD_PARENT}, ok=False,
           absent="hello from", denial=("connect", refused_8080, "parent proxy"),
           unlogged=["pkg.test", PKG])
-    # One that takes the request and never answers: the connect fails once its 30 s are up
-    # (ETIMEDOUT, recorded), not at the run's timeout. Its twin: the answering parent above.
-    check(who, way, a("pkg.test:8080"), "parent: silent, the connect times out",
-          PY_CONNECT + "pkg.test 8080", ok=False, absent="hello from", within=50,
-          env={"HTTPS_PROXY": f"http://127.0.0.1:{SILENT_PARENT_PORT}"},
-          denial=("connect", refused_8080, "did not answer the CONNECT request within 30 s"))
+    # One that takes the request and never answers (root's runs), one whose SYNs are dropped
+    # (the unprivileged user's): the connect fails once the tunnel's 30 s are up (ETIMEDOUT,
+    # recorded), not at the run's timeout. Their twin: the answering parent above. (One each:
+    # each case waits its 30 s.)
+    if who.uid == 0:
+        check(who, way, a("pkg.test:8080"), "parent: silent, the connect times out",
+              PY_CONNECT + "pkg.test 8080", ok=False, absent="hello from", within=50,
+              env={"HTTPS_PROXY": f"http://127.0.0.1:{SILENT_PARENT_PORT}"},
+              denial=("connect", refused_8080, "did not answer the CONNECT request within 30 s"))
+    else:
+        check(who, way, a("pkg.test:8080"), "parent: its SYNs dropped, the connect times out",
+              PY_CONNECT + "pkg.test 8080", ok=False, absent="hello from", within=50,
+              env={"HTTPS_PROXY": f"http://{DROPPING_PARENT}:3128"},
+              denial=("connect", refused_8080, "could not be reached within 30 s"))
 
     # pkg.test's address reached directly too: no_proxy decides, not the routes.
     corp_network(RESOLVER, direct=True)
