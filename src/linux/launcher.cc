@@ -201,13 +201,22 @@ int RelayMain(void* arg) {
 
 // Runs entry.run as a CLONE_VM|CLONE_FILES|CLONE_VFORK child on `stack_top` and returns the
 // pid it stored: the process it created with CLONE_PARENT, our child. The relay itself has
-// exited when clone returns.
+// exited when clone returns. Every signal is blocked across it: a handler of the supervisor's
+// would run in the relay on the shared memory (the process it creates resets them).
 Result<pid_t> RunRelay(const ChildContext& context, const InitEntry& entry, char* stack_top) {
   *entry.relay_pid = -1;
   RelayArgs args{&context, &entry};
+  sigset_t previous;
+  if (sys::BlockEverySignal(&previous) != 0) {
+    return core::FailSyscall("rt_sigprocmask", "SIG_SETMASK, every signal");
+  }
   const pid_t relay =
       ::clone(&RelayMain, stack_top, CLONE_VM | CLONE_FILES | CLONE_VFORK | SIGCHLD, &args);
-  if (relay < 0) return core::FailSyscall("clone", "CLONE_VM|CLONE_FILES|CLONE_VFORK");
+  const int clone_errno = errno;
+  (void)sys::RestoreSignalMask(previous);
+  if (relay < 0) {
+    return core::FailSyscall("clone", "CLONE_VM|CLONE_FILES|CLONE_VFORK", clone_errno);
+  }
   int status = 0;
   while (::waitpid(relay, &status, 0) < 0 && errno == EINTR) {
   }

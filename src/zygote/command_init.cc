@@ -155,7 +155,7 @@ int CommandInitMain(void* arg) {
 // the shared memory.
 pid_t CloneCommandInit(const ChildContext& c, const JoinSpec& spec) {
   if (!c.init_shares_parent_memory || c.init_stack_top == nullptr) {
-    const pid_t init = linux_native::sys::CloneForkLike(CLONE_PARENT);
+    const pid_t init = linux_native::sys::CloneForkLike(CLONE_PARENT, spec.init_pid);
     if (init == 0) RunCommandInit(c, spec);
     return init;
   }
@@ -211,7 +211,7 @@ void RunRejoiningHolder(const ChildContext& c, const void* extra) {
   // A mount namespace copied from the host's (not the previous view), a PID namespace and
   // SysV IPC of its own.
   Require(c, ::unshare(spec.unshare_flags) == 0, Step::kUnshareCommand);
-  pid_t holder = linux_native::sys::CloneForkLike(CLONE_PARENT);
+  pid_t holder = linux_native::sys::CloneForkLike(CLONE_PARENT, spec.holder_pid);
   Require(c, holder >= 0, Step::kForkInit);
   if (holder == 0) {
     linux_native::EnterInit(c, /*parent_death_signal=*/false);

@@ -85,10 +85,14 @@ inline int CloseRange(unsigned first, unsigned last, unsigned flags) {
 // caller's. Returns the child's pid in the parent, 0 in the child, -1 with errno on failure.
 // Unlike fork(), no atfork handlers run and glibc's state is not reset: the child may only make
 // async-signal-safe calls (which is all cordon's child code does).
-inline pid_t CloneForkLike(unsigned long flags) {
+// With `parent_tid`, the kernel also stores the child's pid there (CLONE_PARENT_SETTID) before
+// the call returns in the parent: a caller sharing memory with its own parent (a CLONE_VM
+// relay) leaves that parent the pid even if it dies right after.
+inline pid_t CloneForkLike(unsigned long flags, pid_t* parent_tid = nullptr) {
+  if (parent_tid != nullptr) flags |= CLONE_PARENT_SETTID;
   // x86_64 and aarch64 argument order: flags, stack, parent_tid, child_tid, tls.
   return static_cast<pid_t>(
-      ::syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, nullptr));
+      ::syscall(SYS_clone, flags | SIGCHLD, nullptr, parent_tid, nullptr, nullptr));
 }
 
 // rt_sigprocmask(2) with every signal in the set, glibc's two internal ones (32, 33: thread
