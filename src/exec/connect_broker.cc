@@ -667,10 +667,11 @@ void ConnectBroker::FinishParked(int socket_fd) {
     if (step < 0) return;
     err = step;
   }
-  Finish(it, err);
+  (void)Finish(it, err);
 }
 
-void ConnectBroker::Finish(std::vector<Parked>::iterator it, int err) {
+std::vector<ConnectBroker::Parked>::iterator ConnectBroker::Finish(std::vector<Parked>::iterator it,
+                                                                   int err) {
   const int socket_fd = it->socket.get();
   (void)::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, socket_fd, nullptr);
   if (it->proxy_tag >= 0) {
@@ -683,21 +684,19 @@ void ConnectBroker::Finish(std::vector<Parked>::iterator it, int err) {
                                    err == 0 ? socket_fd : -1);
     }
     --proxy_connects_;
-    parked_.erase(it);
-    return;
+    return parked_.erase(it);
   }
   if (it->install_fd >= 0) {
     // Made outside: the command's connect returns once its descriptor is this socket.
     // Refused by the host: its own error, unreported.
     if (err == 0) err = HandOver(*it);
     if (err >= 0) Respond(it->id, err);
-    parked_.erase(it);
-    return;
+    return parked_.erase(it);
   }
   Respond(it->id, err);
   const int family = it->address.ss_family;
   if (family == AF_INET || family == AF_INET6) RecordInet(it->address, it->type, err, false);
-  parked_.erase(it);
+  return parked_.erase(it);
 }
 
 }  // namespace cordon::exec

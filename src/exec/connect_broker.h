@@ -188,9 +188,9 @@ class ConnectBroker {
   // reply consumed to the last byte of the head) or the errno the connect fails with, a
   // refusal recorded with the parent's words.
   int TunnelStep(Parked& parked, int err);
-  // The parked connect on `socket_fd` done with `err` (0, an errno): answered, handed over or
-  // sent to the proxy, and out of parked_.
-  void Finish(std::vector<Parked>::iterator it, int err);
+  // The parked connect `it` done with `err` (0, an errno): answered, handed over or sent to
+  // the proxy, and out of parked_; the iterator after it.
+  std::vector<Parked>::iterator Finish(std::vector<Parked>::iterator it, int err);
   // Fails the tunnels past their reply deadline (ETIMEDOUT, recorded).
   void ExpireTunnels();
   void RecordParentFailure(const Parked& parked, const std::string& what);

@@ -160,9 +160,7 @@ void ConnectBroker::ExpireTunnels() {
                  ? fmt::format("did not answer the CONNECT request within {} s",
                                kParentReplyTimeout.count())
                  : fmt::format("could not be reached within {} s", kParentReplyTimeout.count()));
-    const auto at = it - parked_.begin();
-    Finish(it, ETIMEDOUT);
-    it = parked_.begin() + at;  // Finish erased it
+    it = Finish(it, ETIMEDOUT);
   }
 }
 

@@ -142,28 +142,10 @@ void DnsService::Lookup(const std::string& name, std::uint16_t type, LookupDone 
   Ask(Pending{std::move(question), {}, std::move(client)});
 }
 
-bool DnsService::Deliver(std::span<const std::uint8_t> reply, const DnsQuestion& question,
-                         std::uint16_t upstream_id, std::optional<std::uint32_t> cached,
-                         std::span<const std::uint8_t> query, const Client& to) {
-  std::optional<FilteredReply> filtered = FilterReply(
-      reply, question, upstream_id, question.id,
-      [this](const net::IpAddress& a) { return Keep(a); }, cached.value_or(0));
-  if (!filtered) return false;
-  for (const net::IpAddress& a : filtered->handed_out) reports_.handed_out(a, question.name);
-  for (const net::IpAddress& a : filtered->dropped) reports_.withheld(question.name, a);
-  // Larger than the client takes over UDP: it asks again over TCP (RFC 1035, 4.2.1).
-  if (!to.stream.valid() && filtered->wire.size() > question.udp_size) {
-    Answer(AnswerWithoutRecords(query, kRcodeNoError, /*truncated=*/true), to);
-  } else {
-    Answer(filtered->wire, to);
-  }
-  if (!cached) cache_.Store(question.name, question.type, reply, upstream_id, filtered->cache_ttl);
-  return true;
-}
-
-std::optional<std::vector<net::IpAddress>> DnsService::Addresses(
-    std::span<const std::uint8_t> reply, const DnsQuestion& question, std::uint16_t upstream_id,
-    std::optional<std::uint32_t> cached) {
+std::optional<FilteredReply> DnsService::FilterAndReport(std::span<const std::uint8_t> reply,
+                                                         const DnsQuestion& question,
+                                                         std::uint16_t upstream_id,
+                                                         std::optional<std::uint32_t> cached) {
   std::optional<FilteredReply> filtered = FilterReply(
       reply, question, upstream_id, question.id,
       [this](const net::IpAddress& a) { return Keep(a); }, cached.value_or(0));
@@ -171,6 +153,29 @@ std::optional<std::vector<net::IpAddress>> DnsService::Addresses(
   for (const net::IpAddress& a : filtered->handed_out) reports_.handed_out(a, question.name);
   for (const net::IpAddress& a : filtered->dropped) reports_.withheld(question.name, a);
   if (!cached) cache_.Store(question.name, question.type, reply, upstream_id, filtered->cache_ttl);
+  return filtered;
+}
+
+bool DnsService::Deliver(std::span<const std::uint8_t> reply, const DnsQuestion& question,
+                         std::uint16_t upstream_id, std::optional<std::uint32_t> cached,
+                         std::span<const std::uint8_t> query, const Client& to) {
+  const std::optional<FilteredReply> filtered =
+      FilterAndReport(reply, question, upstream_id, cached);
+  if (!filtered) return false;
+  // Larger than the client takes over UDP: it asks again over TCP (RFC 1035, 4.2.1).
+  if (!to.stream.valid() && filtered->wire.size() > question.udp_size) {
+    Answer(AnswerWithoutRecords(query, kRcodeNoError, /*truncated=*/true), to);
+  } else {
+    Answer(filtered->wire, to);
+  }
+  return true;
+}
+
+std::optional<std::vector<net::IpAddress>> DnsService::Addresses(
+    std::span<const std::uint8_t> reply, const DnsQuestion& question, std::uint16_t upstream_id,
+    std::optional<std::uint32_t> cached) {
+  std::optional<FilteredReply> filtered = FilterAndReport(reply, question, upstream_id, cached);
+  if (!filtered) return std::nullopt;
   return std::move(filtered->handed_out);
 }
 

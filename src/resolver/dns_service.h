@@ -101,6 +101,13 @@ class DnsService {
              Reports reports, DnsCache::Clock now);
   void Handle(std::span<const std::uint8_t> wire, const Client& from);
   void Ask(Pending pending);
+  // `reply` (to `question`, asked with `upstream_id`) filtered, its handed-out and withheld
+  // addresses reported, and kept by the cache unless it came from there (`cached`: that many
+  // seconds ago); nullopt when it is not a reply to `question`.
+  std::optional<FilteredReply> FilterAndReport(std::span<const std::uint8_t> reply,
+                                               const DnsQuestion& question,
+                                               std::uint16_t upstream_id,
+                                               std::optional<std::uint32_t> cached);
   // `reply` (to `question`, asked with `upstream_id`) filtered, reported and sent to `to` (the
   // client's `query` for a truncated answer). `cached`: the reply came from the cache that many
   // seconds ago; nullopt: it has just come, and the cache keeps it. False when it is not a

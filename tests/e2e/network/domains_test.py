@@ -137,7 +137,8 @@ def setup():
     in_world("dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null", "--no-resolv",
              "--no-hosts", "--bind-interfaces", f"--listen-address={RESOLVER}",
              f"--pid-file={work}/dnsmasq.pid", "--log-queries", f"--log-facility={DNS_LOG}",
-             f"--host-record=cached.test,{PKG},300", f"--address=/pkg.test/{PKG}",
+             f"--host-record=cached.test,{PKG},300",
+             "--host-record=cached-rebind.test,127.0.0.1,300", f"--address=/pkg.test/{PKG}",
              f"--address=/other.test/{OTHER}", "--address=/rebind.test/127.0.0.1",
              f"--address=/private.test/{PRIVATE}", f"--address=/shared.test/{PKG}",
              f"--address=/parent.test/{PARENT_HOST}",
@@ -1038,6 +1039,11 @@ def cache_cases(who, way, flags_for):
         n = dns_questions_since(offset, name)
         report(label + " (the world's resolver)",
                None if n == asked else f"asked {n} times for {name}, not {asked}")
+    # The denied twin: an answer kept by the cache is filtered again each time it is used, so a
+    # rebinding answer with a TTL stays withheld on its second lookup too, and is reported.
+    check(who, way, flags_for("cached-rebind.test"), "a cached rebinding answer stays withheld",
+          "getent ahostsv4 cached-rebind.test; getent ahostsv4 cached-rebind.test", ok=False,
+          absent="127.0.0.1", denial=("dns", "cached-rebind.test -> 127.0.0.1", "rebinding"))
 
 
 def port_range(size):
