@@ -50,7 +50,8 @@ class McpServer {
     posix_spawn_file_actions_adddup2(&actions, in[0], 0);
     posix_spawn_file_actions_adddup2(&actions, out[1], 1);
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-    std::vector<std::string> argv = {CORDON_BINARY, "mcp", "--workspace", Workspace()};
+    std::vector<std::string> argv = {CORDON_BINARY, "mcp", "--structured-output", "--workspace",
+                                     Workspace()};
     std::vector<char*> a;
     std::vector<char*> e;
     for (auto& s : argv) a.push_back(s.data());

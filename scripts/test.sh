@@ -20,8 +20,9 @@ step "format (clang-format --dry-run)"
 mapfile -t sources < <(git ls-files '*.cc' '*.h' 2>/dev/null || find src include tests bench fuzz -name '*.cc' -o -name '*.h')
 clang-format --dry-run -Werror "${sources[@]}"
 
-step "MCP end-to-end test dependencies (npm ci)"
+step "MCP end-to-end test dependencies (npm ci): the SDK and the agents' real clients"
 bash tests/e2e/mcp/setup.sh >/dev/null
+bash tests/e2e/clients/setup.sh >/dev/null
 
 step "build (preset dev)"
 cmake --preset dev >/dev/null

@@ -29,6 +29,7 @@ struct McpOptions {
   std::string workspace;
   double approval_timeout_seconds = 300;
   bool worktree = false;
+  bool structured_output = false;
 };
 
 // Serves `runner` on stdio until EOF; `exit_code` when the serving ended cleanly.
@@ -86,6 +87,7 @@ int RunMcp(const GlobalOptions& global, const McpOptions& options) {
                         : worktree::CommitRoot(session->config().sandbox, session->workspace());
   mcp::SessionRunner runner(*std::move(session));
 
+  server_options.structured_output = options.structured_output;
   server_options.elicitation_timeout = std::chrono::milliseconds(
       static_cast<std::int64_t>(options.approval_timeout_seconds * 1000.0));
   fmt::print(stderr, "cordon mcp: serving on stdio, workspace {}\n", runner.Workspace().string());
@@ -110,6 +112,9 @@ Subcommand AddMcpCommand(CLI::App& root, const GlobalOptions& global) {
   app->add_flag("--worktree", options->worktree,
                 "Worktree mode: the workspace must be a linked git worktree, the only writable "
                 "root (docs/mcp.md)");
+  app->add_flag("--structured-output", options->structured_output,
+                "Add outputSchema to the tools and structuredContent to each result, for "
+                "harnesses that parse them (docs/mcp.md)");
   return {app, [&global, options] { return RunMcp(global, *options); }};
 }
 

@@ -38,6 +38,12 @@ json ProgressToken(const json& params) {
   return *token;
 }
 
+// Without structured output a tool entry loses its outputSchema (the spec requires
+// structuredContent from a tool that declares one) and a result its structuredContent.
+void DropStructured(json& value, std::string_view key) {
+  if (value.is_object()) value.erase(std::string(key));
+}
+
 }  // namespace
 
 Server::Server(ServerOptions options, CommandRunner& runner, MessageSink& sink)
@@ -106,6 +112,9 @@ void Server::Dispatch(const Request& request) {
     for (json& tool : BackgroundTools(sandbox_, protocol_version_))
       tools.push_back(std::move(tool));
     if (options_.commit_root) tools.push_back(GitCommitTool(protocol_version_));
+    if (!options_.structured_output) {
+      for (json& tool : tools) DropStructured(tool, "outputSchema");
+    }
     sink_.Send(MakeResult(request.id, {{"tools", std::move(tools)}}));
   } else if (method == "tools/call") {
     CallTool(request);
@@ -205,6 +214,7 @@ void Server::CallTool(const Request& request) {
         }
         // A cancelled request gets no response: the client has already given up on it.
         if (cancel->cancelled()) return {};
+        if (!options_.structured_output) DropStructured(result, "structuredContent");
         return [this, id, result = std::move(result)]() mutable {
           sink_.Send(MakeResult(id, std::move(result)));
         };

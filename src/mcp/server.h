@@ -40,6 +40,10 @@ struct ServerOptions {
   // The working tree git_commit commits from the host (worktree::CommitRoot, or worktree
   // mode's linked worktree). Unset: git_commit is not offered.
   std::optional<std::filesystem::path> commit_root;
+  // Whether tools/list carries outputSchema and each result structuredContent. Off by default:
+  // clients such as Claude Code and Codex hand structuredContent to the model in place of the
+  // text, a JSON dump many times its size (decision 0059).
+  bool structured_output = false;
 };
 
 class Server {

@@ -16,7 +16,8 @@ bool McpRuns() {
 void RunThroughMcp(const std::string& cordon, const std::vector<std::string>& flags,
                    const std::vector<std::string>& env, const std::string& command, Fixture& f) {
   test_support::McpClient::Options options;
-  options.argv = {cordon, "--config", (f.root / "config.json").string(), "mcp"};
+  options.argv = {cordon, "--config", (f.root / "config.json").string(), "mcp",
+                  "--structured-output"};
   options.argv.insert(options.argv.end(), flags.begin(), flags.end());
   options.env = env;
   options.cwd = f.ws;

@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
   cordon::test_support::McpClient::Options options;
   options.argv = {args[0]};
   if (!config.empty()) options.argv.insert(options.argv.end(), {"--config", config});
-  options.argv.push_back("mcp");
+  options.argv.insert(options.argv.end(), {"mcp", "--structured-output"});
   if (!workspace.empty()) options.argv.insert(options.argv.end(), {"--workspace", workspace});
   for (char** e = environ; *e != nullptr; ++e) options.env.emplace_back(*e);
   char cwd[4096];

@@ -265,12 +265,8 @@ test_support::McpClient* PathRunner::McpFor(const Session& session, std::string*
   std::lock_guard lock(mutex_);
   if (auto found = mcp_.find(key); found != mcp_.end()) return found->second.get();
   test_support::McpClient::Options options;
-  options.argv = {SuiteCordonBinary(),
-                  "--config",
-                  ConfigFileLocked(session).string(),
-                  "mcp",
-                  "--workspace",
-                  session.workspace().string()};
+  options.argv = {SuiteCordonBinary(),   "--config",    ConfigFileLocked(session).string(), "mcp",
+                  "--structured-output", "--workspace", session.workspace().string()};
   options.env = CallerEnvironment({});
   options.cwd = session.workspace();
   options.log = dir_ / fmt::format("mcp-{}.log", mcp_.size());

@@ -104,7 +104,7 @@ def start_server():
 def run(way, text):
     """The run's result as `cordon run --json` and MCP's structuredContent give it."""
     if way == "mcp":
-        return mcp_run.run_command([CORDON, "mcp", "--workspace", ws], text, env=ENV, cwd=ws,
+        return mcp_run.run_command([CORDON, "mcp", "--structured-output", "--workspace", ws], text, env=ENV, cwd=ws,
                                    client="corpus")
     args = [CORDON, "run", "--json", "-c", text]
     env = dict(ENV)

@@ -210,7 +210,7 @@ class McpSession:
     """One agent's `cordon mcp` over stdio, as an MCP client drives it."""
 
     def __init__(self, ws, env, preexec=None):
-        self.proc = subprocess.Popen([CORDON, "mcp", "--workspace", ws], cwd=ws, env=env,
+        self.proc = subprocess.Popen([CORDON, "mcp", "--structured-output", "--workspace", ws], cwd=ws, env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, preexec_fn=preexec)
         self.buffer, self.next_id = b"", 1

@@ -43,7 +43,7 @@ after(async () => {
 });
 
 // The person in the loop: approves when the justification says APPROVE, declines otherwise.
-async function connect({ elicitation = true, args = ['mcp', '--workspace', workspace], extraEnv = {} } = {}) {
+async function connect({ elicitation = true, args = ['mcp', '--structured-output', '--workspace', workspace], extraEnv = {} } = {}) {
   const transport = new StdioClientTransport({
     command: cordon,
     args,
@@ -113,12 +113,32 @@ test('initialize reports the server and the sandbox capabilities', () => {
   assert.match(shared.getInstructions(), /run_command/);
 });
 
+// The default result is lean: the text the model reads, no outputSchema and no
+// structuredContent, which Claude Code and Codex hand to the model in the text's place (issue 27,
+// decision 0059). Its twin, --structured-output, is the shared client every other test uses.
+test('without --structured-output a result is its text alone', async () => {
+  const lean = await connect({ args: ['mcp', '--workspace', workspace] });
+  for (const tool of (await lean.listTools()).tools) {
+    assert.equal(tool.outputSchema, undefined, `${tool.name} declares an outputSchema`);
+  }
+  const ran = await run(lean, { command: 'echo lean-hi' });
+  assert.equal(ran.structuredContent, undefined);
+  assert.equal(ran.isError, false);
+  assert.match(ran.content[0].text, /exit code 0[\s\S]*lean-hi/);
+  const refused = await run(lean, { command: 'sudo id' });
+  assert.equal(refused.structuredContent, undefined);
+  assert.equal(refused.isError, true);
+  assert.match(refused.content[0].text, /NOT RUN: denied/);
+  const structured = (await shared.listTools()).tools.find((t) => t.name === 'run_command');
+  assert.ok(structured.outputSchema, 'the --structured-output twin declares an outputSchema');
+});
+
 // A server that cannot start (a workspace it refuses, a malformed config) still answers
 // initialize, so that the client connects and shows why (issue 27: every client said only
 // "failed to connect"); every call is refused with the reason, and it exits 125 at EOF. The
 // twin, a server that starts, is the shared client above.
 test('a cordon mcp that cannot start connects and says why on every call', async () => {
-  const rooted = await connect({ args: ['mcp', '--workspace', '/'] });
+  const rooted = await connect({ args: ['mcp', '--structured-output', '--workspace', '/'] });
   assert.equal(rooted.getServerCapabilities().experimental['cordon/sandbox'].can_run, false);
   assert.match(rooted.getInstructions(), /the workspace cannot be \//);
   const refused = await run(rooted, { command: 'echo hi > ran.txt' });
@@ -339,7 +359,7 @@ test('a client without elicitation cannot get a command out of the sandbox', asy
 
 // Raw JSON-RPC over the child's stdio, for what no SDK would send.
 function rawServer() {
-  const child = spawn(cordon, ['mcp', '--workspace', workspace], {
+  const child = spawn(cordon, ['mcp', '--structured-output', '--workspace', workspace], {
     env,
     stdio: ['pipe', 'pipe', 'ignore'],
   });
@@ -444,7 +464,7 @@ const mainRepo = path.join(scratch, 'wt-main');
 const linked = path.join(scratch, 'wt-linked');
 makeRepository(mainRepo);
 git(mainRepo, 'worktree', 'add', '-q', '-b', 'feature', linked);
-const worktreeClient = await connect({ args: ['mcp', '--worktree', '--workspace', linked], extraEnv: identity });
+const worktreeClient = await connect({ args: ['mcp', '--structured-output', '--worktree', '--workspace', linked], extraEnv: identity });
 
 test('worktree mode lists git_commit; the ordinary server does not', async () => {
   assert.deepEqual(await toolNames(worktreeClient), ['git_commit', ...backgroundTools, 'run_command'].sort());
@@ -585,7 +605,7 @@ const hookMarker = path.join(scratch, 'plain-repo-hook-ran');
 fs.writeFileSync(path.join(plainRepo, '.git', 'hooks', 'pre-commit'), `#!/bin/sh\ntouch ${hookMarker}\n`, {
   mode: 0o755,
 });
-const repoClient = await connect({ args: ['mcp', '--workspace', plainRepo], extraEnv: identity });
+const repoClient = await connect({ args: ['mcp', '--structured-output', '--workspace', plainRepo], extraEnv: identity });
 
 test('a session in a repository offers git_commit: git inside cannot commit, the tool can, without hooks', async () => {
   assert.deepEqual(await toolNames(repoClient), ['git_commit', ...backgroundTools, 'run_command'].sort());
@@ -602,10 +622,10 @@ test('a session in a repository offers git_commit: git inside cannot commit, the
 });
 
 test('no git_commit where the sandbox does not keep .git read-only (read_only mode, protection off)', async () => {
-  const readOnly = await connect({ args: ['mcp', '--mode', 'read_only', '--workspace', plainRepo] });
+  const readOnly = await connect({ args: ['mcp', '--structured-output', '--mode', 'read_only', '--workspace', plainRepo] });
   assert.deepEqual(await toolNames(readOnly), [...backgroundTools, 'run_command'].sort());
   const configFile = path.join(scratch, 'unprotected.json');
   fs.writeFileSync(configFile, JSON.stringify({ sandbox: { protect_git_metadata: false } }));
-  const unprotected = await connect({ args: ['--config', configFile, 'mcp', '--workspace', plainRepo] });
+  const unprotected = await connect({ args: ['--config', configFile, 'mcp', '--structured-output', '--workspace', plainRepo] });
   assert.deepEqual(await toolNames(unprotected), [...backgroundTools, 'run_command'].sort());
 });

@@ -539,7 +539,7 @@ class Who:
         env = env or {}
         if way == "mcp":
             return mcp_run.run_command(
-                self.prefix_with(env) + [self.cordon, "mcp", "--workspace", self.ws, *flags],
+                self.prefix_with(env) + [self.cordon, "mcp", "--structured-output", "--workspace", self.ws, *flags],
                 text, cwd=self.ws, client="domains")
         args = [self.cordon, "run", "--json", *flags, "-c", text]
         env_prefix = self.prefix_with(env)
@@ -1148,7 +1148,7 @@ def check_start(who, way, name, env, *, refused=None, flags=("--allow-domain", "
         os.unlink(marker)
     if way == "mcp":
         r = mcp_run.run_command(
-            who.prefix_with(env) + [who.cordon, "mcp", "--workspace", who.ws, *flags],
+            who.prefix_with(env) + [who.cordon, "mcp", "--structured-output", "--workspace", who.ws, *flags],
             f"touch {marker}", cwd=who.ws, client="domains") or {}
         code, said = r.get("exit_code", 125), r.get("error") or r.get("stderr") or ""
     else:
@@ -1220,7 +1220,7 @@ try:
             flags = ["--allow-domain", "pkg.test"]
             if way == "mcp":
                 r = mcp_run.run_command(
-                    who.prefix + [who.cordon, "mcp", "--workspace", who.ws, *flags],
+                    who.prefix + [who.cordon, "mcp", "--structured-output", "--workspace", who.ws, *flags],
                     f"touch {marker}", cwd=who.ws, client="domains") or {}
                 code, said = r.get("exit_code", 125), r.get("error") or ""
             else:

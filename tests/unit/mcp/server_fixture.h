@@ -22,6 +22,7 @@ class ServerTest : public ::testing::Test {
     options.progress_interval = std::chrono::milliseconds(20);
     options.elicitation_timeout = std::chrono::milliseconds(500);
     options.shutdown_grace = std::chrono::seconds(5);
+    options.structured_output = true;  // most tests read structuredContent; Lean* tests do not
     return options;
   }
   void Reset(ServerOptions options) {

@@ -108,6 +108,30 @@ TEST_F(ServerTest, ACommandThatRunsReturnsTextAndStructuredContent) {
   EXPECT_FALSE(runner_.calls()[0].outside_sandbox);
 }
 
+// The default: the model gets the text, not a JSON dump that clients put in its place.
+TEST_F(ServerTest, LeanByDefaultNoOutputSchemaAndNoStructuredContent) {
+  ServerOptions options = DefaultOptions();
+  options.structured_output = false;
+  Reset(options);
+  Initialize();
+  json tools = Request(1, "tools/list")["result"]["tools"];
+  ASSERT_FALSE(tools.empty());
+  for (const json& tool : tools) EXPECT_FALSE(tool.contains("outputSchema")) << tool["name"];
+  for (const char* command : {"echo hi", "sudo true", "fail"}) {
+    json result = Call(command, {{"command", command}})["result"];
+    EXPECT_FALSE(result.contains("structuredContent")) << command;
+    ASSERT_EQ(result["content"].size(), 1u) << command;
+    EXPECT_FALSE(result["content"][0]["text"].get<std::string>().empty()) << command;
+  }
+}
+
+TEST_F(ServerTest, StructuredOutputAddsTheSchemaAndTheContent) {
+  Initialize();
+  json tools = Request(1, "tools/list")["result"]["tools"];
+  for (const json& tool : tools) EXPECT_TRUE(tool.contains("outputSchema")) << tool["name"];
+  EXPECT_TRUE(Call(2, {{"command", "echo hi"}})["result"].contains("structuredContent"));
+}
+
 TEST_F(ServerTest, APolicyDenialIsAToolResultNotAProtocolError) {
   Initialize();
   json response = Call(1, {{"command", "sudo true"}});

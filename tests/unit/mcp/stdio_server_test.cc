@@ -91,7 +91,9 @@ TEST(StdioServer, AnswersLineByLineAndReturnsCleanlyAtEof) {
     }
     in.CloseWrite();
   });
-  StdioResult result = ServeStdio(runner, ServerOptions{}, in.read, out.write);
+  ServerOptions options;
+  options.structured_output = true;
+  StdioResult result = ServeStdio(runner, options, in.read, out.write);
   client.join();
   EXPECT_TRUE(result.clean);
   std::vector<json> lines = Lines(received);

@@ -1,0 +1,334 @@
+#!/usr/bin/env python3
+"""cordon mcp driven by the agents' real clients, installed from npm at the versions
+package-lock.json pins (setup.sh): the MCP Inspector CLI, Claude Code, Gemini CLI and Codex
+(through its app-server protocol). The three agents talk to a loopback stand-in for their model
+API (model_standin.py) that asks for cordon's run_command and records the results it gets back.
+
+Each client registers cordon with its own `mcp add` command, as docs/mcp.md tells users to, and
+then must show: connected, run_command listed, a command run in the sandbox (its write in the
+workspace lands; its write outside, to a directory this test can write, is refused, checked from
+outside), and a policy denial returned as a tool result.
+
+  clients_test.py /path/to/cordon            CORDON_CLIENTS_ONLY=claude runs one client
+Exit 77 (ctest's skip) when the clients are not installed.
+"""
+
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from model_standin import StandinModel  # noqa: E402
+
+BIN = os.path.join(HERE, "node_modules", ".bin")
+CLIENTS = ("inspector", "claude", "gemini", "codex")
+TIMEOUT = int(os.environ.get('CORDON_CLIENTS_TIMEOUT', '180'))
+
+
+class Failures:
+    def __init__(self):
+        self.items = []
+
+    def check(self, ok, what):
+        print(f"{'ok  ' if ok else 'FAIL'} {what}", flush=True)
+        if not ok:
+            self.items.append(what)
+
+
+def versions():
+    lock = json.load(open(os.path.join(HERE, "package-lock.json")))
+    packages = lock.get("packages", {})
+    names = {"inspector": "@modelcontextprotocol/inspector", "claude": "@anthropic-ai/claude-code",
+             "gemini": "@google/gemini-cli", "codex": "@openai/codex"}
+    return {k: packages.get(f"node_modules/{v}", {}).get("version", "?") for k, v in names.items()}
+
+
+class Scene:
+    """One client's private home, workspace and an outside directory it must not write."""
+
+    def __init__(self, root, client, cordon):
+        self.client = client
+        self.cordon = cordon
+        self.dir = os.path.join(root, client)
+        self.home = os.path.join(self.dir, "home")
+        self.ws = os.path.join(self.dir, "workspace")
+        self.outside = os.path.join(self.dir, "outside")
+        for d in (self.home, self.ws, self.outside):
+            os.makedirs(d)
+        self.made = os.path.join(self.ws, "made.txt")
+        self.planted = os.path.join(self.outside, "planted.txt")
+        self.commands = [
+            f"echo made-by-{client} > made.txt && cat made.txt",
+            f"touch {self.planted}",
+            "sudo id",
+        ]
+
+    def env(self, **extra):
+        # A minimal environment: the client's own settings come from this home only.
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": self.home,
+               "LANG": "C.UTF-8", "TERM": "dumb", "CORDON_RUN_SERVER": "off",
+               "XDG_CONFIG_HOME": os.path.join(self.home, ".config")}
+        env.update(extra)
+        return env
+
+    def run(self, argv, env, **kw):
+        return subprocess.run(argv, cwd=self.ws, env=env, capture_output=True, text=True,
+                              timeout=TIMEOUT, **kw)
+
+    def judge(self, f, results, offered):
+        name = self.client
+        f.check(any(n.endswith("run_command") for n in offered),
+                f"{name}: run_command is among the tools offered to the model ({sorted(offered)})")
+        f.check(len(results) == 3, f"{name}: three tool results came back (got {len(results)})")
+        results = results + [""] * (3 - len(results))
+        f.check(f"made-by-{name}" in results[0] and os.path.exists(self.made),
+                f"{name}: the command ran in the workspace and its output came back: {results[0][:300]!r}")
+        f.check("exit code 0" in results[0] and "command_exit_code" not in results[0],
+                f"{name}: the model got cordon's text, not a JSON dump of the result")
+        f.check(not os.path.exists(self.planted),
+                f"{name}: the write outside the workspace did not land ({self.planted})")
+        f.check("refused" in results[1] and self.planted in results[1],
+                f"{name}: the result names the refused write: {results[1][:300]!r}")
+        f.check("NOT RUN: denied" in results[2] and "default.privilege" in results[2],
+                f"{name}: the policy denial came back as a tool result: {results[2][:300]!r}")
+
+
+def inspector(scene, f):
+    base = [os.path.join(BIN, "mcp-inspector"), "--cli", scene.cordon, "mcp", "--workspace", scene.ws]
+    env = scene.env()
+    listed = scene.run(base + ["--method", "tools/list"], env)
+    f.check(listed.returncode == 0, f"inspector: tools/list exits 0 ({listed.stderr[-300:]!r})")
+    names = [t["name"] for t in json.loads(listed.stdout or "{}").get("tools", [])]
+    results = []
+    for command in scene.commands:
+        call = scene.run(base + ["--method", "tools/call", "--tool-name", "run_command",
+                                 "--tool-arg", f"command={command}"], env)
+        try:
+            answer = json.loads(call.stdout)
+            results.append("\n".join(c.get("text", "") for c in answer.get("content", [])))
+            f.check("structuredContent" not in answer,
+                    f"inspector: `{command}` came back as text only (the lean default)")
+        except ValueError:
+            results.append(call.stdout + call.stderr)
+    scene.judge(f, results, names)
+
+
+def claude(scene, f, model):
+    exe = os.path.join(BIN, "claude")
+    env = scene.env(ANTHROPIC_BASE_URL=model.base_url, ANTHROPIC_API_KEY="sk-standin",
+                    DISABLE_AUTOUPDATER="1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+                    # Deferred tool loading would hide MCP tools behind its ToolSearch tool, which
+                    # the stand-in does not play.
+                    ENABLE_TOOL_SEARCH="false")
+    added = scene.run([exe, "mcp", "add", "--scope", "user", "cordon", "--",
+                       scene.cordon, "mcp", "--workspace", scene.ws], env)
+    f.check(added.returncode == 0, f"claude: `claude mcp add` exits 0 ({added.stderr[-300:]!r})")
+    # Claude Code checks a folder's servers only once the folder is trusted: the answer to its
+    # trust dialog, which it keeps in ~/.claude.json.
+    state_file = os.path.join(scene.home, ".claude.json")
+    state = json.load(open(state_file)) if os.path.exists(state_file) else {}
+    state.setdefault("projects", {}).setdefault(scene.ws, {})["hasTrustDialogAccepted"] = True
+    with open(state_file, "w") as out:
+        json.dump(state, out)
+    listed = scene.run([exe, "mcp", "list"], env)
+    f.check("cordon" in listed.stdout and "Connected" in listed.stdout,
+            f"claude: `claude mcp list` shows cordon connected: {listed.stdout.strip()[-300:]!r}")
+    ran = scene.run([exe, "-p", "Run the commands.", "--output-format", "json",
+                     "--allowedTools", "mcp__cordon__run_command"], env)
+    f.check(ran.returncode == 0, f"claude: `claude -p` exits 0 ({ran.stderr[-300:]!r})")
+    scene.judge(f, model.recorder.result_texts(), model.recorder.offered)
+
+
+def gemini(scene, f, model):
+    exe = os.path.join(BIN, "gemini")
+    settings_dir = os.path.join(scene.home, ".gemini")
+    os.makedirs(settings_dir)
+    # Gemini CLI starts a folder's MCP servers only when the folder is trusted.
+    with open(os.path.join(settings_dir, "trustedFolders.json"), "w") as out:
+        json.dump({scene.ws: "TRUST_FOLDER"}, out)
+    with open(os.path.join(settings_dir, "settings.json"), "w") as out:
+        json.dump({"security": {"auth": {"selectedType": "gemini-api-key"}},
+                   "privacy": {"usageStatisticsEnabled": False},
+                   "general": {"disableAutoUpdate": True}}, out)
+    env = scene.env(GOOGLE_GEMINI_BASE_URL=model.base_url, GEMINI_API_KEY="standin")
+    # `--` keeps cordon's own flags from Gemini's option parser (issue 27: `--timeout 60` there
+    # became Gemini's 60 ms connection timeout).
+    added = scene.run([exe, "mcp", "add", "--scope", "user", "--trust", "cordon", scene.cordon,
+                       "--", "mcp", "--workspace", scene.ws], env)
+    f.check(added.returncode == 0, f"gemini: `gemini mcp add` exits 0 ({added.stderr[-300:]!r})")
+    stored = json.load(open(os.path.join(settings_dir, "settings.json")))["mcpServers"]["cordon"]
+    f.check(stored.get("args") == ["mcp", "--workspace", scene.ws] and "timeout" not in stored,
+            f"gemini: the stored entry keeps cordon's arguments: {stored}")
+    listed = scene.run([exe, "mcp", "list"], env)
+    shown = listed.stdout + listed.stderr  # this version prints the list on stderr
+    f.check("cordon" in shown and "Connected" in shown,
+            f"gemini: `gemini mcp list` shows cordon connected: {shown.strip()[-300:]!r}")
+    # An explicit model skips Gemini CLI's routing classifier, whose JSON the stand-in does not
+    # play.
+    ran = scene.run([exe, "-p", "Run the commands.", "--output-format", "json",
+                     "-m", "gemini-2.5-flash"], env)
+    f.check(ran.returncode == 0, f"gemini: `gemini -p` exits 0 ({ran.stderr[-300:]!r})")
+    scene.judge(f, model.recorder.result_texts(), model.recorder.offered)
+
+
+class AppServer:
+    """codex app-server: JSON-RPC messages, one per line, on its stdin and stdout."""
+
+    def __init__(self, argv, cwd, env, log):
+        self.proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=log, bufsize=0)
+        self.next_id = 0
+        self.approvals = 0
+        self.notes = []
+        self.pending = b""  # read past the last whole line: select() cannot see it
+
+    def send(self, method, params=None, notify=False):
+        message = {"method": method}
+        if params is not None:
+            message["params"] = params
+        if not notify:
+            self.next_id += 1
+            message["id"] = self.next_id
+        self.proc.stdin.write((json.dumps(message) + "\n").encode())
+        return self.next_id
+
+    def line(self, deadline):
+        while b"\n" not in self.pending:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.proc.stdout], [], [], left)[0]:
+                return None
+            chunk = os.read(self.proc.stdout.fileno(), 65536)
+            if not chunk:
+                return None
+            self.pending += chunk
+        line, self.pending = self.pending.split(b"\n", 1)
+        return line
+
+    def until(self, done, seconds=TIMEOUT):
+        deadline = time.monotonic() + seconds
+        while True:
+            line = self.line(deadline)
+            if line is None:
+                return None
+            message = json.loads(line)
+            if "method" in message and "id" in message:
+                self.answer(message)
+            else:
+                self.notes.append(message)
+            if done(message):
+                return message
+        return None
+
+    def request(self, method, params):
+        sent = self.send(method, params)
+        return self.until(lambda m: m.get("id") == sent and "method" not in m)
+
+    def answer(self, request):
+        # The person at the client approves each call of cordon's tool, as a user clicking
+        # "allow" would; anything else is declined.
+        meta = (request.get("params") or {}).get("_meta") or {}
+        if request["method"] == "mcpServer/elicitation/request" and meta.get("tool_name") == "run_command":
+            self.approvals += 1
+            result = {"action": "accept", "content": None}
+        else:
+            result = {"action": "decline", "content": None}
+        self.proc.stdin.write((json.dumps({"id": request["id"], "result": result}) + "\n").encode())
+
+    def close(self):
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def codex(scene, f, model):
+    exe = os.path.join(BIN, "codex")
+    env = scene.env(CODEX_HOME=scene.home, STANDIN_KEY="standin")
+    with open(os.path.join(scene.home, "config.toml"), "w") as out:
+        out.write(
+            'model = "standin-model"\n'
+            'model_provider = "standin"\n'
+            'approval_policy = "on-request"\n'
+            "[model_providers.standin]\n"
+            'name = "standin"\n'
+            f'base_url = "{model.base_url}/v1"\n'
+            'wire_api = "responses"\n'
+            'env_key = "STANDIN_KEY"\n')
+    added = scene.run([exe, "mcp", "add", "cordon", "--", scene.cordon, "mcp", "--workspace",
+                       scene.ws], env)
+    f.check(added.returncode == 0, f"codex: `codex mcp add` exits 0 ({added.stderr[-300:]!r})")
+    with open(os.path.join(scene.dir, "app-server.log"), "w") as log:
+        server = AppServer([exe, "app-server"], scene.ws, env, log)
+        try:
+            init = server.request("initialize", {"clientInfo": {"name": "cordon-e2e", "version": "1"}})
+            f.check(init is not None and "result" in init, "codex: app-server answers initialize")
+            server.send("initialized", notify=True)
+            started = server.request("thread/start", {"cwd": scene.ws})
+            thread = ((started or {}).get("result") or {}).get("thread", {}).get("id")
+            f.check(thread is not None, f"codex: thread/start gives a thread ({started})")
+            status = server.request("mcpServerStatus/list", {}) or {}
+            entries = (status.get("result") or {}).get("data", [])
+            cordon = next((e for e in entries if e.get("name") == "cordon"), {})
+            f.check(bool(cordon) and "run_command" in json.dumps(cordon.get("tools", {})),
+                    f"codex: mcpServerStatus/list shows cordon with run_command ({json.dumps(cordon)[:300]})")
+            if thread:
+                server.request("turn/start", {"threadId": thread,
+                                              "input": [{"type": "text", "text": "Run the commands."}]})
+                done = server.until(lambda m: m.get("method") == "turn/completed")
+                last = [json.dumps(n)[:400] for n in server.notes[-6:]]
+                f.check(done is not None, "codex: the turn completed; last messages:\n" + "\n".join(last))
+            f.check(server.approvals == 3, f"codex: each call was put to the person ({server.approvals})")
+        finally:
+            server.close()
+    scene.judge(f, model.recorder.result_texts(), model.recorder.offered)
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    cordon = os.path.abspath(sys.argv[1])
+    if not os.path.isdir(BIN):
+        print("SKIP: the clients are not installed; run tests/e2e/clients/setup.sh")
+        return 77
+    only = os.environ.get("CORDON_CLIENTS_ONLY")
+    chosen = [c for c in CLIENTS if not only or c == only]
+    print(f"clients: {versions()}", flush=True)
+    # The scratch root is outside /tmp: a sandboxed command has a private /tmp, where a planted
+    # file would be invisible rather than refused.
+    root = tempfile.mkdtemp(prefix="clients-e2e-", dir=os.getcwd())
+    os.chmod(root, 0o755)
+    f = Failures()
+    try:
+        for client in chosen:
+            scene = Scene(root, client, cordon)
+            started = time.monotonic()
+            try:
+                if client == "inspector":
+                    inspector(scene, f)
+                else:
+                    with StandinModel(scene.commands) as model:
+                        {"claude": claude, "gemini": gemini, "codex": codex}[client](scene, f, model)
+            except (subprocess.TimeoutExpired, OSError, ValueError, KeyError) as e:
+                f.check(False, f"{client}: {type(e).__name__}: {e}")
+            print(f"     {client}: {time.monotonic() - started:.1f} s", flush=True)
+    finally:
+        if not f.items:
+            shutil.rmtree(root, ignore_errors=True)
+    if f.items:
+        print(f"\n{len(f.items)} failed (scratch kept in {root}):", *f.items, sep="\n  ")
+        return 1
+    print(f"\nall {len(chosen)} clients passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
