@@ -34,6 +34,7 @@ constexpr Builder kBuilders[] = {
     {"git", AddGitCommand},
     {"mcp", AddMcpCommand},
     {"doctor", AddDoctorCommand},
+    {"hook", AddHookCommand},
     {"__generate", [](CLI::App& app, const GlobalOptions&) { return AddGenerateCommand(app); }},
 #if defined(CORDON_RUN_SERVER)
     {"serve", AddServeCommand},

@@ -44,7 +44,10 @@ std::string Missing(const std::string& what) {
   return what;
 }
 
-std::string Required(const std::string& what, std::string_view first_word) {
+std::string Required(const std::string& what, std::string_view subcommand,
+                     std::string_view first_word) {
+  // A subcommand's own subcommand (`cordon hook`): its --help, named below, lists them.
+  if (what == "A subcommand is required" && !subcommand.empty()) return "a subcommand is required";
   if (what == "A subcommand is required") {
     constexpr std::string_view kSome = "run, check, status, sandbox, doctor, serve, mcp, ...";
     if (!first_word.empty())
@@ -67,7 +70,7 @@ std::string DescribeParseError(const CLI::ParseError& error, std::string_view su
   } else if (dynamic_cast<const CLI::ArgumentMismatch*>(&error) != nullptr) {
     message = Missing(what);
   } else if (dynamic_cast<const CLI::RequiredError*>(&error) != nullptr) {
-    message = Required(what, subcommand.empty() ? first_word : std::string_view());
+    message = Required(what, subcommand, subcommand.empty() ? first_word : std::string_view());
   } else {
     message = what;  // the validators' own words (option_values.h), or CLI11's
   }

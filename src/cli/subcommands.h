@@ -32,6 +32,7 @@ Subcommand AddCacheCommand(CLI::App& root, const GlobalOptions& global);
 Subcommand AddGitCommand(CLI::App& root, const GlobalOptions& global);
 Subcommand AddMcpCommand(CLI::App& root, const GlobalOptions& global);
 Subcommand AddDoctorCommand(CLI::App& root, const GlobalOptions& global);
+Subcommand AddHookCommand(CLI::App& root, const GlobalOptions& global);
 // Linux only (CORDON_RUN_SERVER): the run server.
 Subcommand AddServeCommand(CLI::App& root, const GlobalOptions& global);
 #if defined(CORDON_RUN_SERVER)

@@ -9,6 +9,9 @@ then must show: connected, run_command listed, a command run in the sandbox (its
 workspace lands; its write outside, to a directory this test can write, is refused, checked from
 outside), and a policy denial returned as a tool result.
 
+Claude Code's own Bash tool is driven too, behind `cordon hook claude-code` (claude-hook: the
+same three checks) and without it (claude-bash, the twin: its write outside lands).
+
   clients_test.py /path/to/cordon            CORDON_CLIENTS_ONLY=claude runs one client
 Exit 77 (ctest's skip) when the clients are not installed.
 """
@@ -27,7 +30,7 @@ sys.path.insert(0, HERE)
 from model_standin import StandinModel  # noqa: E402
 
 BIN = os.path.join(HERE, "node_modules", ".bin")
-CLIENTS = ("inspector", "claude", "gemini", "codex")
+CLIENTS = ("inspector", "claude", "claude-hook", "claude-bash", "gemini", "codex")
 TIMEOUT = int(os.environ.get('CORDON_CLIENTS_TIMEOUT', '180'))
 
 
@@ -81,21 +84,23 @@ class Scene:
         return subprocess.run(argv, cwd=self.ws, env=env, capture_output=True, text=True,
                               timeout=TIMEOUT, **kw)
 
-    def judge(self, f, results, offered):
+    def judge(self, f, results, offered, denial="NOT RUN: denied", from_mcp=True):
         name = self.client
-        f.check(any(n.endswith("run_command") for n in offered),
-                f"{name}: run_command is among the tools offered to the model ({sorted(offered)})")
+        tool = "run_command" if from_mcp else "Bash"
+        f.check(any(n.endswith(tool) for n in offered),
+                f"{name}: {tool} is among the tools offered to the model ({sorted(offered)})")
         f.check(len(results) == 3, f"{name}: three tool results came back (got {len(results)})")
         results = results + [""] * (3 - len(results))
         f.check(f"made-by-{name}" in results[0] and os.path.exists(self.made),
                 f"{name}: the command ran in the workspace and its output came back: {results[0][:300]!r}")
-        f.check("exit code 0" in results[0] and "command_exit_code" not in results[0],
-                f"{name}: the model got cordon's text, not a JSON dump of the result")
+        if from_mcp:
+            f.check("exit code 0" in results[0] and "command_exit_code" not in results[0],
+                    f"{name}: the model got cordon's text, not a JSON dump of the result")
         f.check(not os.path.exists(self.planted),
                 f"{name}: the write outside the workspace did not land ({self.planted})")
         f.check("refused" in results[1] and self.planted in results[1],
                 f"{name}: the result names the refused write: {results[1][:300]!r}")
-        f.check("NOT RUN: denied" in results[2] and "default.privilege" in results[2],
+        f.check(denial in results[2] and "default.privilege" in results[2],
                 f"{name}: the policy denial came back as a tool result: {results[2][:300]!r}")
 
 
@@ -175,6 +180,39 @@ def gemini(scene, f, model):
                      "-m", "gemini-2.5-flash"], env)
     f.check(ran.returncode == 0, f"gemini: `gemini -p` exits 0 ({ran.stderr[-300:]!r})")
     scene.judge(f, model.recorder.result_texts(), model.recorder.offered)
+
+
+def claude_hook(scene, f, model):
+    """Claude Code's own Bash tool behind `cordon hook claude-code` (docs/mcp.md)."""
+    exe = os.path.join(BIN, "claude")
+    settings_dir = os.path.join(scene.home, ".claude")
+    os.makedirs(settings_dir)
+    hook = {"type": "command", "command": f"{scene.cordon} hook claude-code"}
+    with open(os.path.join(settings_dir, "settings.json"), "w") as out:
+        json.dump({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}, out)
+    env = scene.env(ANTHROPIC_BASE_URL=model.base_url, ANTHROPIC_API_KEY="sk-standin",
+                    DISABLE_AUTOUPDATER="1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
+    # No --allowedTools: the hook's own "allow" is what lets the sandboxed commands run.
+    ran = scene.run([exe, "-p", "Run the commands.", "--output-format", "json"], env)
+    f.check(ran.returncode == 0, f"claude-hook: `claude -p` exits 0 ({ran.stderr[-300:]!r})")
+    scene.judge(f, model.recorder.result_texts(), model.recorder.offered,
+                denial="cordon's command policy refused this command", from_mcp=False)
+
+
+def claude_bash(scene, f, model):
+    """The twin of claude_hook: the same Bash calls without the hook write outside the workspace,
+    so the refusal there is the hook's doing."""
+    exe = os.path.join(BIN, "claude")
+    env = scene.env(ANTHROPIC_BASE_URL=model.base_url, ANTHROPIC_API_KEY="sk-standin",
+                    DISABLE_AUTOUPDATER="1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
+    ran = scene.run([exe, "-p", "Run the commands.", "--output-format", "json",
+                     "--allowedTools", "Bash"], env)
+    f.check(ran.returncode == 0, f"claude-bash: `claude -p` exits 0 ({ran.stderr[-300:]!r})")
+    results = model.recorder.result_texts()
+    f.check(len(results) == 3 and os.path.exists(scene.made),
+            f"claude-bash: Claude Code's Bash ran the commands itself ({len(results)} results)")
+    f.check(os.path.exists(scene.planted),
+            f"claude-bash: without the hook the write outside the workspace lands ({scene.planted})")
 
 
 class AppServer:
@@ -315,8 +353,10 @@ def main():
                 if client == "inspector":
                     inspector(scene, f)
                 else:
-                    with StandinModel(scene.commands) as model:
-                        {"claude": claude, "gemini": gemini, "codex": codex}[client](scene, f, model)
+                    tool = "Bash" if client in ("claude-hook", "claude-bash") else None
+                    with StandinModel(scene.commands, tool) as model:
+                        {"claude": claude, "claude-hook": claude_hook, "claude-bash": claude_bash,
+                         "gemini": gemini, "codex": codex}[client](scene, f, model)
             except (subprocess.TimeoutExpired, OSError, ValueError, KeyError) as e:
                 f.check(False, f"{client}: {type(e).__name__}: {e}")
             print(f"     {client}: {time.monotonic() - started:.1f} s", flush=True)

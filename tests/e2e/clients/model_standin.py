@@ -29,9 +29,11 @@ def is_cordon_tool(name):
 
 
 class Recorder:
-    def __init__(self, commands):
+    def __init__(self, commands, tool=None):
         self.commands = list(commands)
-        self.wanted = is_cordon_tool
+        # The tool the script calls: cordon's run_command (default) or one named exactly, such
+        # as Claude Code's own Bash.
+        self.wanted = (lambda name: name == tool) if tool else is_cordon_tool
         self.lock = threading.Lock()
         self.offered = set()  # every tool name a client offered
         self.results = {}  # call id -> result text, in call order of the ids
@@ -224,8 +226,8 @@ def sse(events):
 class StandinModel:
     """The server on 127.0.0.1 with an ephemeral port; base_url for the clients' settings."""
 
-    def __init__(self, commands):
-        self.recorder = Recorder(commands)
+    def __init__(self, commands, tool=None):
+        self.recorder = Recorder(commands, tool)
         recorder = self.recorder
 
         class Handler(http.server.BaseHTTPRequestHandler):

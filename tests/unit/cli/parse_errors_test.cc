@@ -52,6 +52,22 @@ TEST(ParseErrors, AMissingSubcommandListsThem) {
   EXPECT_NE(message.find("See `cordon --help` for usage."), std::string::npos) << message;
 }
 
+// `cordon hook` alone: its own subcommands are listed by its --help, not cordon's.
+TEST(ParseErrors, AMissingNestedSubcommandPointsAtItsHelp) {
+  std::string message;
+  try {
+    CLI::App app{"test"};
+    CLI::App* hook = app.add_subcommand("hook");
+    hook->require_subcommand(1);
+    hook->add_subcommand("claude-code");
+    std::vector<const char*> argv{"cordon", "hook"};
+    app.parse(static_cast<int>(argv.size()), const_cast<char**>(argv.data()));
+  } catch (const CLI::ParseError& e) {
+    message = DescribeParseError(e, "hook");
+  }
+  EXPECT_EQ(message, "hook: a subcommand is required\nSee `cordon hook --help` for usage.");
+}
+
 TEST(ParseErrors, AWordThatNamesNoSubcommandIsCalledUnknown) {
   std::string message;
   try {
