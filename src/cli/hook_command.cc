@@ -1,8 +1,9 @@
-// `cordon hook claude-code`: Claude Code's PreToolUse hook (cli/claude_hook.h; docs/mcp.md,
-// "Claude Code's own Bash tool").
-// Reads the event from stdin and answers on stdout. Anything it cannot judge — input that is
-// not the event, a config or policy that does not load — blocks the call (exit 2, the reason
-// on stderr, which Claude Code gives the model): never a command let through unfenced.
+// `cordon hook claude-code|gemini-cli`: an agent's hook before its own shell tool runs
+// (cli/shell_hook.h; docs/mcp.md, "The agent's own shell tool"). Reads the event from stdin and
+// answers on stdout. Anything it cannot judge — input that is not the event, a config or policy
+// that does not load, a failure of its own — blocks the call (exit 2, the reason on stderr,
+// which both agents give the model): never a command let through unfenced. (Any other exit
+// status lets the agent run the original command: nothing here may end with one.)
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -10,18 +11,20 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <string>
 
-#include "cli/claude_hook.h"
+#include "cli/shell_hook.h"
 #include "cli/subcommands.h"
 #include "core/paths.h"
 
 namespace cordon::cli {
 namespace {
 
-constexpr int kExitBlock = 2;                       // Claude Code: block the call, show stderr
+constexpr int kExitBlock = 2;                       // both agents: block the call, show stderr
 constexpr std::size_t kMaxInput = 4 * 1024 * 1024;  // far above a shell command's size
+constexpr std::size_t kMaxDepth = 64;               // the events nest three or four deep
 
 int Block(std::string_view why) {
   fmt::print(stderr, "cordon hook: {}; the command was not run\n", why);
@@ -64,9 +67,12 @@ std::string CordonExecutable() {
   return self->string();
 }
 
-int RunClaudeCodeHook(const GlobalOptions& global) {
+int Answer(HookAgent agent, const GlobalOptions& global) {
   Result<std::string> text = ReadInput();
   if (!text) return Block(text.error().message);
+  if (JsonNestingDepth(*text) > kMaxDepth) {
+    return Block(fmt::format("the hook input nests deeper than {} levels", kMaxDepth));
+  }
   nlohmann::json input = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (input.is_discarded()) return Block("the hook input is not valid JSON");
 
@@ -77,19 +83,36 @@ int RunClaudeCodeHook(const GlobalOptions& global) {
   if (!policy)
     return Block(fmt::format("cordon's policy did not load: {}", policy.error().message));
 
-  // The project: Claude Code names it for hooks; else the directory of the call.
-  std::string workspace;
-  if (const char* project = std::getenv("CLAUDE_PROJECT_DIR"); project && *project) {
-    workspace = project;
+  HookRewrite rewrite{CordonExecutable(), "", "", config->sandbox.mode != SandboxMode::kOff};
+  // Both absolute: the rewritten command runs in the agent's shell, whose directory is not ours.
+  if (!global.config_path.empty()) {
+    rewrite.config_path = std::filesystem::absolute(global.config_path).string();
+  }
+  // The project: the agent names it for hooks; else the directory of the call.
+  if (const char* project = std::getenv(ProjectDirVariable(agent)); project && *project) {
+    rewrite.workspace = project;
   } else if (const auto cwd = input.find("cwd"); cwd != input.end() && cwd->is_string()) {
-    workspace = cwd->get<std::string>();
+    rewrite.workspace = cwd->get<std::string>();
   }
 
-  Result<nlohmann::json> answer =
-      AnswerPreToolUse(input, *policy, {CordonExecutable(), global.config_path, workspace});
+  Result<nlohmann::json> answer = AnswerShellHook(agent, input, *policy, rewrite);
   if (!answer) return Block(answer.error().message);
-  if (!answer->empty()) fmt::print("{}\n", answer->dump());
+  // Command text is bytes; JSON is UTF-8: a byte that is not (from $'\xff' in a reason) is
+  // replaced rather than thrown on.
+  if (!answer->empty()) {
+    fmt::print("{}\n", answer->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  }
   return 0;
+}
+
+int RunHook(HookAgent agent, const GlobalOptions& global) {
+  try {
+    return Answer(agent, global);
+  } catch (const std::exception& e) {
+    return Block(fmt::format("cordon failed: {}", e.what()));
+  } catch (...) {
+    return Block("cordon failed");
+  }
 }
 
 }  // namespace
@@ -98,13 +121,16 @@ Subcommand AddHookCommand(CLI::App& root, const GlobalOptions& global) {
   CLI::App* app = root.add_subcommand(
       "hook", "Serve as an agent's hook that fences the agent's own shell tool (docs/mcp.md)");
   app->require_subcommand(1);
-  CLI::App* claude = app->add_subcommand(
-      "claude-code",
-      "Claude Code PreToolUse hook: refuse what the policy denies, run the rest of its Bash "
-      "tool's commands through `cordon run`");
-  auto chosen = std::make_shared<bool>(false);
-  claude->callback([chosen] { *chosen = true; });
-  return {app, [&global, chosen] { return *chosen ? RunClaudeCodeHook(global) : 2; }};
+  auto chosen = std::make_shared<std::optional<HookAgent>>();
+  app->add_subcommand("claude-code",
+                      "Claude Code PreToolUse hook: refuse what the policy denies, run the rest "
+                      "of its Bash and Monitor commands through `cordon run`")
+      ->callback([chosen] { *chosen = HookAgent::kClaudeCode; });
+  app->add_subcommand("gemini-cli",
+                      "Gemini CLI BeforeTool hook: refuse what the policy denies, run the rest "
+                      "of its run_shell_command commands through `cordon run`")
+      ->callback([chosen] { *chosen = HookAgent::kGeminiCli; });
+  return {app, [&global, chosen] { return *chosen ? RunHook(**chosen, global) : kExitBlock; }};
 }
 
 }  // namespace cordon::cli

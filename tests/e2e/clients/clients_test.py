@@ -9,8 +9,9 @@ then must show: connected, run_command listed, a command run in the sandbox (its
 workspace lands; its write outside, to a directory this test can write, is refused, checked from
 outside), and a policy denial returned as a tool result.
 
-Claude Code's own Bash tool is driven too, behind `cordon hook claude-code` (claude-hook: the
-same three checks) and without it (claude-bash, the twin: its write outside lands).
+The agents' own shell tools are driven too, behind `cordon hook` (claude-hook, gemini-hook: the
+same checks) and without it (claude-bash, gemini-shell, the twins: their write outside lands);
+and whether a Claude Code deny rule still matches the model's command through the hook.
 
   clients_test.py /path/to/cordon            CORDON_CLIENTS_ONLY=claude runs one client
 Exit 77 (ctest's skip) when the clients are not installed.
@@ -30,7 +31,9 @@ sys.path.insert(0, HERE)
 from model_standin import StandinModel  # noqa: E402
 
 BIN = os.path.join(HERE, "node_modules", ".bin")
-CLIENTS = ("inspector", "claude", "claude-hook", "claude-bash", "gemini", "codex")
+RULE_PROBE = "echo rule-probe-ran"
+CLIENTS = ("inspector", "claude", "claude-hook", "claude-bash", "gemini", "gemini-hook",
+           "gemini-shell", "codex")
 TIMEOUT = int(os.environ.get('CORDON_CLIENTS_TIMEOUT', '180'))
 
 
@@ -71,6 +74,8 @@ class Scene:
             f"touch {self.planted}",
             "sudo id",
         ]
+        if client in ("claude-hook", "claude-bash"):
+            self.commands.append(RULE_PROBE)
 
     def env(self, **extra):
         # A minimal environment: the client's own settings come from this home only.
@@ -84,16 +89,15 @@ class Scene:
         return subprocess.run(argv, cwd=self.ws, env=env, capture_output=True, text=True,
                               timeout=TIMEOUT, **kw)
 
-    def judge(self, f, results, offered, denial="NOT RUN: denied", from_mcp=True):
+    def judge(self, f, results, offered, tool="run_command", denial="NOT RUN: denied"):
         name = self.client
-        tool = "run_command" if from_mcp else "Bash"
         f.check(any(n.endswith(tool) for n in offered),
                 f"{name}: {tool} is among the tools offered to the model ({sorted(offered)})")
-        f.check(len(results) == 3, f"{name}: three tool results came back (got {len(results)})")
+        f.check(len(results) >= 3, f"{name}: three tool results came back (got {len(results)})")
         results = results + [""] * (3 - len(results))
         f.check(f"made-by-{name}" in results[0] and os.path.exists(self.made),
                 f"{name}: the command ran in the workspace and its output came back: {results[0][:300]!r}")
-        if from_mcp:
+        if tool == "run_command":
             f.check("exit code 0" in results[0] and "command_exit_code" not in results[0],
                     f"{name}: the model got cordon's text, not a JSON dump of the result")
         f.check(not os.path.exists(self.planted),
@@ -187,32 +191,94 @@ def claude_hook(scene, f, model):
     exe = os.path.join(BIN, "claude")
     settings_dir = os.path.join(scene.home, ".claude")
     os.makedirs(settings_dir)
-    hook = {"type": "command", "command": f"{scene.cordon} hook claude-code"}
+    # `|| exit 2`, as docs/mcp.md registers it: a hook that cannot run blocks the call.
+    hook = {"type": "command", "command": f"{scene.cordon} hook claude-code || exit 2"}
+    settings = {"hooks": {"PreToolUse": [{"matcher": "Bash|Monitor", "hooks": [hook]}]},
+                # Which command Claude Code's own rules see: the model's or the rewritten one.
+                "permissions": {"deny": [f"Bash({RULE_PROBE})"]}}
     with open(os.path.join(settings_dir, "settings.json"), "w") as out:
-        json.dump({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}, out)
+        json.dump(settings, out)
     env = scene.env(ANTHROPIC_BASE_URL=model.base_url, ANTHROPIC_API_KEY="sk-standin",
                     DISABLE_AUTOUPDATER="1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
     # No --allowedTools: the hook's own "allow" is what lets the sandboxed commands run.
     ran = scene.run([exe, "-p", "Run the commands.", "--output-format", "json"], env)
     f.check(ran.returncode == 0, f"claude-hook: `claude -p` exits 0 ({ran.stderr[-300:]!r})")
-    scene.judge(f, model.recorder.result_texts(), model.recorder.offered,
-                denial="cordon's command policy refused this command", from_mcp=False)
+    results = model.recorder.result_texts()
+    scene.judge(f, results, model.recorder.offered, tool="Bash",
+                denial="cordon's command policy refused this command")
+    # Claude Code matches its permission rules against the rewritten command (`cordon run ...`),
+    # so a Bash(...) deny rule no longer matches the model's command: docs/mcp.md says so and
+    # tells users to put such rules in cordon's policy. Its twin, without the hook, denies it.
+    probe = results[3] if len(results) > 3 else ""
+    f.check("rule-probe-ran" in probe and "has been denied" not in probe,
+            f"claude-hook: Claude Code's Bash(...) rules see the rewritten command (docs/mcp.md): {probe[:300]!r}")
+
+
+def gemini_settings(scene, hooks=None):
+    settings_dir = os.path.join(scene.home, ".gemini")
+    os.makedirs(settings_dir)
+    with open(os.path.join(settings_dir, "trustedFolders.json"), "w") as out:
+        json.dump({scene.ws: "TRUST_FOLDER"}, out)
+    settings = {"security": {"auth": {"selectedType": "gemini-api-key"}},
+                "privacy": {"usageStatisticsEnabled": False},
+                "general": {"disableAutoUpdate": True}}
+    if hooks:
+        settings["hooks"] = hooks
+    with open(os.path.join(settings_dir, "settings.json"), "w") as out:
+        json.dump(settings, out)
+
+
+def gemini_shell(scene, f, model):
+    """The twin of gemini_hook: without the hook the shell tool writes outside the workspace."""
+    gemini_settings(scene)
+    env = scene.env(GOOGLE_GEMINI_BASE_URL=model.base_url, GEMINI_API_KEY="standin")
+    # --yolo: this version asks before a shell command with a redirection even when the tool is
+    # allowed, and cannot ask in print mode.
+    ran = scene.run([os.path.join(BIN, "gemini"), "-p", "Run the commands.", "--output-format",
+                     "json", "-m", "gemini-2.5-flash", "--yolo"], env)
+    f.check(ran.returncode == 0, f"gemini-shell: `gemini -p` exits 0 ({ran.stderr[-300:]!r})")
+    f.check(len(model.recorder.result_texts()) >= 3 and os.path.exists(scene.made),
+            "gemini-shell: Gemini CLI's shell tool ran the commands itself")
+    f.check(os.path.exists(scene.planted),
+            f"gemini-shell: without the hook the write outside the workspace lands ({scene.planted})")
+
+
+def gemini_hook(scene, f, model):
+    """Gemini CLI's own run_shell_command behind `cordon hook gemini-cli` (docs/mcp.md)."""
+    exe = os.path.join(BIN, "gemini")
+    hook = {"type": "command", "name": "cordon",
+            "command": f"{scene.cordon} hook gemini-cli || exit 2"}
+    gemini_settings(scene, {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [hook]}]})
+    env = scene.env(GOOGLE_GEMINI_BASE_URL=model.base_url, GEMINI_API_KEY="standin")
+    # Non-interactive Gemini CLI offers its shell tool only when allowed.
+    ran = scene.run([exe, "-p", "Run the commands.", "--output-format", "json",
+                     "-m", "gemini-2.5-flash", "--allowed-tools", "run_shell_command"], env)
+    f.check(ran.returncode == 0, f"gemini-hook: `gemini -p` exits 0 ({ran.stderr[-300:]!r})")
+    scene.judge(f, model.recorder.result_texts(), model.recorder.offered, tool="run_shell_command",
+                denial="cordon's command policy refused this command")
 
 
 def claude_bash(scene, f, model):
     """The twin of claude_hook: the same Bash calls without the hook write outside the workspace,
     so the refusal there is the hook's doing."""
     exe = os.path.join(BIN, "claude")
+    settings_dir = os.path.join(scene.home, ".claude")
+    os.makedirs(settings_dir)
+    with open(os.path.join(settings_dir, "settings.json"), "w") as out:
+        json.dump({"permissions": {"deny": [f"Bash({RULE_PROBE})"]}}, out)
     env = scene.env(ANTHROPIC_BASE_URL=model.base_url, ANTHROPIC_API_KEY="sk-standin",
                     DISABLE_AUTOUPDATER="1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
     ran = scene.run([exe, "-p", "Run the commands.", "--output-format", "json",
                      "--allowedTools", "Bash"], env)
     f.check(ran.returncode == 0, f"claude-bash: `claude -p` exits 0 ({ran.stderr[-300:]!r})")
     results = model.recorder.result_texts()
-    f.check(len(results) == 3 and os.path.exists(scene.made),
+    f.check(len(results) >= 3 and os.path.exists(scene.made),
             f"claude-bash: Claude Code's Bash ran the commands itself ({len(results)} results)")
     f.check(os.path.exists(scene.planted),
             f"claude-bash: without the hook the write outside the workspace lands ({scene.planted})")
+    probe = results[3] if len(results) > 3 else ""
+    f.check("has been denied" in probe,
+            f"claude-bash: without the hook Claude Code's deny rule refuses the command: {probe[:300]!r}")
 
 
 class AppServer:
@@ -353,10 +419,13 @@ def main():
                 if client == "inspector":
                     inspector(scene, f)
                 else:
-                    tool = "Bash" if client in ("claude-hook", "claude-bash") else None
+                    tool = {"claude-hook": "Bash", "claude-bash": "Bash",
+                            "gemini-hook": "run_shell_command",
+                            "gemini-shell": "run_shell_command"}.get(client)
                     with StandinModel(scene.commands, tool) as model:
                         {"claude": claude, "claude-hook": claude_hook, "claude-bash": claude_bash,
-                         "gemini": gemini, "codex": codex}[client](scene, f, model)
+                         "gemini": gemini, "gemini-hook": gemini_hook, "gemini-shell": gemini_shell,
+                         "codex": codex}[client](scene, f, model)
             except (subprocess.TimeoutExpired, OSError, ValueError, KeyError) as e:
                 f.check(False, f"{client}: {type(e).__name__}: {e}")
             print(f"     {client}: {time.monotonic() - started:.1f} s", flush=True)
