@@ -23,6 +23,10 @@ clang-format --dry-run -Werror "${sources[@]}"
 step "MCP end-to-end test dependencies (npm ci): the SDK and the agents' real clients"
 bash tests/e2e/mcp/setup.sh >/dev/null
 bash tests/e2e/clients/setup.sh >/dev/null
+if [ "$(id -u)" -eq 0 ]; then
+  step "container runtime for the podman end-to-end test (apt)"
+  bash tests/e2e/container/setup.sh
+fi
 
 step "build (preset dev)"
 cmake --preset dev >/dev/null

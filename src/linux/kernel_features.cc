@@ -16,9 +16,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <string_view>
 
 #include "linux/system_headers/landlock.h"
 #include "linux/system_headers/syscalls.h"
@@ -123,6 +125,32 @@ NamespaceReport ProbeNamespaces() {
   }
   ::close(fds[0]);
   return report;
+}
+
+// Whether something is mounted over part of /proc, as container runtimes do to mask /proc/kcore,
+// /proc/keys, /proc/acpi and the like. The kernel then refuses a fresh proc mount in a user
+// namespace (it would reveal what the masks cover), so the quick probe cannot assume one works.
+// binfmt_misc's mount point is a permanently empty directory, which the kernel accepts.
+bool ProcHasOverMounts() {
+  FILE* mountinfo = std::fopen("/proc/self/mountinfo", "re");
+  if (mountinfo == nullptr) return false;
+  bool found = false;
+  char* line = nullptr;
+  std::size_t size = 0;
+  while (!found && ::getline(&line, &size, mountinfo) > 0) {
+    // "36 35 98:0 /root /mount/point options ...": the fifth field is the mount point.
+    const char* field = line;
+    for (int skip = 0; skip < 4 && field != nullptr; ++skip) {
+      field = std::strchr(field, ' ');
+      if (field != nullptr) ++field;
+    }
+    if (field == nullptr) continue;
+    const std::string_view point(field, std::strcspn(field, " "));
+    found = point.starts_with("/proc/") && point != "/proc/sys/fs/binfmt_misc";
+  }
+  std::free(line);
+  std::fclose(mountinfo);
+  return found;
 }
 
 // 0 when a throw-away child can install an allow-all filter after no_new_privs (with a
@@ -266,6 +294,14 @@ KernelFeatures ProbeKernel() {
       Note(f.notes, kind.call, err);
     }
     f.proc_mount = f.mount_namespace && f.pid_namespace;
+    // Inside a container that masks /proc, try the mount rather than assume it (a few ms, only
+    // there): otherwise every run would fail at init's proc mount instead of `auto` choosing
+    // what works and `doctor`'s fix being named up front.
+    if (f.proc_mount && ProcHasOverMounts()) {
+      const NamespaceReport tried = ProbeNamespaces();
+      f.proc_mount = tried.mount == 0 && tried.pid == 0 && tried.proc == 0;
+      Note(f.notes, "mount(proc) in a new PID namespace under a masked /proc", tried.proc);
+    }
   }
   // Whether the call exists (an all-zero attribute set changes nothing even where it works).
   sys::MountAttr attr{};

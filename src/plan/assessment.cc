@@ -27,8 +27,8 @@ std::string WhyNoNamespaces(const KernelFeatures& f) {
   }
   if (!f.proc_mount) {
     return "a fresh /proc cannot be mounted in a new PID namespace (the container masks parts "
-           "of /proc; fix: run the container with an unmasked /proc, e.g. docker "
-           "--security-opt systempaths=unconfined)";
+           "of /proc; fix: run the container with an unmasked /proc: docker --security-opt "
+           "systempaths=unconfined, podman --security-opt unmask=ALL)";
   }
   if (!f.mount_setattr) return "mount_setattr(2) is missing (fix: Linux >= 5.12)";
   return "namespaces are usable";

@@ -27,24 +27,16 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+# tests/e2e/verdicts.py: one directory up.
+sys.path[:0] = [HERE, os.path.dirname(HERE)]
 from model_standin import StandinModel  # noqa: E402
+from verdicts import Failures  # noqa: E402
 
 BIN = os.path.join(HERE, "node_modules", ".bin")
 RULE_PROBE = "echo rule-probe-ran"
 CLIENTS = ("inspector", "claude", "claude-hook", "claude-bash", "gemini", "gemini-hook",
            "gemini-shell", "codex")
 TIMEOUT = int(os.environ.get('CORDON_CLIENTS_TIMEOUT', '180'))
-
-
-class Failures:
-    def __init__(self):
-        self.items = []
-
-    def check(self, ok, what):
-        print(f"{'ok  ' if ok else 'FAIL'} {what}", flush=True)
-        if not ok:
-            self.items.append(what)
 
 
 def versions():
