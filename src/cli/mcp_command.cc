@@ -11,7 +11,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
+#include "cli/mcp_log.h"
 #include "cli/option_values.h"
 #include "cli/subcommands.h"
 #include "config/validate.h"
@@ -52,6 +54,16 @@ int ServeUnavailable(const Error& error) {
   std::error_code ec;
   std::filesystem::path here = std::filesystem::current_path(ec);
   if (ec) here = "/";
+  // Also where a user looks after "failed to connect" (docs/mcp.md): the client may keep
+  // stderr in a log of its own, or nowhere.
+  if (std::optional<std::filesystem::path> log = McpLogPath()) {
+    Result<void> logged = AppendMcpLog(*log, here, error.message);
+    if (logged) {
+      fmt::print(stderr, "cordon mcp: the reason is also in {}\n", log->string());
+    } else {
+      fmt::print(stderr, "cordon mcp: could not log the reason: {}\n", logged.error().message);
+    }
+  }
   fmt::print(stderr, "cordon mcp: serving on stdio, every command refused until this is fixed\n");
   mcp::UnavailableRunner runner(error.message, here);
   return Serve(runner, {}, kExitSetupFailed);

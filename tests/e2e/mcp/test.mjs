@@ -35,7 +35,9 @@ fs.mkdirSync(workspace);
 fs.mkdirSync(configHome);
 // CORDON_RUN_SERVER=off: the `cordon run`s here neither use a run server the machine may have
 // nor start one that would outlive the test (decision 0030).
-const env = { ...process.env, XDG_CONFIG_HOME: configHome, CORDON_RUN_SERVER: 'off' };
+// XDG_STATE_HOME: where a server that cannot start logs why (docs/mcp.md).
+const stateHome = path.join(scratch, 'state');
+const env = { ...process.env, XDG_CONFIG_HOME: configHome, XDG_STATE_HOME: stateHome, CORDON_RUN_SERVER: 'off' };
 const clients = [];
 after(async () => {
   for (const c of clients) await c.close().catch(() => {});
@@ -138,6 +140,9 @@ test('without --structured-output a result is its text alone', async () => {
 // "failed to connect"); every call is refused with the reason, and it exits 125 at EOF. The
 // twin, a server that starts, is the shared client above.
 test('a cordon mcp that cannot start connects and says why on every call', async () => {
+  const log = path.join(stateHome, 'cordon', 'mcp.log');
+  // The twin: the servers that started (the shared one, the lean one) logged nothing.
+  assert.equal(fs.existsSync(log), false, 'a server that started wrote mcp.log');
   const rooted = await connect({ args: ['mcp', '--structured-output', '--workspace', '/'] });
   assert.equal(rooted.getServerCapabilities().experimental['cordon/sandbox'].can_run, false);
   assert.match(rooted.getInstructions(), /the workspace cannot be \//);
@@ -160,6 +165,13 @@ test('a cordon mcp that cannot start connects and says why on every call', async
   assert.equal(exited.status, 125, exited.stderr);
   assert.match(exited.stdout, /"protocolVersion"/);
   assert.match(exited.stderr, /the workspace cannot be \//);
+  assert.match(exited.stderr, new RegExp(`the reason is also in ${log}`));
+  // Each server that could not start left its reason, with the time and its directory.
+  const lines = fs.readFileSync(log, 'utf8').trim().split('\n');
+  assert.equal(lines.length, 3, lines.join('\n'));
+  assert.match(lines[0], /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ cordon mcp \(pid \d+\) in .*: .*the workspace cannot be \//);
+  assert.match(lines[1], /sideways/);
+  assert.equal(fs.statSync(log).mode & 0o777, 0o600);
 });
 
 test('tools/list offers run_command with input and output schemas', async () => {
