@@ -398,9 +398,10 @@ def main():
     only = os.environ.get("CORDON_CLIENTS_ONLY")
     chosen = [c for c in CLIENTS if not only or c == only]
     print(f"clients: {versions()}", flush=True)
-    # The scratch root is outside /tmp: a sandboxed command has a private /tmp, where a planted
-    # file would be invisible rather than refused.
-    root = tempfile.mkdtemp(prefix="clients-e2e-", dir=os.getcwd())
+    # Outside /tmp and /var/tmp (where the build tree may lie), which the sandbox replaces: a
+    # planted file there would be invisible, not refused.
+    root = tempfile.mkdtemp(prefix="cordon-clients-",
+                            dir=os.environ.get("CORDON_ESCAPE_BASE", "/var/lib"))
     os.chmod(root, 0o755)
     f = Failures()
     try:

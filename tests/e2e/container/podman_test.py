@@ -142,8 +142,10 @@ def main():
         print("SKIP: needs root and podman with runc (tests/e2e/container/setup.sh)")
         return 77
     f = Failures()
-    # Outside /tmp: the judged files are read from the host.
-    scratch = tempfile.mkdtemp(prefix="container-e2e-", dir=build)
+    # Outside /tmp, which may hold the build tree: the rootless user must reach the container's
+    # root, and the judged files are read from the host.
+    scratch = tempfile.mkdtemp(prefix="cordon-container-",
+                               dir=os.environ.get("CORDON_ESCAPE_BASE", "/var/lib"))
     os.chmod(scratch, 0o755)
     try:
         user = pwd.getpwnam(TEST_USER)
