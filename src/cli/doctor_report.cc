@@ -101,7 +101,9 @@ constexpr NamespaceRow kNamespaceRows[] = {
      "private System V IPC and POSIX message queues",
      "the command shares the host's System V shared memory, semaphores and message queues"},
     {"uts_namespace", "UTS namespaces", &KernelFeatures::uts_namespace, "UTS", "CONFIG_UTS_NS",
-     "a private hostname (\"cordon\")", "the command sees the host's hostname"},
+     "a hostname of its own (\"cordon\", or the container's where its seccomp profile refuses "
+     "sethostname) that the command cannot change outside",
+     "the command sees the host's hostname"},
 };
 
 }  // namespace

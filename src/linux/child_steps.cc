@@ -210,8 +210,8 @@ void SetUpNamespaces(const ChildContext& c) {
   // 3. Id maps before anything else in the user namespace: until they exist our ids are
   //    unmapped and mounts, files and sockets would belong to the overflow id.
   if (c.namespaces.user) Require(c, WriteIdMaps(c));
-  // The name is cosmetic: the UTS namespace is what keeps the outer name out of the command's
-  // reach. A container runtime's default seccomp profile (podman's, Docker's) refuses
+  // The name is cosmetic; the UTS namespace is what keeps the command from changing the outer
+  // one. A container runtime's default seccomp profile (podman's, Docker's) refuses
   // sethostname without CAP_SYS_ADMIN even in a namespace of our own: the command then sees the
   // container's name (decision 0061). Any other failure stops the run.
   if (c.namespaces.uts && ::sethostname(c.hostname, std::strlen(c.hostname)) != 0) {

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -107,7 +108,9 @@ NamespaceReport ProbeNamespaces() {
   std::string gid_map = fmt::format("{0} {0} 1\n", ::getegid());
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return report;
-  pid_t pid = ::fork();
+  // A raw clone, not fork(): the caller may be a threaded server or an embedder, whose
+  // pthread_atfork handlers must not run in a child that only makes system calls.
+  pid_t pid = static_cast<pid_t>(::syscall(SYS_clone, SIGCHLD, 0, nullptr, nullptr, 0));
   if (pid == 0) {
     ::close(fds[0]);
     NamespaceProbeChild(fds[1], uid_map.c_str(), gid_map.c_str());
@@ -297,10 +300,15 @@ KernelFeatures ProbeKernel() {
     // Inside a container that masks /proc, try the mount rather than assume it (a few ms, only
     // there): otherwise every run would fail at init's proc mount instead of `auto` choosing
     // what works and `doctor`'s fix being named up front.
+    // A probe that did not get as far as the mount (no pipe, no child, no id maps: -1 or an
+    // error before it) says nothing about /proc: keep the assumption, and the sandbox's init
+    // refuses the run if the mount fails there.
     if (f.proc_mount && ProcHasOverMounts()) {
       const NamespaceReport tried = ProbeNamespaces();
-      f.proc_mount = tried.mount == 0 && tried.pid == 0 && tried.proc == 0;
-      Note(f.notes, "mount(proc) in a new PID namespace under a masked /proc", tried.proc);
+      if (tried.user == 0 && tried.mount == 0 && tried.pid == 0 && tried.proc >= 0) {
+        f.proc_mount = tried.proc == 0;
+        Note(f.notes, "mount(proc) in a new PID namespace under a masked /proc", tried.proc);
+      }
     }
   }
   // Whether the call exists (an all-zero attribute set changes nothing even where it works).
