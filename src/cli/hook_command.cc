@@ -13,7 +13,10 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "cli/shell_hook.h"
 #include "cli/subcommands.h"
@@ -67,6 +70,32 @@ std::string CordonExecutable() {
   return self->string();
 }
 
+// Claude Code's Bash permission rules from the settings files it reads: managed, the user's
+// (~/.claude, or $CLAUDE_CONFIG_DIR), the project's shared and local ones. A file that is
+// missing or not JSON adds nothing (Claude Code skips it as well).
+ClaudeRules LoadClaudeRules(const std::string& project) {
+  std::vector<std::filesystem::path> files = {"/etc/claude-code/managed-settings.json"};
+  if (const char* dir = std::getenv("CLAUDE_CONFIG_DIR"); dir != nullptr && dir[0] == '/') {
+    files.push_back(std::filesystem::path(dir) / "settings.json");
+  } else if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/') {
+    files.push_back(std::filesystem::path(home) / ".claude/settings.json");
+  }
+  if (!project.empty()) {
+    files.push_back(std::filesystem::path(project) / ".claude/settings.json");
+    files.push_back(std::filesystem::path(project) / ".claude/settings.local.json");
+  }
+  ClaudeRules rules;
+  for (const std::filesystem::path& file : files) {
+    std::ifstream in(file);
+    if (!in) continue;
+    std::stringstream text;
+    text << in.rdbuf();
+    if (JsonNestingDepth(text.str()) > kMaxDepth) continue;
+    AddClaudeRules(nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false), rules);
+  }
+  return rules;
+}
+
 int Answer(HookAgent agent, const GlobalOptions& global) {
   Result<std::string> text = ReadInput();
   if (!text) return Block(text.error().message);
@@ -95,7 +124,9 @@ int Answer(HookAgent agent, const GlobalOptions& global) {
     rewrite.workspace = cwd->get<std::string>();
   }
 
-  Result<nlohmann::json> answer = AnswerShellHook(agent, input, *policy, rewrite);
+  const ClaudeRules claude_rules =
+      agent == HookAgent::kClaudeCode ? LoadClaudeRules(rewrite.workspace) : ClaudeRules{};
+  Result<nlohmann::json> answer = AnswerShellHook(agent, input, *policy, rewrite, claude_rules);
   if (!answer) return Block(answer.error().message);
   // Command text is bytes; JSON is UTF-8: a byte that is not (from $'\xff' in a reason) is
   // replaced rather than thrown on.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,8 +49,8 @@ json Deny(HookAgent agent, std::string reason) {
                 {"permissionDecisionReason", std::move(reason)}}}};
 }
 
-json Allow(HookAgent agent, json tool_input) {
-  const std::string reason = "cordon runs this command in its sandbox";
+json Allow(HookAgent agent, json tool_input, std::string_view decision = "allow",
+           std::string reason = "cordon runs this command in its sandbox") {
   if (agent == HookAgent::kGeminiCli) {
     return json{{"decision", "allow"},
                 {"reason", reason},
@@ -59,7 +60,7 @@ json Allow(HookAgent agent, json tool_input) {
   // allow: no prompt of Claude Code's own for a command that runs in the sandbox.
   return json{{"hookSpecificOutput",
                {{"hookEventName", "PreToolUse"},
-                {"permissionDecision", "allow"},
+                {"permissionDecision", decision},
                 {"permissionDecisionReason", reason},
                 {"updatedInput", std::move(tool_input)}}}};
 }
@@ -94,7 +95,7 @@ std::size_t JsonNestingDepth(std::string_view text) {
 }
 
 Result<json> AnswerShellHook(HookAgent agent, const json& input, const Policy& policy,
-                             const HookRewrite& rewrite) {
+                             const HookRewrite& rewrite, const ClaudeRules& claude_rules) {
   const AgentShape& shape = Shape(agent);
   if (!input.is_object()) {
     return Fail(ErrorCode::kInvalidArgument, "the hook input is not a JSON object");
@@ -132,6 +133,15 @@ Result<json> AnswerShellHook(HookAgent agent, const json& input, const Policy& p
     return Deny(agent, fmt::format("cordon's command policy refused this command [{}]: {}",
                                    verdict.rule_id, verdict.reason));
   }
+  // Claude Code's own rules, which after the rewrite would see `cordon run ...` instead.
+  std::optional<std::string> ask_rule;
+  if (agent == HookAgent::kClaudeCode) {
+    if (std::optional<std::string> rule = MatchingRule(claude_rules.deny, text)) {
+      return Deny(agent,
+                  fmt::format("Claude Code's permission rule {} denies this command", *rule));
+    }
+    ask_rule = MatchingRule(claude_rules.ask, text);
+  }
   if (!rewrite.sandboxed) return json::object();  // sandbox off: the agent's own prompts apply
   std::vector<std::string> argv = {rewrite.cordon};
   if (!rewrite.config_path.empty()) argv.push_back("--config=" + rewrite.config_path);
@@ -141,6 +151,12 @@ Result<json> AnswerShellHook(HookAgent agent, const json& input, const Policy& p
     if (!field.empty()) updated.erase(std::string(field));
   }
   updated["command"] = policy::ShellQuote(argv);
+  if (ask_rule) {
+    return Allow(agent, std::move(updated), "ask",
+                 fmt::format("Claude Code's permission rule {} asks before this command; it runs "
+                             "in cordon's sandbox",
+                             *ask_rule));
+  }
   return Allow(agent, std::move(updated));
 }
 

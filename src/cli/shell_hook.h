@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cli/claude_rules.h"
 #include "cordon/error.h"
 #include "cordon/policy.h"
 
@@ -30,8 +31,12 @@ struct HookRewrite {
 // The hook's answer: JSON for stdout (an empty object: no opinion, the tool is not a shell).
 // An error when the input is not the agent's pre-tool event in its shape; the caller blocks the
 // call with it (exit 2).
+// `claude_rules`: Claude Code's own Bash permission rules (claude_rules.h), applied to the
+// model's command after cordon's policy: a deny rule denies, an ask rule asks (with the
+// rewritten command). Ignored for other agents.
 Result<nlohmann::json> AnswerShellHook(HookAgent agent, const nlohmann::json& input,
-                                       const Policy& policy, const HookRewrite& rewrite);
+                                       const Policy& policy, const HookRewrite& rewrite,
+                                       const ClaudeRules& claude_rules = {});
 
 // The deepest nesting of arrays and objects in JSON text (strings skipped), read without
 // parsing it: deep nesting is refused before it reaches a recursive copy.

@@ -198,12 +198,12 @@ def claude_hook(scene, f, model):
     results = model.recorder.result_texts()
     scene.judge(f, results, model.recorder.offered, tool="Bash",
                 denial="cordon's command policy refused this command")
-    # Claude Code matches its permission rules against the rewritten command (`cordon run ...`),
-    # so a Bash(...) deny rule no longer matches the model's command: docs/mcp.md says so and
-    # tells users to put such rules in cordon's policy. Its twin, without the hook, denies it.
+    # Claude Code matches its permission rules against the command it runs, `cordon run ...`
+    # after the rewrite: the hook applies them to the model's command first, so the deny rule
+    # still holds. Its twin, without the hook, is Claude Code's own denial.
     probe = results[3] if len(results) > 3 else ""
-    f.check("rule-probe-ran" in probe and "has been denied" not in probe,
-            f"claude-hook: Claude Code's Bash(...) rules see the rewritten command (docs/mcp.md): {probe[:300]!r}")
+    f.check("denies this command" in probe,
+            f"claude-hook: Claude Code's own deny rule still holds through the hook: {probe[:300]!r}")
 
 
 def gemini_settings(scene, hooks=None):

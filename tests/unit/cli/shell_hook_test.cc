@@ -102,6 +102,36 @@ TEST(ShellHook, WithTheSandboxOffAnAllowedCommandGetsNoOpinion) {
   EXPECT_EQ(Answer(BashCall("sudo id"), off)["hookSpecificOutput"]["permissionDecision"], "deny");
 }
 
+// Claude Code's own rules would see only `cordon run ...` after the rewrite: the hook applies
+// them to the model's command first.
+TEST(ShellHook, ClaudeCodesOwnDenyAndAskRulesStillHold) {
+  ClaudeRules rules;
+  rules.deny = {"Bash(git push:*)"};
+  rules.ask = {"Bash(npm publish:*)"};
+  const Policy policy = DefaultPolicy();
+  auto answer = [&](const std::string& command) {
+    Result<json> got =
+        AnswerShellHook(HookAgent::kClaudeCode, BashCall(command), policy, kRewrite, rules);
+    EXPECT_TRUE(got.has_value());
+    return got ? (*got)["hookSpecificOutput"] : json();
+  };
+  const json denied = answer("make && git push origin main");
+  EXPECT_EQ(denied["permissionDecision"], "deny");
+  EXPECT_NE(denied["permissionDecisionReason"].get<std::string>().find("Bash(git push:*)"),
+            std::string::npos);
+  const json asked = answer("npm publish");
+  EXPECT_EQ(asked["permissionDecision"], "ask");
+  EXPECT_NE(asked["updatedInput"]["command"].get<std::string>().find(" run --workspace="),
+            std::string::npos);
+  EXPECT_EQ(answer("git status")["permissionDecision"], "allow");
+  // Gemini CLI has no such rules: they are not applied to it.
+  EXPECT_EQ(
+      AnswerShellHook(HookAgent::kGeminiCli, Call("run_shell_command", "git push", "BeforeTool"),
+                      policy, kRewrite, rules)
+          ->at("decision"),
+      "allow");
+}
+
 TEST(ShellHook, TheConfigGivenToTheHookIsPassedOn) {
   const HookRewrite rewrite{"/opt/c/cordon", "/etc/team cordon.json", "/w"};
   EXPECT_EQ(Answer(BashCall("ls"), rewrite)["hookSpecificOutput"]["updatedInput"]["command"],
