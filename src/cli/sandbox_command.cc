@@ -1,8 +1,8 @@
 // `cordon sandbox status | off | read_only | workspace_write | network deny|allow|domains |
-// network allow-domain|deny-domain D | home auto|read_only|hidden | tool-caches
-// shared|workspace|off`: inspect or change the sandbox section of the user config. Writes are
-// atomic; a change applies to new sessions only — a session that is running keeps the
-// configuration it pinned at start.
+// network allow-domain|deny-domain D | network parent-proxy auto|none|URL |
+// home auto|read_only|hidden | tool-caches shared|workspace|off`: inspect or change the sandbox
+// section of the user config. Writes are atomic; a change applies to new sessions only — a session
+// that is running keeps the configuration it pinned at start.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -15,6 +15,7 @@
 #include "config/overrides.h"
 #include "config/update.h"
 #include "net/domain_pattern.h"
+#include "net/parent_proxy.h"
 
 namespace cordon::cli {
 namespace {
@@ -37,6 +38,7 @@ void PrintSandbox(const std::filesystem::path& path, const Config& config, bool 
   for (const auto& [name, patterns] : config.sandbox.domain_lists) {
     fmt::print("domain_list:           @{} = {}\n", name, fmt::join(patterns, " "));
   }
+  fmt::print("parent_proxy:          {}\n", config.sandbox.parent_proxy);
   if (config.sandbox.network != NetworkPolicy::kDomains &&
       (!config.sandbox.allowed_domains.empty() || !config.sandbox.denied_domains.empty())) {
     fmt::print("                       (the domain lists apply with network domains only)\n");
@@ -94,6 +96,12 @@ int RunSandbox(const GlobalOptions& global, const SandboxOptions& options) {
     }
     change = {w[1] == "allow-domain" ? "/sandbox/domains/allow" : "/sandbox/domains/deny", entry,
               /*add_to_list=*/true};
+  } else if (w.size() == 3 && w[0] == "network" && w[1] == "parent-proxy") {
+    // Checked before the file is touched: auto, none, or an http:// URL without credentials.
+    if (Result<void> parent = net::CheckParentProxySetting(w[2]); !parent) {
+      return ReportSetupError(parent.error());
+    }
+    change = {"/sandbox/parent_proxy", w[2]};
   } else if (w.size() == 2 && w[0] == "network") {
     auto network = config::ParseNetworkPolicy(w[1]);
     if (!network) return ReportSetupError(network.error());
@@ -112,7 +120,8 @@ int RunSandbox(const GlobalOptions& global, const SandboxOptions& options) {
     fmt::print(stderr,
                "cordon: sandbox: unknown request \"{}\"; expected status, off, read_only, "
                "workspace_write, network deny|allow|domains, network allow-domain|deny-domain "
-               "DOMAIN, home auto|read_only|hidden, or tool-caches shared|workspace|off\n",
+               "DOMAIN, network parent-proxy auto|none|URL, home auto|read_only|hidden, or "
+               "tool-caches shared|workspace|off\n",
                joined);
     return kExitSetupFailed;
   }
@@ -130,7 +139,8 @@ Subcommand AddSandboxCommand(CLI::App& root, const GlobalOptions& global) {
       "sandbox",
       "Inspect or change the sandbox settings in the user config: status | off | read_only | "
       "workspace_write | network deny|allow|domains | network allow-domain|deny-domain DOMAIN | "
-      "home auto|read_only|hidden | tool-caches shared|workspace|off");
+      "network parent-proxy auto|none|URL | home auto|read_only|hidden | tool-caches "
+      "shared|workspace|off");
   app->require_subcommand(0, 1);  // none: status
   // One CLI11 subcommand per request, so --help, the man page and the completions list them.
   app->add_subcommand("status", "Show the sandbox settings of the user config (the default)");
@@ -158,6 +168,14 @@ Subcommand AddSandboxCommand(CLI::App& root, const GlobalOptions& global) {
         ->required()
         ->type_name("DOMAIN");
   }
+  auto parent = std::make_shared<std::string>();
+  network_app
+      ->add_subcommand("parent-proxy",
+                       "Set sandbox.parent_proxy: the proxy that network domains' connections "
+                       "go through (new sessions only)")
+      ->add_option("proxy", *parent, "auto (the caller's https_proxy), none, or http://HOST:PORT")
+      ->required()
+      ->type_name("auto|none|URL");
   auto home = std::make_shared<std::string>();
   CLI::App* home_app =
       app->add_subcommand("home",
@@ -174,7 +192,7 @@ Subcommand AddSandboxCommand(CLI::App& root, const GlobalOptions& global) {
   caches_app->add_option("setting", *caches, "shared, workspace or off")
       ->required()
       ->type_name(ChoiceTypeName(config::kToolCachesNames));
-  return {app, [&global, app, domain, home, caches] {
+  return {app, [&global, app, domain, parent, home, caches] {
             SandboxOptions options;
             for (const CLI::App* chosen : app->get_subcommands()) {
               options.words.push_back(chosen->get_name());
@@ -182,6 +200,7 @@ Subcommand AddSandboxCommand(CLI::App& root, const GlobalOptions& global) {
                 for (const CLI::App* request : chosen->get_subcommands()) {
                   options.words.push_back(request->get_name());
                   if (request->get_name().ends_with("-domain")) options.words.push_back(*domain);
+                  if (request->get_name() == "parent-proxy") options.words.push_back(*parent);
                 }
                 // Extra words make the request unknown; none at all is an empty policy.
                 const std::vector<std::string> extra = chosen->remaining(/*recurse=*/true);

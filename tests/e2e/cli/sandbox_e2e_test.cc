@@ -68,6 +68,8 @@ TEST_F(SandboxCommand, EachSubcommandKeepsTheRestOfTheFileAsWritten) {
       {{"sandbox", "network", "deny"}, R"("network": "deny")"},
       {{"sandbox", "network", "domains"}, R"("network": "domains")"},
       {{"sandbox", "network", "allow-domain", "pkg.test"}, R"("pkg.test")"},
+      {{"sandbox", "network", "parent-proxy", "http://127.0.0.1:3128"},
+       R"("parent_proxy": "http://127.0.0.1:3128")"},
       {{"sandbox", "workspace_write"}, R"("mode": "workspace_write")"},
       {{"sandbox", "home", "read_only"}, R"("home": "read_only")"},
       {{"sandbox", "home", "hidden"}, R"("home": "hidden")"},
@@ -120,6 +122,27 @@ TEST_F(SandboxCommand, ABadDomainOrUnknownListIsRefusedAndTheFileIsUntouched) {
   EXPECT_NE(list.err.find("unknown domain list \"@nope\""), std::string::npos) << list.err;
   EXPECT_EQ(Cordon({"sandbox", "network", "allow-domain"}).exit_code, 125);
   EXPECT_EQ(ReadFile(ConfigPath()), R"({"sandbox": {"network": "domains"}})");
+}
+
+// The parent proxy: set, shown, and a value the run would refuse is refused before the file is
+// written (issue 24).
+TEST_F(SandboxCommand, TheParentProxyIsSetCheckedAndShown) {
+  WriteConfig(R"({"sandbox": {"network": "domains"}})");
+  for (const char* bad : {"https://proxy.test:443", "http://user:pw@proxy.test:3128",
+                          "http://proxy.test:3128/path"}) {
+    Outcome o = Cordon({"sandbox", "network", "parent-proxy", bad});
+    EXPECT_EQ(o.exit_code, 125) << bad;
+    EXPECT_NE(o.err.find("cordon: "), std::string::npos) << o.err;
+    EXPECT_EQ(ReadFile(ConfigPath()), R"({"sandbox": {"network": "domains"}})") << bad;
+  }
+  for (const char* good : {"none", "http://proxy.test:3128", "auto"}) {
+    Outcome o = Cordon({"sandbox", "network", "parent-proxy", good});
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_NE(o.out.find(std::string("parent_proxy:          ") + good), std::string::npos)
+        << o.out;
+    EXPECT_EQ(nlohmann::json::parse(ReadFile(ConfigPath()))["sandbox"]["parent_proxy"], good);
+  }
+  EXPECT_EQ(Cordon({"sandbox", "network", "parent-proxy"}).exit_code, 125);
 }
 
 TEST_F(SandboxCommand, TheNewModeAppliesToTheNextRun) {
