@@ -77,7 +77,7 @@ TEST_F(Manual, BashCompletesChoicesDirectoriesAndCommands) {
   EXPECT_EQ(Complete({"cordon", "run", "--mode", "r"}), Words{"read_only"});
   EXPECT_EQ(Complete({"cordon", "run", "--mode", "x"}), Words{});
   EXPECT_EQ(Complete({"cordon", "sandbox", "network", ""}),
-            (Words{"allow", "allow-domain", "deny", "deny-domain", "domains"}));
+            (Words{"allow", "allow-domain", "deny", "deny-domain", "domains", "parent-proxy"}));
   EXPECT_EQ(Complete({"cordon", "sandbox", "home", ""}), (Words{"auto", "hidden", "read_only"}));
   fs::create_directories(workspace_ / "subdir");
   WriteFile(workspace_ / "subfile", "");
