@@ -2,6 +2,7 @@
 
 #include <fnmatch.h>
 
+#include "policy/normalise.h"
 #include "policy/shell_parser.h"
 
 namespace cordon::cli {
@@ -16,19 +17,20 @@ void AddBashRules(const nlohmann::json& list, std::vector<std::string>& out) {
   }
 }
 
-// The texts a rule is matched against: the whole command, and each simple command in it.
+// The texts a rule is matched against: the whole command, and each command cordon's policy
+// finds in it, both as written and normalised (assignments and wrappers such as env, command,
+// nice or timeout stripped, a path reduced to its name, `sh -c TEXT` and `eval` parsed again),
+// so that `FOO=1 /usr/bin/git push` and `sh -c 'git push'` meet a `Bash(git push:*)` rule too.
 std::vector<std::string> Candidates(std::string_view command) {
   std::vector<std::string> out = {std::string(command)};
   Result<policy::Script> script = policy::ParseScript(command);
   if (!script) return out;
-  for (const policy::SimpleCommand& simple : script->commands) {
-    std::string joined;
-    for (const policy::Word& word : simple.words) {
-      if (!joined.empty()) joined += ' ';
-      joined += word.text;
-    }
-    if (!joined.empty()) out.push_back(std::move(joined));
+  const policy::Analysis analysis = policy::Analyse(*script, 0);
+  for (const policy::Command& found : analysis.commands) {
+    if (!found.text.empty()) out.push_back(found.text);
+    if (!found.original.empty() && found.original != found.text) out.push_back(found.original);
   }
+  out.insert(out.end(), analysis.unparsed.begin(), analysis.unparsed.end());
   return out;
 }
 

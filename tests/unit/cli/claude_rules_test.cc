@@ -33,6 +33,17 @@ TEST(ClaudeRules, ASimpleCommandInsideACompoundOneMatches) {
   EXPECT_FALSE(Denies("Bash(git push:*)", "make test && git status"));
 }
 
+// The ways around a rule that Claude Code's own matching may or may not see through: an
+// assignment or a wrapper in front, a path for the name, a shell that parses the text again.
+TEST(ClaudeRules, AssignmentsWrappersPathsAndNestedShellsStillMatch) {
+  for (const char* command : {"FOO=1 git push", "env git push origin", "command git push",
+                              "nice -n 5 git push", "timeout 60 git push", "/usr/bin/git push",
+                              "sh -c 'git push'", "bash -c \"git push -f\"", "eval git push"}) {
+    EXPECT_TRUE(Denies("Bash(git push:*)", command)) << command;
+  }
+  EXPECT_FALSE(Denies("Bash(git push:*)", "env git status"));
+}
+
 TEST(ClaudeRules, OnlyBashRulesOfDenyAndAskAreRead) {
   ClaudeRules rules;
   const json settings = {{"permissions",
