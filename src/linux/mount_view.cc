@@ -299,6 +299,14 @@ int ReplayResolved(const ChildMount& m, bool unreachable_is_masked) {
         break;
     }
   }
+  // An optional mask whose target was unlinked after it was opened (a host socket whose server
+  // just exited): the kernel refuses to mount on an unlinked entry (ENOENT). There is nothing
+  // left to hide, as when it vanished before the open; a socket bound there later meets the
+  // connect broker (decision 0019).
+  if (rc != 0 && errno == ENOENT && m.optional &&
+      (m.kind == MountOpKind::kMaskFile || m.kind == MountOpKind::kMaskDirectory)) {
+    rc = 0;
+  }
   CloseKeepErrno(target);
   return rc;
 }
