@@ -466,17 +466,22 @@ def few_descriptors():
 
 
 def busy_sessions_hand_over(load, socket_path):
-    """Eight workspaces, as many as the server keeps sessions, each running a command of 4 s
-    through it: every session is busy, none may be dropped, so a run in a ninth workspace is
-    left to its client, which runs it itself, exactly once. Twin: once they are done, a run in a
-    tenth workspace is served (an idle session makes room)."""
+    """Eight workspaces, as many as the server keeps sessions, each running a command through
+    it that lasts until the test releases it: every session is busy, none may be dropped, so a
+    run in a ninth workspace is left to its client, which runs it itself, exactly once. Twin:
+    once they are done, a run in a tenth workspace is served (an idle session makes room).
+    (The server logs a run when it ends, so the long ones must outlast the ninth: a fixed sleep
+    did not on a loaded machine.)"""
     problems = []
     long_runs = []
+    # Released by a file the test puts in each workspace (which the sandbox shows live).
+    hold = ("echo started > started; i=0; while [ ! -e release ] && [ $i -lt 600 ]; "
+            "do sleep 0.05; i=$((i+1)); done; echo done")
     for i in range(8):
         ws = os.path.join(load.root, f"busy-{i}")
         os.makedirs(ws)
         long_runs.append(subprocess.Popen(
-            [CORDON, "run", "--", "sh", "-c", "echo started > started; sleep 4; echo done"],
+            [CORDON, "run", "--", "sh", "-c", hold],
             cwd=ws, env=load.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
     for _ in range(200):
         if all(os.path.exists(os.path.join(load.root, f"busy-{i}", "started")) for i in range(8)):
@@ -504,6 +509,11 @@ def busy_sessions_hand_over(load, socket_path):
     one_run("ninth")
     if served_count() != before:
         problems.append("the ninth workspace's run was served while every session was busy")
+    if any(p.poll() is not None for p in long_runs):
+        problems.append("a long command ended before it was released")
+    for i in range(8):
+        with open(os.path.join(load.root, f"busy-{i}", "release"), "w"):
+            pass
     for p in long_runs:
         out, err = p.communicate(timeout=SLOW)
         if p.returncode != 0 or out != "done\n":
