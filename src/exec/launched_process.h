@@ -70,6 +70,10 @@ struct ConnectRules {
 class RunResource {
  public:
   virtual ~RunResource() = default;
+  // Called once the command exited with `exit_code`, before the resource is released: a
+  // non-empty reason when that status was the backend's own failure before the command ran
+  // (sandbox-exec's), which the run then reports as a setup failure, not as the command's.
+  virtual std::string SetupFailure(int /*exit_code*/) { return {}; }
 };
 
 // Network by domain: the UDP socket and the listening TCP socket bound to the sandbox's

@@ -484,6 +484,12 @@ void Supervisor::ReportLimits(RunResult& result) const {
 
 RunResult Supervisor::Finish() {
   RunResult result = FinishStatus();
+  if (result.status == RunStatus::kExited && process_.resource != nullptr) {
+    if (std::string why = process_.resource->SetupFailure(result.exit_code); !why.empty()) {
+      result.status = RunStatus::kSetupFailed;
+      result.error = std::move(why);
+    }
+  }
   ReportLimits(result);
   if (broker_) {
     std::vector<Denial> brokered = broker_->TakeDenials();

@@ -197,6 +197,10 @@ struct LaunchPlan {
   // of each writable root that has none, the absent host-run files. They must not be created;
   // Seatbelt denies creating them by name. With a mount namespace they are `placeholders`.
   std::vector<std::filesystem::path> absent_protected;
+  // Without a mount namespace, where the backend's path rules can deny them (Seatbelt): the
+  // hidden paths that do not exist now, denied by name, so a secret created during the run is
+  // unreadable too. Elsewhere empty: Landlock's read allow-list leaves them out instead.
+  std::vector<std::filesystem::path> absent_hidden;
   // With a mount namespace: the absent `.git` of each writable root and its absent host-run
   // files, each held by a placeholder for the command's lifetime and covered per command (never
   // part of a prepared view: nothing of it is on the host between commands).

@@ -383,9 +383,10 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
   // allow-list around present and absent secrets as a second layer; the fallback has only the
   // allow-list, around the present ones.
   const bool masks = a.namespaces.mount || a.path_rules;
-  const AllowList list = !masks                       ? AllowList::kPresent
-                         : features.landlock_abi >= 1 ? AllowList::kPresentAndAbsent
-                                                      : AllowList::kNone;
+  // Seatbelt's path rules deny the absent ones by name (LaunchPlan::absent_hidden).
+  const AllowList list = !masks                                       ? AllowList::kPresent
+                         : features.landlock_abi >= 1 || a.path_rules ? AllowList::kPresentAndAbsent
+                                                                      : AllowList::kNone;
   HiddenView view = request.caches != nullptr
                         ? request.caches->hidden.View(config.sandbox, homes, list)
                         : BuildHiddenView(config.sandbox, homes, list);
@@ -492,6 +493,9 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
     }
   } else {
     for (const Placeholder& entry : absent) plan.absent_protected.push_back(entry.path());
+  }
+  if (a.path_rules) {
+    for (const HiddenTarget& target : view.scan.absent) plan.absent_hidden.push_back(target.path);
   }
   // The fallback keeps no entry read-only itself: only a view that already does may run it
   // (cordon inside a sandbox that does; decision 0044), every entry checked, present or not.

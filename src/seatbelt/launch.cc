@@ -16,6 +16,7 @@
 #include "core/paths.h"
 #include "core/syscall_error.h"
 #include "exec/spawn_unsandboxed.h"
+#include "seatbelt/probe.h"
 #include "seatbelt/profile.h"
 
 namespace cordon::seatbelt {
@@ -50,7 +51,8 @@ void RemoveAt(int dirfd, const char* name, int depth) {
   (void)::unlinkat(dirfd, name, AT_REMOVEDIR);
 }
 
-// The per-command HOME/TMPDIR; removed with everything in it when destroyed.
+// The per-command HOME/TMPDIR; removed with everything in it when destroyed. It also keeps
+// the profile the command ran under, to tell sandbox-exec's own failure from the command's.
 class PrivateDir : public exec::RunResource {
  public:
   explicit PrivateDir(std::filesystem::path path) : path_(std::move(path)) {}
@@ -59,8 +61,26 @@ class PrivateDir : public exec::RunResource {
   ~PrivateDir() override { RemoveAt(AT_FDCWD, path_.c_str(), 0); }
   const std::filesystem::path& path() const { return path_; }
 
+  void KeepProfile(std::filesystem::path sandbox_exec, SeatbeltProfile profile) {
+    sandbox_exec_ = std::move(sandbox_exec);
+    profile_ = std::move(profile);
+  }
+
+  // sandbox-exec exits 65 or 71 when it cannot compile or apply the profile, before the
+  // command runs; a command may exit so too. Only then is the same profile applied again to
+  // /usr/bin/true: when that fails alike, it was sandbox-exec's failure and nothing ran.
+  std::string SetupFailure(int exit_code) override {
+    if (exit_code != kSandboxExecProfileRefused && exit_code != kSandboxExecApplyFailed) return {};
+    if (sandbox_exec_.empty()) return {};
+    const Result<void> again = CheckProfileApplies(sandbox_exec_, profile_);
+    if (again) return {};
+    return "seatbelt backend: " + again.error().message;
+  }
+
  private:
   std::filesystem::path path_;
+  std::filesystem::path sandbox_exec_;
+  SeatbeltProfile profile_;
 };
 
 Result<std::unique_ptr<PrivateDir>> CreatePrivateDir(const std::filesystem::path& base) {
@@ -134,7 +154,7 @@ Result<exec::LaunchedProcess> Launch(const plan::LaunchPlan& plan, const exec::S
 
   SeatbeltPolicy policy = SeatbeltPolicyFromPlan(plan, dir->path(), NetworkAllowed(plan));
   for (auto* list : {&policy.writable, &policy.read_only, &policy.pinned, &policy.hidden_dirs,
-                     &policy.hidden_files}) {
+                     &policy.hidden_files, &policy.hidden_absent}) {
     CanonicalizeAll(*list);
   }
 
@@ -142,7 +162,8 @@ Result<exec::LaunchedProcess> Launch(const plan::LaunchPlan& plan, const exec::S
   // signals and rlimits. Its argv[0] is absolute, so no PATH search happens for it.
   plan::LaunchPlan wrapped;
   wrapped.sandboxed = true;
-  wrapped.argv = SandboxExecArgv(RenderSeatbelt(policy), plan.argv);
+  SeatbeltProfile profile = RenderSeatbelt(policy);
+  wrapped.argv = SandboxExecArgv(profile, plan.argv);
   wrapped.argv.front() = options.sandbox_exec.string();
   wrapped.env = PrivateEnvironment(plan.env, dir->path());
   wrapped.cwd = plan.cwd.empty() ? plan.workspace : plan.cwd;
@@ -161,6 +182,7 @@ Result<exec::LaunchedProcess> Launch(const plan::LaunchPlan& plan, const exec::S
                             launched.error().message),
                 launched.error().errno_value);
   }
+  dir->KeepProfile(options.sandbox_exec, std::move(profile));
   launched->resource = std::move(dir);
   return launched;
 }

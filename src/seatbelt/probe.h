@@ -3,13 +3,30 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 #include "cordon/error.h"
 #include "seatbelt/profile.h"
 
 namespace cordon::seatbelt {
 
-// Runs a profile that denies writing one file and checks that the write really failed while an
+// sandbox-exec's own failures, before it runs the command (observed, not documented by Apple):
+// the profile did not compile (EX_DATAERR), or sandbox_apply failed, as it does inside another
+// Seatbelt sandbox (EX_OSERR).
+inline constexpr int kSandboxExecProfileRefused = 65;
+inline constexpr int kSandboxExecApplyFailed = 71;
+
+// Runs /usr/bin/true under `profile`: nothing when it ran, else why sandbox-exec failed
+// (ExplainSandboxExecFailure), its complaint read from its stderr.
+[[nodiscard]] Result<void> CheckProfileApplies(const std::filesystem::path& sandbox_exec,
+                                               const SeatbeltProfile& profile);
+
+// The message for sandbox-exec's exit `exit_code` with `stderr_text`, naming the cause and fix.
+std::string ExplainSandboxExecFailure(const std::filesystem::path& sandbox_exec, int exit_code,
+                                      const std::string& stderr_text);
+
+// Compiles every variant of the profile (ProbeVariants), then runs one that denies writing one
+// file and checks that the write really failed while an
 // allowed write succeeded. `scratch` is a private, canonical directory the probe may write
 // into. Whether this platform has Seatbelt at all is the caller's question (session/
 // backend_choice.cc); `sandbox_exec` is another path only in tests (a fake).

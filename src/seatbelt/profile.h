@@ -8,6 +8,12 @@
 //   SeatbeltProfile profile = RenderSeatbelt(policy);
 //   std::vector<std::string> argv = SandboxExecArgv(profile, plan.argv);
 //
+// Every protected or hidden path is denied three ways: exactly (`literal`), as a subtree
+// (`subpath`, which alone may not cover the first creation of the path itself), and by a regex
+// of its parent (quoted) and its last name with each ASCII letter matched in either case:
+// macOS volumes are case-insensitive, so `mkdir .GIT` would otherwise create what host git
+// opens as `.git`. The regex text is a parameter too (PROTECTED_NAME_N).
+//
 // Pure: golden-tested on Linux (tests/unit/seatbelt/golden/); NOT yet verified on a Mac.
 #pragma once
 
@@ -23,14 +29,20 @@ namespace cordon::seatbelt {
 inline constexpr const char* kSandboxExec = "/usr/bin/sandbox-exec";
 
 struct SeatbeltPolicy {
-  std::vector<std::filesystem::path> writable;   // subtrees the command may write
-  std::vector<std::filesystem::path> read_only;  // inside a writable subtree, still read-only
-  // Directories that may not be renamed or removed (their contents stay writable): the
-  // ancestors of a hidden path inside a writable subtree, so the secret cannot be moved out
-  // from under its path-based denial.
+  std::vector<std::filesystem::path> writable;  // subtrees the command may write
+  // Inside a writable subtree, still read-only: git metadata and host-run files, present or
+  // absent (an absent one must not be created: its name is denied, case-insensitively too).
+  std::vector<std::filesystem::path> read_only;
+  // Directories that may not be renamed or removed (their contents stay writable): the plan's
+  // pins. The profile adds every writable root and every ancestor inside a writable subtree of
+  // a protected or hidden path, so nothing protected by its path can be moved out from under
+  // that path (and back).
   std::vector<std::filesystem::path> pinned;
   std::vector<std::filesystem::path> hidden_dirs;  // unreadable subtrees (credentials)
   std::vector<std::filesystem::path> hidden_files;
+  // Credential paths that do not exist at launch: denied by name, so one the host (or the
+  // command) creates during the run is unreadable too.
+  std::vector<std::filesystem::path> hidden_absent;
   bool network_allowed = false;
 };
 
@@ -40,13 +52,24 @@ struct SeatbeltProfile {
 };
 
 // Writable: the plan's writable binds plus `private_dir` (the per-command HOME and TMPDIR the
-// backend creates, since macOS has no private tmpfs); read-only: the plan's read-only binds
-// that lie in a writable subtree (git metadata); hidden: the plan's masks.
+// backend creates, since macOS has no private tmpfs); read-only: the plan's read-only binds and
+// absent protected entries that lie in a writable subtree (git metadata, host-run files);
+// hidden: the plan's masks and its absent hidden paths; pinned: the plan's pins.
 SeatbeltPolicy SeatbeltPolicyFromPlan(const plan::LaunchPlan& plan,
                                       const std::filesystem::path& private_dir,
                                       bool network_allowed);
 
 SeatbeltProfile RenderSeatbelt(const SeatbeltPolicy& policy);
+
+// The regex for one last path component matched case-insensitively on ASCII letters, anchored
+// after its parent and followed by the end or a `/`: ".git" -> "/[.][gG][iI][tT](/|$)". Any
+// character but a letter, digit, '_' or '-' is matched by a class of itself or, where a class
+// could not hold it, by any one character (a denial that matches more, never less).
+std::string CaseInsensitiveNameRegex(const std::string& name);
+
+// One policy with every kind of rule, for each network setting: what the probe compiles so a
+// profile sandbox-exec would refuse is found once per session, not on a command.
+std::vector<SeatbeltPolicy> ProbeVariants(const std::filesystem::path& scratch);
 
 // sandbox-exec -p PROFILE -D NAME=VALUE ... -- COMMAND ARGS... (no shell anywhere).
 std::vector<std::string> SandboxExecArgv(const SeatbeltProfile& profile,

@@ -3,8 +3,11 @@
 #include "plan/backend_selection.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 #include "plan/launch_plan.h"
 #include "planner_fixture.h"
@@ -161,6 +164,34 @@ TEST(BackendSelection, SeatbeltRunsWherePresentAndEnforcingWithPathRulesAndNoNam
   EXPECT_TRUE(Contains(caps.backend_reason, "configured: sandbox-exec at")) << caps.backend_reason;
   EXPECT_TRUE(std::any_of(caps.unsupported.begin(), caps.unsupported.end(),
                           [](const auto& u) { return Contains(u, "not yet verified on a Mac"); }));
+}
+
+TEST(BackendSelection, SeatbeltDeniesCredentialPathsThatDoNotExistYetByName) {
+  // A home with ~/.ssh and no ~/.aws: the profile must deny ~/.aws too, for the host may create
+  // it while the command runs (Seatbelt rules hold for paths that do not exist).
+  char pattern[] = "/tmp/cordon-sb-home-XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern), nullptr);
+  const std::filesystem::path home = std::filesystem::canonical(pattern);
+  std::filesystem::create_directories(home / ".ssh");
+  std::ofstream(home / ".ssh" / "id_ed25519") << "secret";
+  Config config = WithBackend(BackendChoice::kSeatbelt);
+  config.sandbox.home = HomeView::kReadOnly;  // Seatbelt has no hidden home view
+  PlanRequest request = Request();
+  request.caller_home = home;
+  auto plan = Plan(config, NoNamespaces(0), request, MacSeatbelt(true));
+  ASSERT_TRUE(plan) << plan.error().message;
+  auto has = [](const std::vector<std::filesystem::path>& list, const std::filesystem::path& p) {
+    return std::find(list.begin(), list.end(), p) != list.end();
+  };
+  EXPECT_TRUE(has(plan->absent_hidden, home / ".aws"));
+  EXPECT_TRUE(has(plan->absent_hidden, home / ".config/gh"));
+  EXPECT_FALSE(has(plan->absent_hidden, home / ".ssh")) << "present: masked, not absent";
+  // Twin: with a mount namespace the list stays empty (Landlock's read list leaves them out).
+  config.sandbox.backend = BackendChoice::kAuto;
+  auto native = Plan(config, Everything(), request);
+  ASSERT_TRUE(native) << native.error().message;
+  EXPECT_TRUE(native->absent_hidden.empty());
+  std::filesystem::remove_all(home);
 }
 
 TEST(BackendSelection, SeatbeltFailsClosedWhenSandboxExecDoesNotEnforce) {

@@ -49,6 +49,7 @@ TEST(Shape, WhatIsPerCommandNeverDecidesReuse) {
       {"workspace", [](LaunchPlan& p) { p.workspace = "/home/u/ws"; }},
       {"enforcement", [](LaunchPlan& p) { p.enforcement.backend = "other"; }},
       {"absent_protected", [](LaunchPlan& p) { p.absent_protected = {"/home/u/ws/.git"}; }},
+      {"absent_hidden", [](LaunchPlan& p) { p.absent_hidden = {"/home/u/.aws"}; }},
       {"placeholders",
        [](LaunchPlan& p) {
          p.placeholders = {{"/home/u/ws", ".mcp.json", false}};

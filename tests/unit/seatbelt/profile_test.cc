@@ -1,8 +1,12 @@
 #include "seatbelt/profile.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
+#include <map>
+#include <regex>
 
 #include "../bwrap/golden.h"
 #include "../bwrap/sample_plans.h"
@@ -42,26 +46,197 @@ TEST(SeatbeltProfile, PathsNeverAppearInTheProfileText) {
   const std::string hostile = "/Users/me/x\")) (allow default) ((\"";
   policy.writable = {hostile};
   policy.hidden_files = {"/Users/me/.netrc"};
+  policy.hidden_absent = {"/Users/me/.aws\"))(allow default)"};
   SeatbeltProfile profile = RenderSeatbelt(policy);
   EXPECT_EQ(profile.text.find("/Users"), std::string::npos);
   EXPECT_EQ(profile.text.find("(allow default)"), std::string::npos);
-  ASSERT_EQ(profile.params.size(), 3u);  // WRITABLE_0, SOCKET_0, HIDDEN_FILE_0
+  EXPECT_EQ(profile.text.find(".netrc"), std::string::npos);
+  EXPECT_EQ(profile.text.find("aws"), std::string::npos);
+  ASSERT_FALSE(profile.params.empty());
   EXPECT_EQ(profile.params[0], (std::pair<std::string, std::string>{"WRITABLE_0", hostile}));
 }
 
 TEST(SeatbeltProfile, DenialsComeAfterTheAllowancesTheyNarrow) {
-  // SBPL is last-match-wins: a git-metadata or credential denial before the write allowance
-  // would be overridden by it.
+  // SBPL is last-match-wins among rules with a filter: a git-metadata or credential denial
+  // before the write allowance would be overridden by it, and the terminals' denial must come
+  // after the read allowance and before the pty allowance that narrows it again.
   auto policy = SeatbeltPolicyFromPlan(testing::WorkspaceWriteNetworkDeny(), kPrivateDir, false);
   const std::string text = RenderSeatbelt(policy).text;
   const auto allow_writes = text.find("(allow file-write*");
-  const auto deny_git = text.find("(deny file-write*");
-  const auto deny_secrets = text.find("(deny file-read* file-write*");
-  ASSERT_NE(allow_writes, std::string::npos);
-  ASSERT_NE(deny_git, std::string::npos);
-  ASSERT_NE(deny_secrets, std::string::npos);
+  const auto deny_git = text.find("(deny file-write* file-link");
+  const auto deny_secrets = text.find("(deny file-read* file-write* file-link");
+  const auto allow_reads = text.find("(allow file-read*)");
+  const auto deny_ttys = text.find("(deny file-read* file-write* file-ioctl (regex #\"^/dev/tty");
+  const auto allow_ptys = text.find("(extension \"com.apple.sandbox.pty\")");
+  for (const auto at : {allow_writes, deny_git, deny_secrets, allow_reads, deny_ttys, allow_ptys}) {
+    ASSERT_NE(at, std::string::npos) << text;
+  }
   EXPECT_LT(allow_writes, deny_git);
   EXPECT_LT(allow_writes, deny_secrets);
+  EXPECT_LT(allow_reads, deny_ttys);
+  EXPECT_LT(deny_ttys, allow_ptys);
+}
+
+// The parameters of a rendered profile by name.
+std::map<std::string, std::string> Params(const SeatbeltProfile& profile) {
+  return {profile.params.begin(), profile.params.end()};
+}
+
+// The values of every parameter named PREFIX_N.
+std::vector<std::string> Values(const SeatbeltProfile& profile, const std::string& prefix) {
+  std::vector<std::string> out;
+  for (const auto& [name, value] : profile.params) {
+    const auto digits = name.substr(std::min(name.size(), prefix.size() + 1));
+    if (name.starts_with(prefix + "_") && !digits.empty() &&
+        std::all_of(digits.begin(), digits.end(), ::isdigit)) {
+      out.push_back(value);
+    }
+  }
+  return out;
+}
+
+bool Has(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+// Whether the profile's regex for protected path number N of PREFIX matches `path`, as the
+// kernel would: the parent's text quoted, then the name's regex (POSIX extended here).
+bool NameRegexMatches(const SeatbeltProfile& profile, const std::string& prefix, std::size_t n,
+                      const std::string& path) {
+  const auto params = Params(profile);
+  const std::string parent = params.at(fmt::format("{}_PARENT_{}", prefix, n));
+  const std::string name = params.at(fmt::format("{}_NAME_{}", prefix, n));
+  if (!path.starts_with(parent)) return false;
+  const std::regex re("^" + name, std::regex::extended);
+  return std::regex_search(path.substr(parent.size()), re);
+}
+
+TEST(SeatbeltStructure, EveryWritableRootAndEveryAncestorOfAProtectedPathIsPinned) {
+  // The rename round trip: mv "$WS" "$TMPDIR/w"; write .git/hooks there; mv back. Every
+  // writable root and every directory between it and a protected or hidden path is pinned.
+  SeatbeltPolicy policy;
+  policy.writable = {"/Users/me/ws", "/Users/me/extra", "/private/var/folders/x/T/run"};
+  policy.read_only = {"/Users/me/ws/.git", "/Users/me/ws/sub/project/.git"};
+  policy.hidden_files = {"/Users/me/ws/deep/.env"};
+  policy.hidden_absent = {"/Users/me/extra/a/b/token", "/Users/me/.aws"};
+  const SeatbeltProfile profile = RenderSeatbelt(policy);
+  const std::vector<std::string> pinned = Values(profile, "PINNED");
+  for (const char* dir : {"/Users/me/ws", "/Users/me/extra", "/private/var/folders/x/T/run",
+                          "/Users/me/ws/sub", "/Users/me/ws/sub/project", "/Users/me/ws/deep",
+                          "/Users/me/extra/a", "/Users/me/extra/a/b"}) {
+    EXPECT_TRUE(Has(pinned, dir)) << dir;
+  }
+  // Twin: nothing outside the writable subtrees (read-only anyway), and no protected path
+  // itself (its own rule already denies every write to it).
+  for (const char* dir : {"/Users/me", "/Users", "/Users/me/ws/.git", "/Users/me/.aws"}) {
+    EXPECT_FALSE(Has(pinned, dir)) << dir;
+  }
+  EXPECT_NE(profile.text.find("(deny file-write-unlink file-write-create\n  (literal (param "
+                              "\"PINNED_0\"))"),
+            std::string::npos)
+      << profile.text;
+}
+
+TEST(SeatbeltStructure, CredentialPathsAbsentAtLaunchAreDeniedToo) {
+  // ~/.aws does not exist when the command starts; `aws configure` on the host during the run
+  // creates it. The plan's absent hidden paths reach the profile's read denial.
+  plan::LaunchPlan plan = testing::WorkspaceWriteNetworkDeny();
+  plan.absent_hidden = {"/home/dev/.aws", "/home/dev/.config/gh"};
+  const SeatbeltProfile profile = RenderSeatbelt(SeatbeltPolicyFromPlan(plan, kPrivateDir, false));
+  const std::vector<std::string> hidden = Values(profile, "HIDDEN");
+  EXPECT_TRUE(Has(hidden, "/home/dev/.aws"));
+  EXPECT_TRUE(Has(hidden, "/home/dev/.config/gh"));
+  EXPECT_TRUE(Has(hidden, "/home/dev/.ssh")) << "the present ones stay";
+  // Twin: a plan without absent ones names only the present.
+  plan.absent_hidden.clear();
+  const SeatbeltProfile without = RenderSeatbelt(SeatbeltPolicyFromPlan(plan, kPrivateDir, false));
+  EXPECT_FALSE(Has(Values(without, "HIDDEN"), "/home/dev/.aws"));
+}
+
+TEST(SeatbeltStructure, ProtectedNamesAreMatchedInAnyCase) {
+  SeatbeltPolicy policy;
+  policy.writable = {"/Users/me/ws"};
+  policy.read_only = {"/Users/me/ws/.git"};
+  policy.hidden_dirs = {"/Users/me/.ssh"};
+  const SeatbeltProfile profile = RenderSeatbelt(policy);
+  for (const char* path : {"/Users/me/ws/.git", "/Users/me/ws/.GIT", "/Users/me/ws/.Git/hooks/x",
+                           "/Users/me/ws/.gIt/"}) {
+    EXPECT_TRUE(NameRegexMatches(profile, "READ_ONLY", 0, path)) << path;
+  }
+  for (const char* path : {"/Users/me/.SSH/id_rsa", "/Users/me/.Ssh"}) {
+    EXPECT_TRUE(NameRegexMatches(profile, "HIDDEN", 0, path)) << path;
+  }
+  // Twins: another name, a longer one, the name elsewhere.
+  for (const char* path : {"/Users/me/ws/.gitignore", "/Users/me/ws/git", "/Users/me/ws/x.git",
+                           "/Users/me/ws/sub/.git"}) {
+    EXPECT_FALSE(NameRegexMatches(profile, "READ_ONLY", 0, path)) << path;
+  }
+  EXPECT_FALSE(NameRegexMatches(profile, "HIDDEN", 0, "/Users/me/.sshd"));
+  // Each protected path denied exactly, as a subtree and by that regex, in one rule.
+  EXPECT_NE(profile.text.find("(deny file-write* file-link\n  (literal (param \"READ_ONLY_0\"))\n"
+                              "  (subpath (param \"READ_ONLY_0\"))\n  (regex (string-append \"^\" "
+                              "(regex-quote (param \"READ_ONLY_PARENT_0\")) (param "
+                              "\"READ_ONLY_NAME_0\"))))"),
+            std::string::npos)
+      << profile.text;
+}
+
+TEST(SeatbeltStructure, NameRegexHoldsAnyCharacterSafely) {
+  EXPECT_EQ(CaseInsensitiveNameRegex(".git"), "/[.][gG][iI][tT](/|$)");
+  EXPECT_EQ(CaseInsensitiveNameRegex("a_b-1"), "/[aA]_[bB]-1(/|$)");
+  // Regex operators are classes of themselves; the characters no class holds plainly match any
+  // one character (a denial that covers more, never less).
+  EXPECT_EQ(CaseInsensitiveNameRegex("x(y)|*+?{}$ "),
+            "/[xX][(][yY][)][|][*][+][?][{][}][$][ ](/|$)");
+  EXPECT_EQ(CaseInsensitiveNameRegex("a]b[c\\d^"), "/[aA].[bB].[cC].[dD].(/|$)");
+  const std::regex re("^" + CaseInsensitiveNameRegex("we(ird]name"), std::regex::extended);
+  EXPECT_TRUE(std::regex_search("/WE(IRD]NAME", re));
+  EXPECT_FALSE(std::regex_search("/we(irdXnamf", re));
+}
+
+TEST(SeatbeltStructure, NoRuleLetsTheCommandUseTheHostsTerminals) {
+  SeatbeltPolicy policy;
+  policy.writable = {"/w"};
+  for (const bool network : {false, true}) {
+    policy.network_allowed = network;
+    const std::string text = RenderSeatbelt(policy).text;
+    // The only rules naming a terminal: the denial of the host's, the allowance bound to the
+    // pty extension the kernel gives the process that opened the pseudo-terminal, and
+    // /dev/tty (the process's own controlling terminal: none, it runs in a new session).
+    std::size_t at = 0;
+    int mentions = 0;
+    while ((at = text.find("/dev/tty", at)) != std::string::npos) {
+      const std::size_t line_start = text.rfind('\n', at) + 1;
+      const std::string line = text.substr(line_start, text.find('\n', at) - line_start);
+      if (line.starts_with(";")) {
+        at += 1;
+        continue;
+      }
+      ++mentions;
+      const bool denial = line.starts_with("(deny file-read* file-write* file-ioctl (regex");
+      const bool pty_line = line.find(
+                                "require-all (regex #\"^/dev/ttys[0-9]+$\") (extension "
+                                "\"com.apple.sandbox.pty\")") != std::string::npos;
+      const bool dev_tty = line.find("(literal \"/dev/tty\")") != std::string::npos;
+      EXPECT_TRUE(denial || pty_line || dev_tty) << line;
+      at += 1;
+    }
+    EXPECT_GE(mentions, 3);
+  }
+}
+
+TEST(SeatbeltStructure, ProbeVariantsHoldEveryKindOfRuleForBothNetworkSettings) {
+  const std::vector<SeatbeltPolicy> variants = ProbeVariants("/private/tmp/probe");
+  ASSERT_EQ(variants.size(), 2u);
+  EXPECT_NE(variants[0].network_allowed, variants[1].network_allowed);
+  for (const SeatbeltPolicy& v : variants) {
+    const std::string text = RenderSeatbelt(v).text;
+    for (const char* rule : {"(allow file-write*", "(deny file-write* file-link",
+                             "(deny file-write-unlink file-write-create",
+                             "(deny file-read* file-write* file-link", "(regex (string-append"}) {
+      EXPECT_NE(text.find(rule), std::string::npos) << rule;
+    }
+  }
 }
 
 TEST(SeatbeltProfile, NetworkAllowedOnlyWhenAsked) {
@@ -93,9 +268,8 @@ TEST(SeatbeltPolicy, AMissingGitAtTheTopOfAWritableRootCannotBeCreated) {
   // Only the one inside a writable subtree needs a rule; the other is read-only anyway.
   EXPECT_EQ(policy.read_only, std::vector<std::filesystem::path>{"/home/dev/project/.git"});
   const SeatbeltProfile profile = RenderSeatbelt(policy);
-  EXPECT_NE(profile.text.find("(deny file-write*\n  (subpath (param \"READ_ONLY_0\")))"),
-            std::string::npos)
-      << profile.text;
+  EXPECT_EQ(Values(profile, "READ_ONLY"), std::vector<std::string>{"/home/dev/project/.git"});
+  EXPECT_TRUE(NameRegexMatches(profile, "READ_ONLY", 0, "/home/dev/project/.GIT"));
   // Twin: without protect_git_metadata (no absent_protected) nothing about .git is denied.
   plan.absent_protected.clear();
   EXPECT_TRUE(SeatbeltPolicyFromPlan(plan, kPrivateDir, false).read_only.empty());
@@ -105,9 +279,12 @@ TEST(SeatbeltPolicy, PinsAreNotWritableSubtreesButDenyRenamingTheDirectoryItself
   auto policy = SeatbeltPolicyFromPlan(testing::WorktreeWithExtraRoot(), kPrivateDir, false);
   EXPECT_EQ(policy.pinned, std::vector<std::filesystem::path>{"/work/tree/config"});
   EXPECT_EQ(std::count(policy.writable.begin(), policy.writable.end(), "/work/tree/config"), 0);
-  const std::string text = RenderSeatbelt(policy).text;
-  EXPECT_NE(text.find("(deny file-write*\n  (literal (param \"PINNED_0\")))"), std::string::npos)
-      << text;
+  const SeatbeltProfile profile = RenderSeatbelt(policy);
+  EXPECT_EQ(Values(profile, "PINNED").front(), "/work/tree/config");
+  EXPECT_NE(profile.text.find("(deny file-write-unlink file-write-create\n  (literal (param "
+                              "\"PINNED_0\"))"),
+            std::string::npos)
+      << profile.text;
 }
 
 TEST(SeatbeltPolicy, ThePrivateDirectoryIsWritable) {

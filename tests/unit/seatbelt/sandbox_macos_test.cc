@@ -1,5 +1,5 @@
 // The real Seatbelt sandbox, checked from outside: macOS only (registered only on APPLE).
-// Not yet run on a Mac (README says so).
+// Not yet run on a Mac (README says so). On a Mac: scripts/macos_test.sh (docs/backends.md).
 #include <gtest/gtest.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -71,6 +71,159 @@ TEST_F(SeatbeltSandbox, NetworkIsDeniedUnlessAllowed) {
   EXPECT_NE(Sandboxed("/usr/bin/nc -z -G 2 1.1.1.1 53"), 0);
   policy_.network_allowed = true;
   EXPECT_EQ(Sandboxed("/usr/bin/nc -z -G 2 1.1.1.1 53"), 0);
+}
+
+// Tools that need the Command Line Tools (the xcrun shims) or another install: skipped, with
+// the reason, where missing.
+bool Have(const std::string& program) {
+  return RunBare({"/bin/sh", "-c", "command -v " + program + " >/dev/null"}) == 0;
+}
+bool HaveCommandLineTools() { return RunBare({"/usr/bin/xcrun", "--find", "git"}) == 0; }
+
+TEST_F(SeatbeltSandbox, GitStatusThroughTheXcrunShim) {
+  if (!HaveCommandLineTools()) GTEST_SKIP() << "no Command Line Tools (xcode-select --install)";
+  ASSERT_EQ(RunBare({"/usr/bin/git", "init", "-q", (root_ / "ws").string()}), 0);
+  policy_.read_only = {root_ / "ws/.git"};
+  EXPECT_EQ(Sandboxed("cd '" + (root_ / "ws").string() + "' && /usr/bin/git status"), 0);
+  // Twin: .git stays read-only.
+  EXPECT_NE(Sandboxed("echo x > '" + (root_ / "ws/.git/hooks/pre-commit").string() + "'"), 0);
+  EXPECT_FALSE(fs::exists(root_ / "ws/.git/hooks/pre-commit"));
+}
+
+TEST_F(SeatbeltSandbox, PythonMultiprocessingLockAndNameLookups) {
+  if (!HaveCommandLineTools()) GTEST_SKIP() << "no Command Line Tools (xcode-select --install)";
+  EXPECT_EQ(Sandboxed("/usr/bin/python3 -c 'import multiprocessing; multiprocessing.Lock()'"), 0);
+  // DNS through mDNSResponder needs the network allowed; localhost answers from /etc/hosts.
+  const std::string lookup =
+      "/usr/bin/python3 -c 'import socket; socket.getaddrinfo(\"localhost\", 80)'";
+  policy_.network_allowed = true;
+  EXPECT_EQ(Sandboxed(lookup), 0);
+}
+
+// A TLS client and server on the loopback, in one Go program: the self-signed certificate is
+// not trusted, and the verifier must say so through trustd. Without trustd's service Go's
+// crypto/x509 fails with "OSStatus -26276" instead, for every certificate.
+constexpr const char* kGoTlsProbe = R"go(package main
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"fmt"
+	"math/big"
+	"os"
+	"strings"
+	"time"
+)
+
+func main() {
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1),
+		Subject: pkix.Name{CommonName: "cordon.test"}, DNSNames: []string{"cordon.test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
+	der, _ := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	cert := tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}})
+	if err != nil {
+		fmt.Println("listen:", err)
+		os.Exit(2)
+	}
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			_ = c.(*tls.Conn).Handshake()
+			c.Close()
+		}
+	}()
+	_, err = tls.Dial("tcp", ln.Addr().String(), &tls.Config{ServerName: "cordon.test"})
+	fmt.Println(err)
+	if err == nil || strings.Contains(err.Error(), "OSStatus") || !strings.Contains(err.Error(), "x509") {
+		os.Exit(1)
+	}
+}
+)go";
+
+TEST_F(SeatbeltSandbox, AGoProgramVerifiesCertificatesThroughTrustd) {
+  if (!Have("go")) GTEST_SKIP() << "go is not installed";
+  fs::create_directories(root_ / "gotls");
+  std::ofstream(root_ / "gotls/main.go") << kGoTlsProbe;
+  const std::string dir = root_ / "gotls";
+  ASSERT_EQ(
+      RunBare({"/bin/sh", "-c",
+               "cd '" + dir + "' && go mod init tlsprobe >/dev/null 2>&1; go build -o tlsprobe ."}),
+      0);
+  policy_.network_allowed = true;
+  EXPECT_EQ(Sandboxed("'" + dir + "/tlsprobe'"), 0);
+}
+
+TEST_F(SeatbeltSandbox, NodeSeesTheCpus) {
+  if (!Have("node")) GTEST_SKIP() << "node is not installed";
+  EXPECT_EQ(Sandboxed("node -e 'process.exit(require(\"os\").cpus().length > 0 ? 0 : 1)'"), 0);
+}
+
+TEST_F(SeatbeltSandbox, ScriptGetsAPseudoTerminalButNotTheHostsTerminals) {
+  EXPECT_EQ(Sandboxed("/usr/bin/script -q /dev/null /usr/bin/true"), 0);
+  // Twin: an existing terminal of the host (this test's own, if it has one) is not opened.
+  EXPECT_NE(Sandboxed("for t in /dev/ttys[0-9]*; do cat \"$t\" </dev/null >/dev/null 2>&1 & "
+                      "p=$!; sleep 0.2; kill $p 2>/dev/null && exit 0; done; exit 1"),
+            0);
+}
+
+TEST_F(SeatbeltSandbox, AUnixSocketServerInTheWorkspaceAnswers) {
+  const std::string ws = root_ / "ws";
+  EXPECT_EQ(Sandboxed("cd '" + ws +
+                      "' && (/usr/bin/nc -U -l s > got &) && sleep 0.5 && "
+                      "echo hi | /usr/bin/nc -U s; sleep 0.5; grep -q hi got"),
+            0);
+  // Twin: a socket outside the writable areas is not reached (nor made).
+  EXPECT_NE(Sandboxed("/usr/bin/nc -U -l '" + (root_ / "outside.sock").string() + "'"), 0);
+}
+
+TEST_F(SeatbeltSandbox, AMissingGitIsNotCreatedInAnyCase) {
+  policy_.read_only = {root_ / "ws/.git"};  // absent: denied by name
+  for (const char* name : {".git", ".GIT", ".Git"}) {
+    EXPECT_NE(Sandboxed("mkdir '" + (root_ / "ws" / name).string() + "'"), 0) << name;
+  }
+  EXPECT_FALSE(fs::exists(root_ / "ws/.git"));  // the volume is case-insensitive: any of them
+  EXPECT_EQ(Sandboxed("mkdir '" + (root_ / "ws/.gitx").string() + "'"), 0);  // twin
+}
+
+TEST_F(SeatbeltSandbox, TheWorkspaceCannotBeRenamedAwayAndBack) {
+  ASSERT_EQ(RunBare({"/bin/mkdir", "-p", (root_ / "ws/.git/hooks").string()}), 0);
+  fs::create_directories(root_ / "scratch");
+  fs::create_directories(root_ / "ws/sub");
+  policy_.writable = {root_ / "ws", root_ / "scratch"};
+  policy_.read_only = {root_ / "ws/.git"};
+  const std::string ws = root_ / "ws";
+  const std::string moved = root_ / "scratch/w";
+  EXPECT_NE(Sandboxed("mv '" + ws + "' '" + moved + "' && echo x > '" + moved +
+                      "/.git/hooks/pre-commit' && mv '" + moved + "' '" + ws + "'"),
+            0);
+  EXPECT_FALSE(fs::exists(root_ / "ws/.git/hooks/pre-commit"));
+  EXPECT_TRUE(fs::exists(root_ / "ws/.git"));
+  // Twin: what the workspace holds (no protected path below it) moves freely.
+  EXPECT_EQ(Sandboxed("mv '" + ws + "/sub' '" + (root_ / "scratch/sub").string() + "'"), 0);
+}
+
+TEST_F(SeatbeltSandbox, ACredentialCreatedAfterTheProfileIsHiddenAndNotLinkedOut) {
+  policy_.hidden_absent = {root_ / "home/.aws"};
+  const SeatbeltProfile profile = RenderSeatbelt(policy_);  // while ~/.aws does not exist
+  fs::create_directories(root_ / "home/.aws");
+  std::ofstream(root_ / "home/.aws/credentials") << "secret";
+  std::ofstream(root_ / "home/notes") << "plain";
+  auto run = [&](const std::string& shell) {
+    return RunBare(SandboxExecArgv(profile, {"/bin/sh", "-c", shell}));
+  };
+  EXPECT_NE(run("cat '" + (root_ / "home/.aws/credentials").string() + "'"), 0);
+  EXPECT_NE(run("cat '" + (root_ / "home/.AWS/credentials").string() + "'"), 0);
+  EXPECT_EQ(run("cat '" + (root_ / "home/notes").string() + "'"), 0);  // twin
+  // A hard link of a hidden file into the workspace is not made.
+  EXPECT_NE(run("ln '" + (root_ / "home/.ssh/id").string() + "' '" + (root_ / "ws/k").string() +
+                "' && cat '" + (root_ / "ws/k").string() + "'"),
+            0);
+  EXPECT_FALSE(fs::exists(root_ / "ws/k"));
 }
 
 // The whole backend: seatbelt::Launch + the supervisor, as a session runs a command.

@@ -99,6 +99,85 @@ TEST_F(SeatbeltSession, ASandboxExecThatDoesNotEnforceIsRefusedAndNothingRuns) {
   EXPECT_FALSE(fs::exists(root_ / "argv")) << "the fake ran the command";
 }
 
+// A fake that behaves as sandbox-exec does where it cannot apply or compile a profile: its
+// complaint on stderr and its own exit status, nothing run. `when`: a shell test deciding it
+// (on the profile in $2, or a marker file), else it runs the command like WriteFake.
+fs::path WriteFailingFake(const fs::path& dir, int code, const std::string& complaint,
+                          const std::string& when) {
+  const fs::path fake = dir / "sandbox-exec";
+  std::ofstream out(fake);
+  out << "#!/bin/sh\n"
+      << "echo run >> '" << (dir / "runs").string() << "'\n"
+      << "if " << when << "; then echo '" << complaint << "' >&2; exit " << code << "; fi\n"
+      << "while [ \"$#\" -gt 0 ]; do a=$1; shift; [ \"$a\" = -- ] && break; done\n"
+      << "case \"$2\" in *denied-probe) exit 1;; esac\n"
+      << "exec \"$@\"\n";
+  out.close();
+  fs::permissions(fake, fs::perms::owner_all);
+  return fake;
+}
+
+TEST_F(SeatbeltSession, InsideAnotherSandboxTheRefusalNamesTheCauseAndTheFix) {
+  // Codex or Claude Code running cordon inside their own Seatbelt sandbox: sandbox_apply fails.
+  session::SetSandboxExecForTesting(
+      WriteFailingFake(root_, 71, "sandbox-exec: sandbox_apply: Operation not permitted", "true"));
+  Result<Session> session = Session::Create(config_, root_ / "ws");
+  ASSERT_TRUE(session.has_value()) << session.error().message;
+  const Capabilities caps = session->GetCapabilities();
+  ASSERT_FALSE(caps.can_run());
+  const std::string& why = caps.missing.front();
+  EXPECT_NE(why.find("sandbox_apply: Operation not permitted"), std::string::npos) << why;
+  EXPECT_NE(why.find("already runs inside a sandbox"), std::string::npos) << why;
+  EXPECT_NE(why.find("fix:"), std::string::npos) << why;
+}
+
+TEST_F(SeatbeltSession, TheProbeCompilesEveryVariantOfTheProfile) {
+  // Only the profile with the network allowed is refused (exit 65, as sandbox-exec does for a
+  // rule it cannot compile): the probe must try that variant too.
+  session::SetSandboxExecForTesting(
+      WriteFailingFake(root_, 65, "sandbox-exec: unbound variable: x",
+                       "case \"$2\" in *'(allow network*)'*) true;; *) false;; esac"));
+  Result<Session> session = Session::Create(config_, root_ / "ws");
+  ASSERT_TRUE(session.has_value()) << session.error().message;
+  const Capabilities caps = session->GetCapabilities();
+  ASSERT_FALSE(caps.can_run());
+  const std::string& why = caps.missing.front();
+  EXPECT_NE(why.find("refused cordon's profile (exit 65: \"sandbox-exec: unbound variable: x\")"),
+            std::string::npos)
+      << why;
+  // Twin: the same fake refusing nothing passes the probe.
+  fs::remove(root_ / "sandbox-exec");
+  session::SetSandboxExecForTesting(
+      WriteFailingFake(root_, 65, "sandbox-exec: unbound variable: x", "false"));
+  Result<Session> twin = Session::Create(config_, root_ / "ws");
+  ASSERT_TRUE(twin.has_value()) << twin.error().message;
+  EXPECT_TRUE(twin->GetCapabilities().can_run());
+}
+
+TEST_F(SeatbeltSession, SandboxExecsOwnFailureAtARunIsASetupFailureNotTheCommandsStatus) {
+  const fs::path marker = root_ / "fail-now";
+  session::SetSandboxExecForTesting(
+      WriteFailingFake(root_, 71, "sandbox-exec: sandbox_apply: Operation not permitted",
+                       "[ -e '" + marker.string() + "' ]"));
+  Result<Session> session = Session::Create(config_, root_ / "ws");
+  ASSERT_TRUE(session.has_value()) << session.error().message;
+  ASSERT_TRUE(session->GetCapabilities().can_run());
+  CommandRequest request;
+  request.argv = {"/bin/sh", "-c", "exit 71"};
+  // The command's own 71 stays the command's.
+  RunResult result = session->Run(request);
+  ASSERT_EQ(result.status, RunStatus::kExited) << result.error;
+  EXPECT_EQ(result.exit_code, 71);
+  // sandbox-exec failing before the command: a setup failure naming the cause.
+  std::ofstream(marker) << "x";
+  request.argv = {"/bin/sh", "-c", "touch '" + (root_ / "ran").string() + "'"};
+  result = session->Run(request);
+  EXPECT_EQ(result.status, RunStatus::kSetupFailed);
+  EXPECT_EQ(result.CliExitCode(), 125);
+  EXPECT_NE(result.error.find("already runs inside a sandbox"), std::string::npos) << result.error;
+  EXPECT_FALSE(fs::exists(root_ / "ran"));
+}
+
 TEST_F(SeatbeltSession, AMissingSandboxExecIsRefusedWithTheFix) {
   session::SetSandboxExecForTesting(root_ / "no-sandbox-exec");
   Result<Session> session = Session::Create(config_, root_ / "ws");
