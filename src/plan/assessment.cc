@@ -84,15 +84,8 @@ void AssessSeatbelt(const Config& config, const KernelFeatures& f, Assessment& a
   }
   a.sockets = network_deny ? SocketPolicy::kUnixAndNetlink : SocketPolicy::kAny;
   AssessLimits(config.limits, f, /*user_namespace=*/false, a);
-  if (config.sandbox.home == HomeView::kHidden) {
-    a.missing.push_back(
-        "sandbox.home \"hidden\" is not implemented for the seatbelt backend yet (fix: set "
-        "sandbox.home to \"read_only\")");
-  } else if (config.sandbox.home == HomeView::kAuto) {
-    a.unsupported.push_back(
-        "the real home is read-only, not hidden: the seatbelt backend has no hidden home yet "
-        "(sandbox.home \"auto\")");
-  }
+  // The hidden home is the profile's: reads denied beneath each home except the grants.
+  a.home = config.sandbox.home == HomeView::kAuto ? HomeView::kHidden : config.sandbox.home;
   a.filesystem_enforced = a.missing.empty();
   a.network_enforced = network_deny && a.missing.empty();
   a.enforcement.filesystem = a.filesystem_enforced;
@@ -105,11 +98,23 @@ void AssessSeatbelt(const Config& config, const KernelFeatures& f, Assessment& a
       "survives the run)",
       "seatbelt backend: /tmp is the host's and read-only to the command (TMPDIR and HOME point "
       "to a private directory, removed after the run)",
-      "seatbelt backend: hidden paths are denied by path (their names stay listable; a secret "
-      "created under a new name is readable)",
+      "seatbelt backend: hidden paths are denied by path (their names stay listable where "
+      "their directory is readable: inside a grant or the workspace)",
       "seatbelt backend: the host's unix sockets inside the writable areas stay reachable, and "
       "with network allow every socket is",
   };
+  if (a.home == HomeView::kHidden) {
+    a.unsupported.push_back(
+        "seatbelt backend: the hidden home is denied by path (neither readable nor listable, "
+        "what the host creates there later too; stat of the directories leading to a grant "
+        "is allowed): a file of it reached another way (a hard link outside the home, another "
+        "volume with the home on it) is not hidden there");
+  } else {
+    a.unsupported.push_back(
+        "secret path hiding beyond the built-in list and sandbox.hidden_paths (other files "
+        "under the real home stay readable; sandbox.home \"hidden\" shows only what is "
+        "granted)");
+  }
 }
 
 }  // namespace

@@ -46,7 +46,7 @@ std::vector<fs::path> PathDirectories(const std::vector<std::string>& caller_env
 // ~/.cache): never granted for a toolchain's sake, only when the user names it.
 bool TooBroadForAToolchain(const fs::path& path, const std::vector<fs::path>& homes) {
   auto is_home = [&](const fs::path& p) {
-    return p == "/root" || p.parent_path() == "/home" ||
+    return p == "/root" || p.parent_path() == "/home" || p.parent_path() == "/Users" ||
            std::find(homes.begin(), homes.end(), p) != homes.end();
   };
   if (is_home(path)) return true;
@@ -83,6 +83,7 @@ HomeViewPlan PlanHomeView(const SandboxConfig& config, HomeView home,
   HomeViewPlan view;
   std::vector<fs::path> candidates = homes;
   candidates.emplace_back("/home");
+  candidates.emplace_back("/Users");  // macOS's homes (absent on Linux: skipped)
   if (::geteuid() != 0) candidates.emplace_back("/root");
   for (const fs::path& candidate : candidates) {
     const auto canonical = core::Canonical(candidate);

@@ -1,5 +1,6 @@
 // The hidden home (sandbox.home = "hidden", decision 0038): inside the sandbox the real homes
-// are empty and read-only — the caller's homes (CallerHomes), every home under /home, and /root
+// are empty and read-only — the caller's homes (CallerHomes), every home under /home (and
+// /Users, macOS's, where the Seatbelt profile denies them by path), and /root
 // for a caller that is not root — except what is granted: the workspace and the writable roots
 // inside them (bound as ever), the tool paths that exist (toolchains and their bin directories,
 // git's own config: kHomeToolPaths), the directories of the caller's PATH that lie inside them,

@@ -397,8 +397,8 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
   const bool bind_cache = !tool_cache.empty() && !core::IsWithinAny(tool_cache, roots);
   std::vector<std::filesystem::path> writable = roots;
   if (bind_cache) writable.push_back(tool_cache);
-  // The hidden home needs a view to hide it in (decision 0038): Landlock's read rules alone
-  // would leave every name in it listable, Seatbelt's profile does not have it yet.
+  // The hidden home needs a view to hide it in (decision 0038), or Seatbelt's path rules:
+  // Landlock's read rules alone would leave every name in it listable.
   std::vector<std::filesystem::path> visible = writable;
   visible.push_back(request.workspace);
   const std::vector<MountEntry> mount_table = ReadMountTable();
@@ -421,7 +421,8 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
                     found->root.string(), found->alias.string(), found->dir.string(),
                     config.sandbox.mode == SandboxMode::kWorkspaceWrite ? " and write" : ""));
   }
-  if (!home_view.areas.empty() && !a.namespaces.mount && a.home == HomeView::kHidden) {
+  if (!home_view.areas.empty() && !a.namespaces.mount && !a.path_rules &&
+      a.home == HomeView::kHidden) {
     return Fail(ErrorCode::kUnavailable,
                 fmt::format("cannot sandbox as configured (fail closed): sandbox.home \"hidden\" "
                             "needs a mount namespace, which the {} backend here does not have "
@@ -429,11 +430,12 @@ Result<LaunchPlan> Plan(const Config& config, const linux_native::KernelFeatures
                             "\"read_only\")",
                             a.enforcement.backend));
   }
-  // Seatbelt's profile has no view to hide a second mount in. The Landlock-only fallback leaves
-  // it out of the read allow-list instead (below): Landlock's rules belong to the files, so
-  // through the second mount the command reads what the home shows at its own path (read-only
-  // there: the fallback has no hidden view) and no more — its secrets stay unreadable.
-  if (!home_view.areas.empty() && !a.namespaces.mount && masks) {
+  // Seatbelt's profile denies reads beneath every area by path, second mounts included. The
+  // Landlock-only fallback leaves a second mount out of the read allow-list instead (below):
+  // Landlock's rules belong to the files, so through the second mount the command reads what
+  // the home shows at its own path (read-only there: the fallback has no hidden view) and no
+  // more — its secrets stay unreadable.
+  if (!home_view.areas.empty() && !a.namespaces.mount && masks && !a.path_rules) {
     return Fail(ErrorCode::kUnavailable,
                 fmt::format("cannot sandbox as configured (fail closed): {} shows a home a second "
                             "time (a bind mount), and the {} backend here has no mount namespace "

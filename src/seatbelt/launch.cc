@@ -153,8 +153,9 @@ Result<exec::LaunchedProcess> Launch(const plan::LaunchPlan& plan, const exec::S
   CORDON_TRY(std::unique_ptr<PrivateDir> dir, CreatePrivateDir(options.private_base));
 
   SeatbeltPolicy policy = SeatbeltPolicyFromPlan(plan, dir->path(), NetworkAllowed(plan));
-  for (auto* list : {&policy.writable, &policy.read_only, &policy.pinned, &policy.hidden_dirs,
-                     &policy.hidden_files, &policy.hidden_absent}) {
+  for (auto* list :
+       {&policy.writable, &policy.read_only, &policy.pinned, &policy.hidden_dirs,
+        &policy.hidden_files, &policy.hidden_absent, &policy.hidden_homes, &policy.home_grants}) {
     CanonicalizeAll(*list);
   }
 

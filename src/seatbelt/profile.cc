@@ -182,6 +182,22 @@ std::vector<std::filesystem::path> Pins(const SeatbeltPolicy& policy) {
   return pinned;
 }
 
+// Each hidden home and the directories between it and each grant inside it.
+std::vector<std::filesystem::path> GrantPaths(const SeatbeltPolicy& policy) {
+  std::vector<std::filesystem::path> paths;
+  for (const std::filesystem::path& home : policy.hidden_homes) {
+    AddOnce(paths, home);
+    for (const std::filesystem::path& grant : policy.home_grants) {
+      if (!core::IsWithin(grant, home) || grant == home) continue;
+      for (std::filesystem::path up = grant.parent_path(); up != home && core::IsWithin(up, home);
+           up = up.parent_path()) {
+        AddOnce(paths, up);
+      }
+    }
+  }
+  return paths;
+}
+
 }  // namespace
 
 SeatbeltPolicy SeatbeltPolicyFromPlan(const plan::LaunchPlan& plan,
@@ -206,13 +222,21 @@ SeatbeltPolicy SeatbeltPolicyFromPlan(const plan::LaunchPlan& plan,
       case plan::MountOpKind::kMaskFile:
         policy.hidden_files.push_back(op.path);
         break;
+      case plan::MountOpKind::kHomeView:
+        policy.hidden_homes.push_back(op.path);
+        break;
       case plan::MountOpKind::kBindWritable:
       case plan::MountOpKind::kTmpfs:  // Linux-only: the private dir replaces these
       case plan::MountOpKind::kDirectory:
-      case plan::MountOpKind::kHomeView:  // never planned here: the planner refuses first
       case plan::MountOpKind::kResolverConfig:
         break;
     }
+  }
+  // What the plan binds into a hidden home is what the command may read there.
+  for (const plan::MountOp& op : plan.mounts) {
+    const bool bind = op.kind == plan::MountOpKind::kBindReadOnly ||
+                      (op.kind == plan::MountOpKind::kBindWritable && !op.optional);
+    if (bind && InAny(op.path, policy.hidden_homes)) AddOnce(policy.home_grants, op.path);
   }
   // A missing .git or host-run file in a writable root: denied by name, so it cannot be
   // created (Linux holds a placeholder instead).
@@ -244,6 +268,16 @@ std::string CaseInsensitiveNameRegex(const std::string& name) {
 
 SeatbeltProfile RenderSeatbelt(const SeatbeltPolicy& policy) {
   ProfileBuilder b;
+  AddRule(b,
+          "The real homes: neither readable nor listable (what the host creates there later\n"
+          "; neither), except the grants below.",
+          "deny file-read*", "subpath", "HOME", policy.hidden_homes);
+  AddRule(b,
+          "Granted in a home: the tool paths, sandbox.readable_paths, the workspace and the\n"
+          "; writable roots there (a secret inside one stays denied at the end).",
+          "allow file-read*", "subpath", "GRANT", policy.home_grants);
+  AddRule(b, "The directories from a home to each grant: stat (realpath, getcwd), not listing.",
+          "allow file-read-metadata", "literal", "GRANT_PATH", GrantPaths(policy));
   AddRule(b, "Writes: the workspace, the writable roots and the private HOME/TMPDIR.",
           "allow file-write*", "subpath", "WRITABLE", policy.writable);
   if (policy.network_allowed) {
@@ -288,6 +322,8 @@ std::vector<SeatbeltPolicy> ProbeVariants(const std::filesystem::path& scratch) 
   policy.hidden_dirs = {scratch / "hidden-dir"};
   policy.hidden_files = {scratch / "hidden-file"};
   policy.hidden_absent = {scratch / "hidden-absent"};
+  policy.hidden_homes = {scratch / "home"};
+  policy.home_grants = {scratch / "home" / "tools" / "bin"};
   SeatbeltPolicy with_network = policy;
   with_network.network_allowed = true;
   return {policy, with_network};

@@ -43,6 +43,12 @@ struct SeatbeltPolicy {
   // Credential paths that do not exist at launch: denied by name, so one the host (or the
   // command) creates during the run is unreadable too.
   std::vector<std::filesystem::path> hidden_absent;
+  // The hidden home (sandbox.home "hidden"): each home neither readable nor listable, what the
+  // host creates there later included, except `home_grants` (the tool paths, readable_paths,
+  // the workspace and writable roots inside a home); the directories leading from a home to a
+  // grant may be stat'ed (realpath, getcwd), not listed.
+  std::vector<std::filesystem::path> hidden_homes;
+  std::vector<std::filesystem::path> home_grants;
   bool network_allowed = false;
 };
 
@@ -54,7 +60,8 @@ struct SeatbeltProfile {
 // Writable: the plan's writable binds plus `private_dir` (the per-command HOME and TMPDIR the
 // backend creates, since macOS has no private tmpfs); read-only: the plan's read-only binds and
 // absent protected entries that lie in a writable subtree (git metadata, host-run files);
-// hidden: the plan's masks and its absent hidden paths; pinned: the plan's pins.
+// hidden: the plan's masks and its absent hidden paths; pinned: the plan's pins; hidden homes:
+// the plan's home views, with the binds inside them as their grants.
 SeatbeltPolicy SeatbeltPolicyFromPlan(const plan::LaunchPlan& plan,
                                       const std::filesystem::path& private_dir,
                                       bool network_allowed);

@@ -194,6 +194,40 @@ TEST(BackendSelection, SeatbeltDeniesCredentialPathsThatDoNotExistYetByName) {
   std::filesystem::remove_all(home);
 }
 
+TEST(BackendSelection, SeatbeltHidesTheHomeByDefaultWithItsGrants) {
+  char pattern[] = "/var/lib/cordon-sb-home-XXXXXX";  // a home outside the private /tmp
+  ASSERT_NE(::mkdtemp(pattern), nullptr);
+  const std::filesystem::path home = std::filesystem::canonical(pattern);
+  std::filesystem::create_directories(home / ".cargo/bin");
+  std::filesystem::create_directories(home / "proj");
+  Config config = WithBackend(BackendChoice::kSeatbelt);  // sandbox.home "auto"
+  PlanRequest request = Request();
+  request.caller_home = home;
+  request.workspace = home / "proj";
+  auto plan = Plan(config, NoNamespaces(0), request, MacSeatbelt(true));
+  ASSERT_TRUE(plan) << plan.error().message;
+  auto has = [&](MountOpKind kind, const std::filesystem::path& path) {
+    return std::any_of(plan->mounts.begin(), plan->mounts.end(),
+                       [&](const MountOp& op) { return op.kind == kind && op.path == path; });
+  };
+  EXPECT_TRUE(has(MountOpKind::kHomeView, home));
+  EXPECT_TRUE(has(MountOpKind::kBindReadOnly, home / ".cargo/bin"));
+  EXPECT_TRUE(has(MountOpKind::kBindWritable, home / "proj"));
+  const Capabilities caps = DescribeCapabilities(config, NoNamespaces(0), MacSeatbelt(true));
+  EXPECT_TRUE(caps.can_run());
+  EXPECT_EQ(caps.home, HomeView::kHidden);
+  EXPECT_TRUE(std::any_of(caps.unsupported.begin(), caps.unsupported.end(), [](const auto& u) {
+    return Contains(u, "hidden home is denied by path");
+  }));
+  // Twin: sandbox.home "read_only" keeps the home visible (no view), said as a gap.
+  config.sandbox.home = HomeView::kReadOnly;
+  auto visible = Plan(config, NoNamespaces(0), request, MacSeatbelt(true));
+  ASSERT_TRUE(visible) << visible.error().message;
+  EXPECT_FALSE(std::any_of(visible->mounts.begin(), visible->mounts.end(),
+                           [](const MountOp& op) { return op.kind == MountOpKind::kHomeView; }));
+  std::filesystem::remove_all(home);
+}
+
 TEST(BackendSelection, SeatbeltFailsClosedWhenSandboxExecDoesNotEnforce) {
   const Config config = WithBackend(BackendChoice::kSeatbelt);
   auto plan = Plan(config, NoNamespaces(0), Request(), MacSeatbelt(false));

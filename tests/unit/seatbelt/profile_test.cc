@@ -225,15 +225,73 @@ TEST(SeatbeltStructure, NoRuleLetsTheCommandUseTheHostsTerminals) {
   }
 }
 
+// A Mac's home hidden (sandbox.home "hidden", the default): the workspace and a toolchain in
+// it granted, a secret in the workspace masked.
+plan::LaunchPlan HiddenHomePlan() {
+  using K = plan::MountOpKind;
+  plan::LaunchPlan plan = testing::WorkspaceWriteNetworkDeny();
+  plan.workspace = "/Users/dev/proj";
+  plan.mounts = {{K::kHomeView, "/Users/dev"},
+                 {K::kHomeView, "/Users"},
+                 {K::kBindWritable, "/Users/dev/proj"},
+                 {K::kBindReadOnly, "/Users/dev/proj/.git"},
+                 {K::kMaskFile, "/Users/dev/proj/.env"},
+                 {K::kBindReadOnly, "/Users/dev/.cargo/bin"},
+                 {K::kBindReadOnly, "/Users/dev/.gitconfig"}};
+  return plan;
+}
+
+TEST(SeatbeltProfile, HiddenHomeMatchesGolden) {
+  auto policy = SeatbeltPolicyFromPlan(HiddenHomePlan(), kPrivateDir, false);
+  testing::ExpectMatchesGolden(Describe(RenderSeatbelt(policy)), "seatbelt_hidden_home.sb");
+}
+
+TEST(SeatbeltStructure, TheHiddenHomeIsDeniedExceptItsGrantsAndTheWayToThem) {
+  const SeatbeltProfile profile =
+      RenderSeatbelt(SeatbeltPolicyFromPlan(HiddenHomePlan(), kPrivateDir, false));
+  const std::vector<std::string> homes = Values(profile, "HOME");
+  EXPECT_TRUE(Has(homes, "/Users/dev") && Has(homes, "/Users"));
+  const std::vector<std::string> grants = Values(profile, "GRANT");
+  for (const char* grant : {"/Users/dev/proj", "/Users/dev/.cargo/bin", "/Users/dev/.gitconfig"}) {
+    EXPECT_TRUE(Has(grants, grant)) << grant;
+  }
+  // Stat, not listing, on the way: the home and ~/.cargo; never the grant's own parent beyond.
+  const std::vector<std::string> way = Values(profile, "GRANT_PATH");
+  EXPECT_TRUE(Has(way, "/Users/dev") && Has(way, "/Users/dev/.cargo") && Has(way, "/Users"));
+  // Twins: nothing else of the home is granted, and the masked secret inside the granted
+  // workspace is still denied, after the grant.
+  EXPECT_FALSE(Has(grants, "/Users/dev"));
+  EXPECT_FALSE(Has(grants, "/Users/dev/.cargo"));
+  EXPECT_TRUE(Has(Values(profile, "HIDDEN"), "/Users/dev/proj/.env"));
+  const auto reads = profile.text.find("(allow file-read*)");
+  const auto deny_home = profile.text.find("(deny file-read*\n  (subpath (param \"HOME_0\"))");
+  const auto grant = profile.text.find("(allow file-read*\n  (subpath (param \"GRANT_0\"))");
+  const auto way_rule =
+      profile.text.find("(allow file-read-metadata\n  (literal (param \"GRANT_PATH_0\"))");
+  const auto secrets = profile.text.find("(deny file-read* file-write* file-link");
+  for (const auto at : {reads, deny_home, grant, way_rule, secrets}) {
+    ASSERT_NE(at, std::string::npos) << profile.text;
+  }
+  EXPECT_LT(reads, deny_home);
+  EXPECT_LT(deny_home, grant);
+  EXPECT_LT(grant, secrets);
+  // Twin: a read-only home view (no kHomeView) has no home rule at all.
+  const SeatbeltProfile plain = RenderSeatbelt(
+      SeatbeltPolicyFromPlan(testing::WorkspaceWriteNetworkDeny(), kPrivateDir, false));
+  EXPECT_TRUE(Values(plain, "HOME").empty());
+  EXPECT_TRUE(Values(plain, "GRANT").empty());
+}
+
 TEST(SeatbeltStructure, ProbeVariantsHoldEveryKindOfRuleForBothNetworkSettings) {
   const std::vector<SeatbeltPolicy> variants = ProbeVariants("/private/tmp/probe");
   ASSERT_EQ(variants.size(), 2u);
   EXPECT_NE(variants[0].network_allowed, variants[1].network_allowed);
   for (const SeatbeltPolicy& v : variants) {
     const std::string text = RenderSeatbelt(v).text;
-    for (const char* rule : {"(allow file-write*", "(deny file-write* file-link",
-                             "(deny file-write-unlink file-write-create",
-                             "(deny file-read* file-write* file-link", "(regex (string-append"}) {
+    for (const char* rule :
+         {"(allow file-write*", "(deny file-write* file-link",
+          "(deny file-write-unlink file-write-create", "(deny file-read* file-write* file-link",
+          "(regex (string-append", "(deny file-read*\n  (subpath", "(allow file-read-metadata"}) {
       EXPECT_NE(text.find(rule), std::string::npos) << rule;
     }
   }

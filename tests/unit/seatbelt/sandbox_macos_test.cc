@@ -226,6 +226,32 @@ TEST_F(SeatbeltSandbox, ACredentialCreatedAfterTheProfileIsHiddenAndNotLinkedOut
   EXPECT_FALSE(fs::exists(root_ / "ws/k"));
 }
 
+TEST_F(SeatbeltSandbox, TheHiddenHomeShowsOnlyItsGrants) {
+  const fs::path home = root_ / "home";
+  fs::create_directories(home / ".tool/bin");
+  std::ofstream(home / ".tool/bin/t") << "tool";
+  std::ofstream(home / ".pgpass") << "secret";
+  fs::create_directories(home / "other-project");
+  std::ofstream(home / "other-project/.env") << "secret";
+  policy_.hidden_homes = {home};
+  policy_.home_grants = {home / ".tool/bin"};
+  const SeatbeltProfile profile = RenderSeatbelt(policy_);
+  std::ofstream(home / ".vault-token") << "made after the profile";
+  auto run = [&](const std::string& shell) {
+    return RunBare(SandboxExecArgv(profile, {"/bin/sh", "-c", shell}));
+  };
+  const std::string h = home;
+  for (const char* secret : {"/.pgpass", "/other-project/.env", "/.vault-token"}) {
+    EXPECT_NE(run("cat '" + h + secret + "'"), 0) << secret;
+  }
+  EXPECT_NE(run("ls '" + h + "'"), 0) << "the home is not listable";
+  EXPECT_EQ(run("cat '" + h + "/.tool/bin/t'"), 0);           // twin: the grant
+  EXPECT_EQ(run("cd '" + h + "/.tool/bin' && /bin/pwd"), 0);  // the way to it can be stat'ed
+  // The Data volume's path of the same files (macOS's firmlinks) is denied as well.
+  const fs::path data = fs::path("/System/Volumes/Data") / home.relative_path();
+  if (fs::exists(data)) EXPECT_NE(run("cat '" + (data / ".pgpass").string() + "'"), 0);
+}
+
 // The whole backend: seatbelt::Launch + the supervisor, as a session runs a command.
 class SeatbeltBackend : public SeatbeltSandbox {
  protected:
