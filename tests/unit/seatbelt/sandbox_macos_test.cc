@@ -249,7 +249,9 @@ TEST_F(SeatbeltSandbox, TheHiddenHomeShowsOnlyItsGrants) {
   EXPECT_EQ(run("cd '" + h + "/.tool/bin' && /bin/pwd"), 0);  // the way to it can be stat'ed
   // The Data volume's path of the same files (macOS's firmlinks) is denied as well.
   const fs::path data = fs::path("/System/Volumes/Data") / home.relative_path();
-  if (fs::exists(data)) EXPECT_NE(run("cat '" + (data / ".pgpass").string() + "'"), 0);
+  if (fs::exists(data)) {
+    EXPECT_NE(run("cat '" + (data / ".pgpass").string() + "'"), 0);
+  }
 }
 
 // The whole backend: seatbelt::Launch + the supervisor, as a session runs a command.
