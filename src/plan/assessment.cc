@@ -100,8 +100,8 @@ void AssessSeatbelt(const Config& config, const KernelFeatures& f, Assessment& a
       "to a private directory, removed after the run)",
       "seatbelt backend: hidden paths are denied by path (their names stay listable where "
       "their directory is readable: inside a grant or the workspace)",
-      "seatbelt backend: the host's unix sockets inside the writable areas stay reachable, and "
-      "with network allow every socket is",
+      "seatbelt backend: the host's unix sockets inside the writable areas stay reachable (with "
+      "network allow also the resolver's, mDNSResponder)",
   };
   if (a.home == HomeView::kHidden) {
     a.unsupported.push_back(

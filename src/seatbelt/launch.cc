@@ -68,13 +68,13 @@ class PrivateDir : public exec::RunResource {
 
   // sandbox-exec exits 65 or 71 when it cannot compile or apply the profile, before the
   // command runs; a command may exit so too. Only then is the same profile applied again to
-  // /usr/bin/true: when that fails alike, it was sandbox-exec's failure and nothing ran.
+  // /usr/bin/true: when that fails alike (FailsAlike), it was sandbox-exec's failure and
+  // nothing ran.
   std::string SetupFailure(int exit_code) override {
     if (exit_code != kSandboxExecProfileRefused && exit_code != kSandboxExecApplyFailed) return {};
     if (sandbox_exec_.empty()) return {};
-    const Result<void> again = CheckProfileApplies(sandbox_exec_, profile_);
-    if (again) return {};
-    return "seatbelt backend: " + again.error().message;
+    std::string why = FailsAlike(sandbox_exec_, profile_, exit_code);
+    return why.empty() ? why : "seatbelt backend: " + why;
   }
 
  private:
@@ -152,12 +152,14 @@ Result<exec::LaunchedProcess> Launch(const plan::LaunchPlan& plan, const exec::S
   }
   CORDON_TRY(std::unique_ptr<PrivateDir> dir, CreatePrivateDir(options.private_base));
 
-  SeatbeltPolicy policy = SeatbeltPolicyFromPlan(plan, dir->path(), NetworkAllowed(plan));
-  for (auto* list :
-       {&policy.writable, &policy.read_only, &policy.pinned, &policy.hidden_dirs,
-        &policy.hidden_files, &policy.hidden_absent, &policy.hidden_homes, &policy.home_grants}) {
-    CanonicalizeAll(*list);
-  }
+  // Paths as the kernel matches them (resolved: /tmp is /private/tmp on macOS) before the
+  // policy sorts them, so no read-only entry is dropped as lying outside a writable root that
+  // it is in once resolved.
+  plan::LaunchPlan resolved = plan;
+  for (plan::MountOp& op : resolved.mounts) op.path = CanonicalOrSelf(op.path);
+  CanonicalizeAll(resolved.absent_protected);
+  CanonicalizeAll(resolved.absent_hidden);
+  SeatbeltPolicy policy = SeatbeltPolicyFromPlan(resolved, dir->path(), NetworkAllowed(plan));
 
   // The spawn of mode off, with sandbox-exec as the program: same session, descriptors,
   // signals and rlimits. Its argv[0] is absolute, so no PATH search happens for it.

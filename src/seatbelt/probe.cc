@@ -121,6 +121,13 @@ Result<void> CheckProfileApplies(const std::filesystem::path& sandbox_exec,
               ExplainSandboxExecFailure(sandbox_exec, run.exit_code, run.stderr_text));
 }
 
+std::string FailsAlike(const std::filesystem::path& sandbox_exec, const SeatbeltProfile& profile,
+                       int exit_code) {
+  const Outcome run = RunCapturing(ArgvFor(sandbox_exec, profile, {"/usr/bin/true"}));
+  if (run.exit_code != exit_code || !run.stderr_text.starts_with("sandbox-exec:")) return {};
+  return ExplainSandboxExecFailure(sandbox_exec, run.exit_code, run.stderr_text);
+}
+
 Result<void> ProbeSeatbelt(const std::filesystem::path& scratch,
                            const std::filesystem::path& sandbox_exec) {
   const std::string tool = sandbox_exec.string();

@@ -21,6 +21,13 @@ inline constexpr int kSandboxExecApplyFailed = 71;
 [[nodiscard]] Result<void> CheckProfileApplies(const std::filesystem::path& sandbox_exec,
                                                const SeatbeltProfile& profile);
 
+// After a run that exited `exit_code` (65 or 71): the same profile applied to /usr/bin/true
+// again. The reason when that fails alike — the same status, and sandbox-exec's own complaint
+// ("sandbox-exec: ...") on stderr — so the run's status was sandbox-exec's; empty otherwise
+// (the command's own status, or a re-check that failed some other way, which proves nothing).
+std::string FailsAlike(const std::filesystem::path& sandbox_exec, const SeatbeltProfile& profile,
+                       int exit_code);
+
 // The message for sandbox-exec's exit `exit_code` with `stderr_text`, naming the cause and fix.
 std::string ExplainSandboxExecFailure(const std::filesystem::path& sandbox_exec, int exit_code,
                                       const std::string& stderr_text);

@@ -23,6 +23,9 @@ constexpr const char* kPreamble = R"j((version 1)
 (allow signal (target same-sandbox))
 (allow process-info* (target same-sandbox))
 (allow sysctl-read)
+; ...except other processes' arguments and environment (API keys in an environment, passwords
+; on a command line): the host's processes are visible on macOS, their secrets are not.
+(deny sysctl-read (sysctl-name-prefix "kern.procargs"))
 ; The host's CPU and memory counts (host_processor_info: Node's os.cpus(), which npm and
 ; build tools size their worker pools by, is empty without it). Read-only host statistics.
 (allow mach-host*)
@@ -31,11 +34,11 @@ constexpr const char* kPreamble = R"j((version 1)
 (allow ipc-posix-sem)
 
 ; Services ordinary tools need: user and group lookup and membership, notifications, logging,
-; preferences (read only: cfprefsd serves reads of the plists file-read* shows anyway), the
+; preferences (read only: cfprefsd serves reads of the plists file-read* shows anyway), and the
 ; per-user temporary and cache directory names (confstr(_CS_DARWIN_USER_*_DIR), which the xcrun
 ; shims /usr/bin/git, clang, make, python3 ask for; writing there stays denied: the cache
-; directory holds caches host tools trust, clang's module cache among them), and the process
-; list ps reads (sysmond; macOS has no PID namespace, the host's processes are visible anyway).
+; directory holds caches host tools trust, clang's module cache among them). Not sysmond: it
+; would hand ps every host process's command line.
 (allow mach-lookup
   (global-name "com.apple.system.opendirectoryd.libinfo")
   (global-name "com.apple.system.opendirectoryd.membership")
@@ -44,8 +47,7 @@ constexpr const char* kPreamble = R"j((version 1)
   (global-name "com.apple.logd")
   (global-name "com.apple.cfprefsd.agent")
   (global-name "com.apple.cfprefsd.daemon")
-  (global-name "com.apple.bsd.dirhelper")
-  (global-name "com.apple.sysmond"))
+  (global-name "com.apple.bsd.dirhelper"))
 (allow user-preference-read)
 (allow ipc-posix-shm-read-data
   (ipc-posix-name "apple.shm.notification_center")
@@ -59,15 +61,17 @@ constexpr const char* kPreamble = R"j((version 1)
 (allow file-write-data file-ioctl
   (literal "/dev/null")
   (literal "/dev/zero")
-  (literal "/dev/tty")
   (literal "/dev/dtracehelper")
   (regex #"^/dev/fd/[0-9]+$"))
 
-; Terminals: the command never gets one (its stdio are pipes), so the host's terminals are
-; neither readable nor writable (another terminal's keystrokes would be). Pseudo-terminals the
-; command opens itself (script, expect, node-pty) are its own: /dev/ptmx, and the ttys the
-; kernel marks with the pty extension for the process that made them.
-(deny file-read* file-write* file-ioctl (regex #"^/dev/tty[a-z]*[0-9]+$"))
+; Terminals: the command never gets one (its stdio are pipes), so the host's terminals, serial
+; lines and console are neither readable nor writable (another terminal's keystrokes would be).
+; /dev/tty is the process's own controlling terminal (none: it runs in a new session, until it
+; makes a pseudo-terminal its own). Pseudo-terminals the command opens itself (script, expect,
+; node-pty) are its own: /dev/ptmx, and the ttys the kernel marks with the pty extension for
+; the process that made them.
+(deny file-read* file-write* file-ioctl (regex #"^/dev/(tty|cu)") (literal "/dev/console"))
+(allow file-read* file-write-data file-ioctl (literal "/dev/tty"))
 (allow pseudo-tty)
 (allow file-read* file-write* file-ioctl (literal "/dev/ptmx"))
 (allow file-read* file-write* file-ioctl
@@ -75,8 +79,10 @@ constexpr const char* kPreamble = R"j((version 1)
 )j";
 
 // Network allowed: the host's network, DNS (mDNSResponder's socket and the resolver
-// configuration) and certificate trust (trustd: Go's crypto/x509, gh, terraform; the security
-// server and OCSP for the system's TLS).
+// configuration) and certificate trust (trustd: Go's crypto/x509, gh, terraform; OCSP). Not the
+// security server: it serves the login keychain, where git's, gh's and docker's credentials
+// are. The host's unix sockets stay out as with the network denied (tmux, an ssh or gpg agent,
+// Docker's socket): only mDNSResponder's and the command's own in the writable subtrees.
 constexpr const char* kNetworkAllowed = R"j(
 ; Network: allowed (the host's network), with what name lookups and TLS verification need.
 (allow network*)
@@ -87,8 +93,10 @@ constexpr const char* kNetworkAllowed = R"j(
   (global-name "com.apple.networkd")
   (global-name "com.apple.trustd")
   (global-name "com.apple.trustd.agent")
-  (global-name "com.apple.SecurityServer")
   (global-name "com.apple.ocspd"))
+; The host's unix sockets: none but the resolver's (the writable subtrees' below).
+(deny network-outbound (remote unix-socket))
+(allow network-outbound (remote unix-socket (literal "/private/var/run/mDNSResponder")))
 )j";
 
 // Network denied: no IP at all (macOS has no private loopback, so a connection to 127.0.0.1
@@ -101,6 +109,34 @@ constexpr const char* kNetworkDenied = R"j(
 (allow network-bind network-inbound (local unix-socket))
 )j";
 
+void AddOnce(std::vector<std::filesystem::path>& list, const std::filesystem::path& path) {
+  if (std::find(list.begin(), list.end(), path) == list.end()) list.push_back(path);
+}
+
+bool InAny(const std::filesystem::path& path, const std::vector<std::filesystem::path>& roots) {
+  for (const auto& root : roots) {
+    if (core::IsWithin(path, root)) return true;
+  }
+  return false;
+}
+
+// The deepest writable root that holds `path` below itself, and the rest of `path` under it:
+// every name the command could create or rename there is matched in any case, the missing
+// directories on the way included. Outside the writable roots, the parent and the last name.
+std::pair<std::filesystem::path, std::string> SplitAtBase(
+    const std::filesystem::path& path, const std::vector<std::filesystem::path>& writable) {
+  std::filesystem::path base = path.parent_path();
+  bool in_root = false;
+  for (const std::filesystem::path& root : writable) {
+    const bool below = root != path && core::IsWithin(path, root);
+    if (below && (!in_root || root.native().size() > base.native().size())) {
+      base = root;
+      in_root = true;
+    }
+  }
+  return {base, path.lexically_relative(base).string()};
+}
+
 class ProfileBuilder {
  public:
   // A parameter for `path`, named PREFIX_N; returns its SBPL reference.
@@ -109,17 +145,18 @@ class ProfileBuilder {
     params_.emplace_back(name, path.string());
     return fmt::format("(param \"{}\")", name);
   }
-  // The parent of `path` quoted and its last name's case-insensitive regex, as parameters
-  // PREFIX_PARENT_N and PREFIX_NAME_N; returns the SBPL regex filter.
-  std::string NameRegex(const char* prefix, std::size_t index, const std::filesystem::path& path) {
-    const std::filesystem::path parent = path.parent_path();
-    const std::string parent_name = fmt::format("{}_PARENT_{}", prefix, index);
+  // `path` as a regex: its base (the writable root it lies in, else its parent) quoted, the
+  // rest with each ASCII letter in either case (CaseInsensitiveRegex), as parameters
+  // PREFIX_BASE_N and PREFIX_NAME_N; returns the SBPL regex filter.
+  std::string CaseRegex(const char* prefix, std::size_t index, const std::filesystem::path& path,
+                        const std::vector<std::filesystem::path>& writable, bool subtree) {
+    const auto [base, rest] = SplitAtBase(path, writable);
+    const std::string base_name = fmt::format("{}_BASE_{}", prefix, index);
     const std::string regex_name = fmt::format("{}_NAME_{}", prefix, index);
-    // "/" as the parent: the regex adds the separator itself.
-    params_.emplace_back(parent_name, parent == parent.root_path() ? "" : parent.string());
-    params_.emplace_back(regex_name, CaseInsensitiveNameRegex(path.filename().string()));
+    params_.emplace_back(base_name, base == base.root_path() ? base.string() : base.string() + "/");
+    params_.emplace_back(regex_name, CaseInsensitiveRegex(rest, subtree));
     return fmt::format("(regex (string-append \"^\" (regex-quote (param \"{}\")) (param \"{}\")))",
-                       parent_name, regex_name);
+                       base_name, regex_name);
   }
   std::string& text() { return text_; }
   SeatbeltProfile Take() { return {std::move(text_), std::move(params_)}; }
@@ -143,26 +180,36 @@ void AddRule(ProfileBuilder& b, const char* comment, const char* action_operatio
 
 // One denial over protected paths: each exactly, as a subtree, and by its name in any case.
 void AddProtectRule(ProfileBuilder& b, const char* comment, const char* action_operations,
-                    const char* prefix, const std::vector<std::filesystem::path>& paths) {
+                    const char* prefix, const std::vector<std::filesystem::path>& paths,
+                    const std::vector<std::filesystem::path>& writable) {
   if (paths.empty()) return;
   b.text() += fmt::format("\n; {}\n({}", comment, action_operations);
   for (std::size_t i = 0; i < paths.size(); ++i) {
     const std::string param = b.Param(prefix, i, paths[i]);
     b.text() += fmt::format("\n  (literal {})\n  (subpath {})\n  {}", param, param,
-                            b.NameRegex(prefix, i, paths[i]));
+                            b.CaseRegex(prefix, i, paths[i], writable, /*subtree=*/true));
   }
   b.text() += ")\n";
 }
 
-void AddOnce(std::vector<std::filesystem::path>& list, const std::filesystem::path& path) {
-  if (std::find(list.begin(), list.end(), path) == list.end()) list.push_back(path);
-}
-
-bool InAny(const std::filesystem::path& path, const std::vector<std::filesystem::path>& roots) {
-  for (const auto& root : roots) {
-    if (core::IsWithin(path, root)) return true;
+// The pins: each exactly and, below a writable root, by its path there in any case (so a
+// missing directory on the way to a protected path is not created as `.Config` either).
+void AddPinRule(ProfileBuilder& b, const std::vector<std::filesystem::path>& pins,
+                const std::vector<std::filesystem::path>& writable) {
+  if (pins.empty()) return;
+  b.text() +=
+      "\n; Writable roots and the directories on the way to protected paths: not renamed,\n"
+      "; removed or created (in any case of their names); what they hold stays writable, so\n"
+      "; nothing protected moves out from under its rule or is reached through a link.\n"
+      "(deny file-write-unlink file-write-create";
+  for (std::size_t i = 0; i < pins.size(); ++i) {
+    b.text() += fmt::format("\n  (literal {})", b.Param("PINNED", i, pins[i]));
+    const bool root = std::find(writable.begin(), writable.end(), pins[i]) != writable.end();
+    if (!root && InAny(pins[i], writable)) {
+      b.text() += "\n  " + b.CaseRegex("PINNED", i, pins[i], writable, /*subtree=*/false);
+    }
   }
-  return false;
+  b.text() += ")\n";
 }
 
 // Every writable root, and each ancestor of a protected or hidden path inside a writable
@@ -247,14 +294,14 @@ SeatbeltPolicy SeatbeltPolicyFromPlan(const plan::LaunchPlan& plan,
   return policy;
 }
 
-std::string CaseInsensitiveNameRegex(const std::string& name) {
-  std::string out = "/";
-  for (const char c : name) {
+std::string CaseInsensitiveRegex(const std::string& relative, bool subtree) {
+  std::string out;
+  for (const char c : relative) {
     const auto u = static_cast<unsigned char>(c);
     if (std::isalpha(u) != 0 && u < 0x80) {
       out += fmt::format("[{}{}]", static_cast<char>(std::tolower(u)),
                          static_cast<char>(std::toupper(u)));
-    } else if (std::isdigit(u) != 0 || c == '_' || c == '-' || u >= 0x80) {
+    } else if (std::isdigit(u) != 0 || c == '_' || c == '-' || c == '/' || u >= 0x80) {
       out += c;  // not special in a regex; bytes of other scripts kept as they are
     } else if (c == ']' || c == '[' || c == '\\' || c == '^') {
       out += '.';  // no class holds it plainly: any one character (the denial matches more)
@@ -262,7 +309,7 @@ std::string CaseInsensitiveNameRegex(const std::string& name) {
       out += fmt::format("[{}]", c);
     }
   }
-  out += "(/|$)";
+  out += subtree ? "(/|$)" : "$";
   return out;
 }
 
@@ -280,38 +327,37 @@ SeatbeltProfile RenderSeatbelt(const SeatbeltPolicy& policy) {
           "allow file-read-metadata", "literal", "GRANT_PATH", GrantPaths(policy));
   AddRule(b, "Writes: the workspace, the writable roots and the private HOME/TMPDIR.",
           "allow file-write*", "subpath", "WRITABLE", policy.writable);
-  if (policy.network_allowed) {
-    b.text() += kNetworkAllowed;
-  } else {
-    b.text() += kNetworkDenied;
-    // Never without a filter: an unfiltered allow would let every connection out.
-    if (!policy.writable.empty()) {
-      b.text() +=
-          "\n; Connections only to sockets inside the writable subtrees.\n(allow network-outbound";
-    }
+  b.text() += policy.network_allowed ? kNetworkAllowed : kNetworkDenied;
+  // The command's own unix sockets. Never without a filter: an unfiltered allow would let every
+  // connection out.
+  if (!policy.writable.empty()) {
+    b.text() +=
+        "\n; Connections to unix sockets inside the writable subtrees.\n(allow network-outbound";
     for (std::size_t i = 0; i < policy.writable.size(); ++i) {
       b.text() += fmt::format("\n  (remote unix-socket (subpath {}))",
                               b.Param("SOCKET", i, policy.writable[i]));
     }
-    if (!policy.writable.empty()) b.text() += ")\n";
+    b.text() += ")\n";
   }
   AddProtectRule(b,
                  "Git metadata and host-run files: read-only in writable subtrees; an absent one\n"
-                 "; is not created in any case of its name; no hard link to one (a write\n"
-                 "; through the link would change it).",
-                 "deny file-write* file-link", "READ_ONLY", policy.read_only);
-  AddRule(b,
-          "Writable roots and ancestors of protected paths: not renamed or removed (their\n"
-          "; contents stay writable), so nothing protected moves out from under its rule.",
-          "deny file-write-unlink file-write-create", "literal", "PINNED", Pins(policy));
+                 "; is not created in any case of its name.",
+                 "deny file-write*", "READ_ONLY", policy.read_only, policy.writable);
+  AddPinRule(b, Pins(policy), policy.writable);
   std::vector<std::filesystem::path> hidden = policy.hidden_dirs;
   hidden.insert(hidden.end(), policy.hidden_files.begin(), policy.hidden_files.end());
   hidden.insert(hidden.end(), policy.hidden_absent.begin(), policy.hidden_absent.end());
-  AddProtectRule(
-      b,
-      "Hidden credentials, present or not (one created during the run too): unreadable,\n"
-      "; unwritable, never linked elsewhere.",
-      "deny file-read* file-write* file-link", "HIDDEN", hidden);
+  AddProtectRule(b,
+                 "Hidden credentials, present or not (one created during the run too): unreadable\n"
+                 "; and unwritable in any case of their names.",
+                 "deny file-read* file-write*", "HIDDEN", hidden, policy.writable);
+  // Hard links: whether Seatbelt checks a link's source or its new name is not documented,
+  // and a link of a hidden or protected file into a writable place would be read or changed
+  // there. None is made; tools fall back to copying (cargo, git clone --local, pnpm).
+  b.text() +=
+      "\n; No hard links anywhere: a link of a hidden or protected file into a writable place\n"
+      "; would be read or changed there. Tools fall back to copying (cargo, git, pnpm).\n"
+      "(deny file-link (subpath \"/\"))\n";
   return b.Take();
 }
 
@@ -321,7 +367,8 @@ std::vector<SeatbeltPolicy> ProbeVariants(const std::filesystem::path& scratch) 
   policy.read_only = {scratch / "allowed" / ".git"};
   policy.hidden_dirs = {scratch / "hidden-dir"};
   policy.hidden_files = {scratch / "hidden-file"};
-  policy.hidden_absent = {scratch / "hidden-absent"};
+  // A top-level one too: its base is "/" itself.
+  policy.hidden_absent = {scratch / "hidden-absent", "/cordon-probe-absent"};
   policy.hidden_homes = {scratch / "home"};
   policy.home_grants = {scratch / "home" / "tools" / "bin"};
   SeatbeltPolicy with_network = policy;

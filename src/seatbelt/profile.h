@@ -10,9 +10,10 @@
 //
 // Every protected or hidden path is denied three ways: exactly (`literal`), as a subtree
 // (`subpath`, which alone may not cover the first creation of the path itself), and by a regex
-// of its parent (quoted) and its last name with each ASCII letter matched in either case:
-// macOS volumes are case-insensitive, so `mkdir .GIT` would otherwise create what host git
-// opens as `.git`. The regex text is a parameter too (PROTECTED_NAME_N).
+// of its base (the writable root it lies in, else its parent; quoted) and the rest of its path
+// with each ASCII letter matched in either case: macOS volumes are case-insensitive, so
+// `mkdir .GIT` (or `.Config` on the way to `.config/mise.toml`) would otherwise create what
+// host tools open. The regex text is a parameter too (PREFIX_NAME_N).
 //
 // Pure: golden-tested on Linux (tests/unit/seatbelt/golden/); NOT yet verified on a Mac.
 #pragma once
@@ -68,11 +69,12 @@ SeatbeltPolicy SeatbeltPolicyFromPlan(const plan::LaunchPlan& plan,
 
 SeatbeltProfile RenderSeatbelt(const SeatbeltPolicy& policy);
 
-// The regex for one last path component matched case-insensitively on ASCII letters, anchored
-// after its parent and followed by the end or a `/`: ".git" -> "/[.][gG][iI][tT](/|$)". Any
-// character but a letter, digit, '_' or '-' is matched by a class of itself or, where a class
-// could not hold it, by any one character (a denial that matches more, never less).
-std::string CaseInsensitiveNameRegex(const std::string& name);
+// The regex for a relative path matched case-insensitively on ASCII letters, to follow its
+// quoted base: ".config/x" -> "[.][cC][oO][nN][fF][iI][gG]/[xX]" then "(/|$)" for a subtree or
+// "$" for the entry alone. Any character but a letter, digit, '_', '-' or '/' is matched by a
+// class of itself or, where a class could not hold it, by any one character (a denial that
+// matches more, never less).
+std::string CaseInsensitiveRegex(const std::string& relative, bool subtree);
 
 // One policy with every kind of rule, for each network setting: what the probe compiles so a
 // profile sandbox-exec would refuse is found once per session, not on a command.

@@ -128,6 +128,22 @@ TEST_F(SeatbeltLaunch, ArgvIsProfileAndParametersThenTheCommandWithNoShell) {
   EXPECT_EQ(argv[1].find(root_.string()), std::string::npos) << "a path is in the profile text";
 }
 
+TEST_F(SeatbeltLaunch, PathsAreResolvedBeforeTheyAreSortedSoNoProtectedEntryIsDropped) {
+  // The plan names the workspace through a link (as /tmp is /private/tmp on macOS) and its
+  // .git through the resolved path: the .git lies in the writable root once both are
+  // resolved, and must be read-only there.
+  fs::create_directories(root_ / "ws/.git");
+  fs::create_symlink(root_ / "ws", root_ / "link");
+  plan_.mounts = {{plan::MountOpKind::kBindWritable, root_ / "link"},
+                  {plan::MountOpKind::kBindReadOnly, root_ / "ws/.git"}};
+  EXPECT_EQ(MustRun().exit_code, 0);
+  const std::vector<std::string> argv = Record("argv");
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "READ_ONLY_0=" + (root_ / "ws/.git").string()),
+            argv.end());
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "WRITABLE_0=" + (root_ / "ws").string()),
+            argv.end());
+}
+
 TEST_F(SeatbeltLaunch, NetworkIsAllowedInTheProfileOnlyWhenThePlanAllowsIt) {
   EXPECT_EQ(MustRun().exit_code, 0);
   EXPECT_EQ(Record("argv").at(1).find("(allow network*)"), std::string::npos);

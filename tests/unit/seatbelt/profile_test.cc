@@ -7,6 +7,7 @@
 #include <cctype>
 #include <map>
 #include <regex>
+#include <sstream>
 
 #include "../bwrap/golden.h"
 #include "../bwrap/sample_plans.h"
@@ -63,10 +64,11 @@ TEST(SeatbeltProfile, DenialsComeAfterTheAllowancesTheyNarrow) {
   auto policy = SeatbeltPolicyFromPlan(testing::WorkspaceWriteNetworkDeny(), kPrivateDir, false);
   const std::string text = RenderSeatbelt(policy).text;
   const auto allow_writes = text.find("(allow file-write*");
-  const auto deny_git = text.find("(deny file-write* file-link");
-  const auto deny_secrets = text.find("(deny file-read* file-write* file-link");
+  const auto deny_git = text.find("(deny file-write*\n");
+  const auto deny_secrets = text.find("(deny file-read* file-write*\n");
   const auto allow_reads = text.find("(allow file-read*)");
-  const auto deny_ttys = text.find("(deny file-read* file-write* file-ioctl (regex #\"^/dev/tty");
+  const auto deny_ttys =
+      text.find("(deny file-read* file-write* file-ioctl (regex #\"^/dev/(tty|cu)");
   const auto allow_ptys = text.find("(extension \"com.apple.sandbox.pty\")");
   for (const auto at : {allow_writes, deny_git, deny_secrets, allow_reads, deny_ttys, allow_ptys}) {
     ASSERT_NE(at, std::string::npos) << text;
@@ -100,15 +102,22 @@ bool Has(const std::vector<std::string>& list, const std::string& item) {
 }
 
 // Whether the profile's regex for protected path number N of PREFIX matches `path`, as the
-// kernel would: the parent's text quoted, then the name's regex (POSIX extended here).
+// kernel would: the base's text quoted, then the rest's regex (POSIX extended here).
 bool NameRegexMatches(const SeatbeltProfile& profile, const std::string& prefix, std::size_t n,
                       const std::string& path) {
   const auto params = Params(profile);
-  const std::string parent = params.at(fmt::format("{}_PARENT_{}", prefix, n));
-  const std::string name = params.at(fmt::format("{}_NAME_{}", prefix, n));
-  if (!path.starts_with(parent)) return false;
-  const std::regex re("^" + name, std::regex::extended);
-  return std::regex_search(path.substr(parent.size()), re);
+  const std::string base = params.at(fmt::format("{}_BASE_{}", prefix, n));
+  const std::string rest = params.at(fmt::format("{}_NAME_{}", prefix, n));
+  if (!path.starts_with(base)) return false;
+  const std::regex re("^" + rest, std::regex::extended);
+  return std::regex_search(path.substr(base.size()), re);
+}
+
+// The index of `value` among the parameters PREFIX_N.
+std::size_t IndexOf(const SeatbeltProfile& profile, const std::string& prefix,
+                    const std::string& value) {
+  const std::vector<std::string> values = Values(profile, prefix);
+  return static_cast<std::size_t>(std::find(values.begin(), values.end(), value) - values.begin());
 }
 
 TEST(SeatbeltStructure, EveryWritableRootAndEveryAncestorOfAProtectedPathIsPinned) {
@@ -135,6 +144,84 @@ TEST(SeatbeltStructure, EveryWritableRootAndEveryAncestorOfAProtectedPathIsPinne
                               "\"PINNED_0\"))"),
             std::string::npos)
       << profile.text;
+}
+
+TEST(SeatbeltStructure, AMissingDirectoryOnTheWayToAProtectedPathIsNotCreatedInAnyCase) {
+  // .config/mise.toml protected and absent with no .config: `mkdir .Config` then writing
+  // .Config/mise.toml would plant what the host's mise loads as .config/mise.toml (APFS is
+  // case-insensitive), and `ln -s elsewhere .CONFIG` would send it through a link.
+  SeatbeltPolicy policy;
+  policy.writable = {"/Users/me/ws"};
+  policy.read_only = {"/Users/me/ws/.config/mise.toml"};
+  const SeatbeltProfile profile = RenderSeatbelt(policy);
+  for (const char* path : {"/Users/me/ws/.config/mise.toml", "/Users/me/ws/.Config/mise.toml",
+                           "/Users/me/ws/.CONFIG/MISE.TOML"}) {
+    EXPECT_TRUE(NameRegexMatches(profile, "READ_ONLY", 0, path)) << path;
+  }
+  const std::size_t pin = IndexOf(profile, "PINNED", "/Users/me/ws/.config");
+  ASSERT_LT(pin, Values(profile, "PINNED").size());
+  for (const char* path :
+       {"/Users/me/ws/.config", "/Users/me/ws/.Config", "/Users/me/ws/.CONFIG"}) {
+    EXPECT_TRUE(NameRegexMatches(profile, "PINNED", pin, path)) << path;
+  }
+  // Twins: what the directory holds stays writable; other names are not touched.
+  for (const char* path :
+       {"/Users/me/ws/.config/other", "/Users/me/ws/.configx", "/Users/me/ws/sub/.config"}) {
+    EXPECT_FALSE(NameRegexMatches(profile, "PINNED", pin, path)) << path;
+  }
+  // The writable root itself is matched exactly: it is not created by the command anyway.
+  const std::size_t root = IndexOf(profile, "PINNED", "/Users/me/ws");
+  EXPECT_EQ(Params(profile).count(fmt::format("PINNED_BASE_{}", root)), 0u);
+}
+
+TEST(SeatbeltStructure, ATopLevelPathHasTheRootAsItsBase) {
+  SeatbeltPolicy policy;
+  policy.hidden_absent = {"/secrets"};
+  const SeatbeltProfile profile = RenderSeatbelt(policy);
+  EXPECT_EQ(Params(profile).at("HIDDEN_BASE_0"), "/");
+  EXPECT_TRUE(NameRegexMatches(profile, "HIDDEN", 0, "/SECRETS/x"));
+  EXPECT_FALSE(NameRegexMatches(profile, "HIDDEN", 0, "/secretsx"));
+  for (const auto& [name, value] : profile.params) EXPECT_FALSE(value.empty()) << name;
+}
+
+TEST(SeatbeltStructure, NoHardLinkIsMadeAnywhere) {
+  // Whether Seatbelt checks a link's source or its new name is not documented: a link of a
+  // hidden file into the workspace would be read there. All hard links are denied, after every
+  // write allowance.
+  SeatbeltPolicy policy;
+  policy.writable = {"/Users/me/ws"};
+  const std::string text = RenderSeatbelt(policy).text;
+  const auto links = text.find("(deny file-link (subpath \"/\"))");
+  ASSERT_NE(links, std::string::npos) << text;
+  EXPECT_GT(links, text.find("(allow file-write*"));
+}
+
+TEST(SeatbeltStructure, TheHostsUnixSocketsStayOutWithTheNetworkAllowed) {
+  // tmux's socket in /private/tmp, an ssh or gpg agent, Docker's socket: connect() is
+  // network-outbound, which (allow network*) would open. Only the resolver's and the writable
+  // subtrees' sockets are reachable, in both network settings.
+  SeatbeltPolicy policy;
+  policy.writable = {"/Users/me/ws"};
+  for (const bool network : {true, false}) {
+    policy.network_allowed = network;
+    const SeatbeltProfile profile = RenderSeatbelt(policy);
+    const std::string& text = profile.text;
+    const auto own = text.find(
+        "(allow network-outbound\n  (remote unix-socket (subpath (param "
+        "\"SOCKET_0\"))))");
+    ASSERT_NE(own, std::string::npos) << text;
+    EXPECT_EQ(Values(profile, "SOCKET"), std::vector<std::string>{"/Users/me/ws"});
+    if (network) {
+      const auto all = text.find("(allow network*)");
+      const auto deny = text.find("(deny network-outbound (remote unix-socket))");
+      ASSERT_NE(deny, std::string::npos) << text;
+      EXPECT_LT(all, deny);
+      EXPECT_LT(deny, own);
+      EXPECT_EQ(text.find("com.apple.SecurityServer"), std::string::npos) << "the keychain";
+    } else {
+      EXPECT_EQ(text.find("(allow network*)"), std::string::npos);
+    }
+  }
 }
 
 TEST(SeatbeltStructure, CredentialPathsAbsentAtLaunchAreDeniedToo) {
@@ -173,55 +260,57 @@ TEST(SeatbeltStructure, ProtectedNamesAreMatchedInAnyCase) {
   }
   EXPECT_FALSE(NameRegexMatches(profile, "HIDDEN", 0, "/Users/me/.sshd"));
   // Each protected path denied exactly, as a subtree and by that regex, in one rule.
-  EXPECT_NE(profile.text.find("(deny file-write* file-link\n  (literal (param \"READ_ONLY_0\"))\n"
+  EXPECT_NE(profile.text.find("(deny file-write*\n  (literal (param \"READ_ONLY_0\"))\n"
                               "  (subpath (param \"READ_ONLY_0\"))\n  (regex (string-append \"^\" "
-                              "(regex-quote (param \"READ_ONLY_PARENT_0\")) (param "
+                              "(regex-quote (param \"READ_ONLY_BASE_0\")) (param "
                               "\"READ_ONLY_NAME_0\"))))"),
             std::string::npos)
       << profile.text;
 }
 
 TEST(SeatbeltStructure, NameRegexHoldsAnyCharacterSafely) {
-  EXPECT_EQ(CaseInsensitiveNameRegex(".git"), "/[.][gG][iI][tT](/|$)");
-  EXPECT_EQ(CaseInsensitiveNameRegex("a_b-1"), "/[aA]_[bB]-1(/|$)");
+  EXPECT_EQ(CaseInsensitiveRegex(".git", true), "[.][gG][iI][tT](/|$)");
+  EXPECT_EQ(CaseInsensitiveRegex(".git", false), "[.][gG][iI][tT]$");
+  EXPECT_EQ(CaseInsensitiveRegex("a_b-1/c", true), "[aA]_[bB]-1/[cC](/|$)");
   // Regex operators are classes of themselves; the characters no class holds plainly match any
   // one character (a denial that covers more, never less).
-  EXPECT_EQ(CaseInsensitiveNameRegex("x(y)|*+?{}$ "),
-            "/[xX][(][yY][)][|][*][+][?][{][}][$][ ](/|$)");
-  EXPECT_EQ(CaseInsensitiveNameRegex("a]b[c\\d^"), "/[aA].[bB].[cC].[dD].(/|$)");
-  const std::regex re("^" + CaseInsensitiveNameRegex("we(ird]name"), std::regex::extended);
-  EXPECT_TRUE(std::regex_search("/WE(IRD]NAME", re));
-  EXPECT_FALSE(std::regex_search("/we(irdXnamf", re));
+  EXPECT_EQ(CaseInsensitiveRegex("x(y)|*+?{}$ ", true),
+            "[xX][(][yY][)][|][*][+][?][{][}][$][ ](/|$)");
+  EXPECT_EQ(CaseInsensitiveRegex("a]b[c\\d^", true), "[aA].[bB].[cC].[dD].(/|$)");
+  const std::regex re("^" + CaseInsensitiveRegex("we(ird]name", true), std::regex::extended);
+  EXPECT_TRUE(std::regex_search("WE(IRD]NAME", re));
+  EXPECT_FALSE(std::regex_search("we(irdXnamf", re));
 }
 
 TEST(SeatbeltStructure, NoRuleLetsTheCommandUseTheHostsTerminals) {
   SeatbeltPolicy policy;
   policy.writable = {"/w"};
+  const std::string deny =
+      "(deny file-read* file-write* file-ioctl (regex #\"^/dev/(tty|cu)\") (literal "
+      "\"/dev/console\"))";
+  const std::string own_tty =
+      "(allow file-read* file-write-data file-ioctl (literal \"/dev/tty\"))";
+  const std::string own_pty =
+      "  (require-all (regex #\"^/dev/ttys[0-9]+$\") (extension \"com.apple.sandbox.pty\")))";
   for (const bool network : {false, true}) {
     policy.network_allowed = network;
     const std::string text = RenderSeatbelt(policy).text;
-    // The only rules naming a terminal: the denial of the host's, the allowance bound to the
-    // pty extension the kernel gives the process that opened the pseudo-terminal, and
-    // /dev/tty (the process's own controlling terminal: none, it runs in a new session).
-    std::size_t at = 0;
-    int mentions = 0;
-    while ((at = text.find("/dev/tty", at)) != std::string::npos) {
-      const std::size_t line_start = text.rfind('\n', at) + 1;
-      const std::string line = text.substr(line_start, text.find('\n', at) - line_start);
-      if (line.starts_with(";")) {
-        at += 1;
-        continue;
+    // The only rules naming a terminal, a serial line or the console: the denial of the host's,
+    // /dev/tty (the process's own controlling terminal: none, it runs in a new session), and
+    // the ttys bound to the pty extension the kernel gives the process that opened them.
+    std::istringstream lines(text);
+    std::vector<std::string> naming;
+    for (std::string line; std::getline(lines, line);) {
+      if (line.starts_with(";")) continue;
+      for (const char* device : {"/dev/tty", "/dev/(tty", "/dev/cu", "/dev/console"}) {
+        if (line.find(device) != std::string::npos) {
+          naming.push_back(line);
+          break;
+        }
       }
-      ++mentions;
-      const bool denial = line.starts_with("(deny file-read* file-write* file-ioctl (regex");
-      const bool pty_line = line.find(
-                                "require-all (regex #\"^/dev/ttys[0-9]+$\") (extension "
-                                "\"com.apple.sandbox.pty\")") != std::string::npos;
-      const bool dev_tty = line.find("(literal \"/dev/tty\")") != std::string::npos;
-      EXPECT_TRUE(denial || pty_line || dev_tty) << line;
-      at += 1;
     }
-    EXPECT_GE(mentions, 3);
+    EXPECT_EQ(naming, (std::vector<std::string>{deny, own_tty, own_pty})) << text;
+    EXPECT_LT(text.find("(allow file-read*)"), text.find(deny));
   }
 }
 
@@ -268,7 +357,7 @@ TEST(SeatbeltStructure, TheHiddenHomeIsDeniedExceptItsGrantsAndTheWayToThem) {
   const auto grant = profile.text.find("(allow file-read*\n  (subpath (param \"GRANT_0\"))");
   const auto way_rule =
       profile.text.find("(allow file-read-metadata\n  (literal (param \"GRANT_PATH_0\"))");
-  const auto secrets = profile.text.find("(deny file-read* file-write* file-link");
+  const auto secrets = profile.text.find("(deny file-read* file-write*\n");
   for (const auto at : {reads, deny_home, grant, way_rule, secrets}) {
     ASSERT_NE(at, std::string::npos) << profile.text;
   }
@@ -289,8 +378,8 @@ TEST(SeatbeltStructure, ProbeVariantsHoldEveryKindOfRuleForBothNetworkSettings) 
   for (const SeatbeltPolicy& v : variants) {
     const std::string text = RenderSeatbelt(v).text;
     for (const char* rule :
-         {"(allow file-write*", "(deny file-write* file-link",
-          "(deny file-write-unlink file-write-create", "(deny file-read* file-write* file-link",
+         {"(allow file-write*", "(deny file-write*\n", "(deny file-link",
+          "(deny file-write-unlink file-write-create", "(deny file-read* file-write*\n",
           "(regex (string-append", "(deny file-read*\n  (subpath", "(allow file-read-metadata"}) {
       EXPECT_NE(text.find(rule), std::string::npos) << rule;
     }

@@ -190,6 +190,42 @@ TEST_F(SeatbeltSandbox, AMissingGitIsNotCreatedInAnyCase) {
   EXPECT_EQ(Sandboxed("mkdir '" + (root_ / "ws/.gitx").string() + "'"), 0);  // twin
 }
 
+TEST_F(SeatbeltSandbox, AMissingDirectoryOnTheWayToAHostRunFileIsNotCreatedInAnyCase) {
+  policy_.read_only = {root_ / "ws/.config/mise.toml"};  // absent, and so is .config
+  const std::string ws = root_ / "ws";
+  EXPECT_NE(Sandboxed("mkdir '" + ws + "/.CONFIG' && echo x > '" + ws + "/.CONFIG/mise.toml'"), 0);
+  EXPECT_NE(Sandboxed("ln -s '" + (root_ / "ws/elsewhere").string() + "' '" + ws + "/.Config'"), 0);
+  EXPECT_FALSE(fs::exists(root_ / "ws/.config/mise.toml"));
+  EXPECT_EQ(Sandboxed("mkdir '" + ws + "/.configs'"), 0);  // twin: another name
+}
+
+TEST_F(SeatbeltSandbox, TheHostsUnixSocketsStayOutWithTheNetworkAllowed) {
+  // A host socket outside the writable areas (as tmux's in /private/tmp, an agent's): a
+  // listener started outside the sandbox.
+  const std::string sock = root_ / "host.sock";
+  ASSERT_EQ(
+      RunBare({"/bin/sh", "-c", "(/usr/bin/nc -U -l '" + sock + "' >/dev/null &) ; sleep 0.5"}), 0);
+  policy_.network_allowed = true;
+  EXPECT_NE(Sandboxed("echo hi | /usr/bin/nc -U '" + sock + "'"), 0);
+  // Twin: the same from outside connects.
+  EXPECT_EQ(RunBare({"/bin/sh", "-c", "echo hi | /usr/bin/nc -U '" + sock + "'"}), 0);
+}
+
+TEST_F(SeatbeltSandbox, NoHardLinkOrCloneReachesAProtectedOrHiddenFile) {
+  ASSERT_EQ(RunBare({"/usr/bin/git", "init", "-q", (root_ / "ws").string()}), 0);
+  policy_.read_only = {root_ / "ws/.git"};
+  const std::string ws = root_ / "ws";
+  EXPECT_NE(
+      Sandboxed("ln '" + ws + "/.git/config' '" + ws + "/x' && echo '[core]' >> '" + ws + "/x'"),
+      0);
+  EXPECT_FALSE(fs::exists(root_ / "ws/x"));
+  const std::string key = root_ / "home/.ssh/id";
+  EXPECT_NE(Sandboxed("cp -c '" + key + "' '" + ws + "/k' && cat '" + ws + "/k'"), 0);
+  EXPECT_FALSE(fs::exists(root_ / "ws/k"));
+  // Twin: a plain copy of an ordinary file lands.
+  EXPECT_EQ(Sandboxed("cp /etc/hosts '" + ws + "/hosts'"), 0);
+}
+
 TEST_F(SeatbeltSandbox, TheWorkspaceCannotBeRenamedAwayAndBack) {
   ASSERT_EQ(RunBare({"/bin/mkdir", "-p", (root_ / "ws/.git/hooks").string()}), 0);
   fs::create_directories(root_ / "scratch");

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 
@@ -108,7 +109,8 @@ fs::path WriteFailingFake(const fs::path& dir, int code, const std::string& comp
   std::ofstream out(fake);
   out << "#!/bin/sh\n"
       << "echo run >> '" << (dir / "runs").string() << "'\n"
-      << "if " << when << "; then echo '" << complaint << "' >&2; exit " << code << "; fi\n"
+      << "if " << when << "; then echo '" << complaint << "' >&2; echo failed-" << code << " >> '"
+      << (dir / "runs").string() << "'; exit " << code << "; fi\n"
       << "while [ \"$#\" -gt 0 ]; do a=$1; shift; [ \"$a\" = -- ] && break; done\n"
       << "case \"$2\" in *denied-probe) exit 1;; esac\n"
       << "exec \"$@\"\n";
@@ -176,6 +178,28 @@ TEST_F(SeatbeltSession, SandboxExecsOwnFailureAtARunIsASetupFailureNotTheCommand
   EXPECT_EQ(result.CliExitCode(), 125);
   EXPECT_NE(result.error.find("already runs inside a sandbox"), std::string::npos) << result.error;
   EXPECT_FALSE(fs::exists(root_ / "ran"));
+}
+
+TEST_F(SeatbeltSession, AReCheckThatFailsAnotherWayLeavesTheCommandsStatus) {
+  // The command exits 71 itself; the re-check then fails too, but not as sandbox-exec does
+  // (another status: spawn trouble, a process limit the command's leftovers hit). Nothing
+  // proves sandbox-exec failed: the run keeps the command's status.
+  const fs::path marker = root_ / "recheck-fails";
+  session::SetSandboxExecForTesting(WriteFailingFake(
+      root_, 70, "sandbox-exec: something else",
+      "[ -e '" + marker.string() + "' ] && [ \"$(eval echo \\${$#})\" = /usr/bin/true ]"));
+  Result<Session> session = Session::Create(config_, root_ / "ws");
+  ASSERT_TRUE(session.has_value()) << session.error().message;
+  ASSERT_TRUE(session->GetCapabilities().can_run());
+  std::ofstream(marker) << "x";
+  CommandRequest request;
+  request.argv = {"/bin/sh", "-c", "exit 71"};
+  const RunResult result = session->Run(request);
+  ASSERT_EQ(result.status, RunStatus::kExited) << result.error;
+  EXPECT_EQ(result.exit_code, 71);
+  std::ifstream runs(root_ / "runs");
+  const std::string log((std::istreambuf_iterator<char>(runs)), std::istreambuf_iterator<char>());
+  EXPECT_NE(log.find("failed-70"), std::string::npos) << "the re-check ran and failed: " << log;
 }
 
 TEST_F(SeatbeltSession, AMissingSandboxExecIsRefusedWithTheFix) {
