@@ -11,7 +11,9 @@ outside), and a policy denial returned as a tool result.
 
 The agents' own shell tools are driven too, behind `cordon hook` (claude-hook, gemini-hook: the
 same checks) and without it (claude-bash, gemini-shell, the twins: their write outside lands);
-and whether a Claude Code deny rule still matches the model's command through the hook.
+and whether a Claude Code deny rule still matches the model's command through the hook. The
+hook's rewritten `cordon run` is checked through a run server too (claude-hook-served: the
+server's log shows it ran the commands).
 
   clients_test.py /path/to/cordon            CORDON_CLIENTS_ONLY=claude runs one client
 Exit 77 (ctest's skip) when the clients are not installed.
@@ -34,8 +36,8 @@ from verdicts import Failures  # noqa: E402
 
 BIN = os.path.join(HERE, "node_modules", ".bin")
 RULE_PROBE = "echo rule-probe-ran"
-CLIENTS = ("inspector", "claude", "claude-hook", "claude-bash", "gemini", "gemini-hook",
-           "gemini-shell", "codex")
+CLIENTS = ("inspector", "claude", "claude-hook", "claude-hook-served", "claude-bash", "gemini",
+           "gemini-hook", "gemini-shell", "codex")
 TIMEOUT = int(os.environ.get('CORDON_CLIENTS_TIMEOUT', '180'))
 
 
@@ -66,7 +68,7 @@ class Scene:
             f"touch {self.planted}",
             "sudo id",
         ]
-        if client in ("claude-hook", "claude-bash"):
+        if client in ("claude-hook", "claude-hook-served", "claude-bash"):
             self.commands.append(RULE_PROBE)
 
     def env(self, **extra):
@@ -178,7 +180,7 @@ def gemini(scene, f, model):
     scene.judge(f, model.recorder.result_texts(), model.recorder.offered)
 
 
-def claude_hook(scene, f, model):
+def claude_hook(scene, f, model, served=False):
     """Claude Code's own Bash tool behind `cordon hook claude-code` (docs/mcp.md)."""
     exe = os.path.join(BIN, "claude")
     settings_dir = os.path.join(scene.home, ".claude")
@@ -192,8 +194,35 @@ def claude_hook(scene, f, model):
         json.dump(settings, out)
     env = scene.env(ANTHROPIC_BASE_URL=model.base_url, ANTHROPIC_API_KEY="sk-standin",
                     DISABLE_AUTOUPDATER="1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
+    server = None
+    if served:
+        # The user's run server, started as a user would (`cordon serve`), its log kept. A
+        # `cordon run` that finds none runs its command itself, silently: the server's log is
+        # what proves the rewritten commands were served.
+        runtime = os.path.join(scene.dir, "runtime")
+        os.makedirs(runtime, mode=0o700)
+        env.update(XDG_RUNTIME_DIR=runtime, CORDON_RUN_SERVER="use")
+        log = open(os.path.join(scene.dir, "server.log"), "w")
+        server = subprocess.Popen([scene.cordon, "serve", "--idle-timeout", "120"], cwd="/",
+                                  env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=log)
+        for _ in range(100):
+            if subprocess.run([scene.cordon, "serve", "--status"], env=env,
+                              capture_output=True).returncode == 0:
+                break
+            time.sleep(0.05)
     # No --allowedTools: the hook's own "allow" is what lets the sandboxed commands run.
-    ran = scene.run([exe, "-p", "Run the commands.", "--output-format", "json"], env)
+    try:
+        ran = scene.run([exe, "-p", "Run the commands.", "--output-format", "json"], env)
+    finally:
+        if server is not None:
+            server.terminate()
+            server.wait(timeout=10)
+            log.close()
+    if served:
+        with open(os.path.join(scene.dir, "server.log")) as out:
+            count = out.read().count("ran a command")
+        f.check(count >= 2, f"claude-hook-served: the run server ran the rewritten commands ({count})")
     f.check(ran.returncode == 0, f"claude-hook: `claude -p` exits 0 ({ran.stderr[-300:]!r})")
     results = model.recorder.result_texts()
     scene.judge(f, results, model.recorder.offered, tool="Bash",
@@ -412,11 +441,13 @@ def main():
                 if client == "inspector":
                     inspector(scene, f)
                 else:
-                    tool = {"claude-hook": "Bash", "claude-bash": "Bash",
+                    tool = {"claude-hook": "Bash", "claude-hook-served": "Bash", "claude-bash": "Bash",
                             "gemini-hook": "run_shell_command",
                             "gemini-shell": "run_shell_command"}.get(client)
                     with StandinModel(scene.commands, tool) as model:
-                        {"claude": claude, "claude-hook": claude_hook, "claude-bash": claude_bash,
+                        {"claude": claude, "claude-hook": claude_hook,
+                         "claude-hook-served": lambda s, f, m: claude_hook(s, f, m, served=True),
+                         "claude-bash": claude_bash,
                          "gemini": gemini, "gemini-hook": gemini_hook, "gemini-shell": gemini_shell,
                          "codex": codex}[client](scene, f, model)
             except (subprocess.TimeoutExpired, OSError, ValueError, KeyError) as e:
