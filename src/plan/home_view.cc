@@ -129,11 +129,13 @@ HomeViewPlan PlanHomeView(const SandboxConfig& config, HomeView home,
   KeepOutermost(view.areas);
   if (view.areas.empty()) return view;
 
+  // The built-in tool paths, the caller's PATH and the toolchain variables: for a toolchain's
+  // sake, never a home or a directory every tool shares, nor through a link a command made.
   std::vector<fs::path> wanted;
-  for (const fs::path& caller_home : homes) {
-    for (std::string_view tool : kHomeToolPaths) wanted.push_back(caller_home / tool);
-  }
   std::vector<fs::path> toolchain;
+  for (const fs::path& caller_home : homes) {
+    for (std::string_view tool : kHomeToolPaths) toolchain.push_back(caller_home / tool);
+  }
   for (const fs::path& dir : PathDirectories(caller_env)) {
     toolchain.push_back(dir);
     // A toolchain's bin directory loads from its prefix (~/miniconda3/bin from
@@ -156,17 +158,22 @@ HomeViewPlan PlanHomeView(const SandboxConfig& config, HomeView home,
     if (!core::IsWithinAny(*canonical, visible) && ResolvesThroughRoot(path, visible)) continue;
     wanted.push_back(*canonical);
   }
-  wanted.insert(wanted.end(), config.readable_paths.begin(), config.readable_paths.end());
-  for (const fs::path& path : wanted) {
+  // The user's own grants are theirs, but not through a link a command could have made either
+  // (`~/go/bin -> ~` planted from a writable root at ~/go).
+  for (const fs::path& path : config.readable_paths) {
     const auto canonical = core::Canonical(path);
     if (!canonical) continue;  // absent: nothing to grant
+    if (!core::IsWithinAny(*canonical, visible) && ResolvesThroughRoot(path, visible)) continue;
+    wanted.push_back(*canonical);
+  }
+  for (const fs::path& canonical : wanted) {
     // Only what lies strictly inside an area needs granting; an area itself is never granted
     // whole (a PATH entry that is the home, say), nor is what a root already shows.
     const bool inside = std::any_of(view.areas.begin(), view.areas.end(), [&](const fs::path& a) {
-      return *canonical != a && core::IsWithin(*canonical, a);
+      return canonical != a && core::IsWithin(canonical, a);
     });
-    if (!inside || core::IsWithinAny(*canonical, visible)) continue;
-    view.grants.push_back(*canonical);
+    if (!inside || core::IsWithinAny(canonical, visible)) continue;
+    view.grants.push_back(canonical);
   }
   // A grant inside another rides along in its bind.
   KeepOutermost(view.grants);

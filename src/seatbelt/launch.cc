@@ -16,6 +16,7 @@
 #include "core/paths.h"
 #include "core/syscall_error.h"
 #include "exec/spawn_unsandboxed.h"
+#include "seatbelt/held_parents.h"
 #include "seatbelt/probe.h"
 #include "seatbelt/profile.h"
 
@@ -61,6 +62,9 @@ class PrivateDir : public exec::RunResource {
   ~PrivateDir() override { RemoveAt(AT_FDCWD, path_.c_str(), 0); }
   const std::filesystem::path& path() const { return path_; }
 
+  // The missing directories on the way to protected paths, made for this run.
+  void Hold(HeldParents parents) { parents_ = std::move(parents); }
+
   void KeepProfile(std::filesystem::path sandbox_exec, SeatbeltProfile profile) {
     sandbox_exec_ = std::move(sandbox_exec);
     profile_ = std::move(profile);
@@ -81,6 +85,7 @@ class PrivateDir : public exec::RunResource {
   std::filesystem::path path_;
   std::filesystem::path sandbox_exec_;
   SeatbeltProfile profile_;
+  HeldParents parents_;
 };
 
 Result<std::unique_ptr<PrivateDir>> CreatePrivateDir(const std::filesystem::path& base) {
@@ -160,6 +165,8 @@ Result<exec::LaunchedProcess> Launch(const plan::LaunchPlan& plan, const exec::S
   CanonicalizeAll(resolved.absent_protected);
   CanonicalizeAll(resolved.absent_hidden);
   SeatbeltPolicy policy = SeatbeltPolicyFromPlan(resolved, dir->path(), NetworkAllowed(plan));
+  CORDON_TRY(HeldParents parents, HeldParents::Make(policy));
+  dir->Hold(std::move(parents));
 
   // The spawn of mode off, with sandbox-exec as the program: same session, descriptors,
   // signals and rlimits. Its argv[0] is absolute, so no PATH search happens for it.

@@ -94,7 +94,8 @@ std::string ExplainSandboxExecFailure(const std::filesystem::path& sandbox_exec,
                                       const std::string& stderr_text) {
   const std::string tool = sandbox_exec.string();
   const std::string said = OneLine(stderr_text);
-  if (exit_code == kSandboxExecApplyFailed) {
+  if (exit_code == kSandboxExecApplyFailed &&
+      stderr_text.find("sandbox_apply") != std::string::npos) {
     return fmt::format(
         "{} could not apply cordon's profile (exit 71: \"{}\"): this process already runs "
         "inside a sandbox that forbids applying another (an agent's own Seatbelt sandbox, such "
@@ -125,6 +126,13 @@ std::string FailsAlike(const std::filesystem::path& sandbox_exec, const Seatbelt
                        int exit_code) {
   const Outcome run = RunCapturing(ArgvFor(sandbox_exec, profile, {"/usr/bin/true"}));
   if (run.exit_code != exit_code || !run.stderr_text.starts_with("sandbox-exec:")) return {};
+  // sandbox-exec says so too when it cannot start the program (a process limit, say): that
+  // proves nothing about the profile, nor about the command that did run.
+  if (run.stderr_text.find("execvp") != std::string::npos) return {};
+  if (exit_code == kSandboxExecApplyFailed &&
+      run.stderr_text.find("sandbox_apply") == std::string::npos) {
+    return {};
+  }
   return ExplainSandboxExecFailure(sandbox_exec, run.exit_code, run.stderr_text);
 }
 

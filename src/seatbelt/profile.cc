@@ -34,7 +34,8 @@ constexpr const char* kPreamble = R"j((version 1)
 (allow ipc-posix-sem)
 
 ; Services ordinary tools need: user and group lookup and membership, notifications, logging,
-; preferences (read only: cfprefsd serves reads of the plists file-read* shows anyway), and the
+; preferences (read, the global domain only: cfprefsd would serve every domain's plist from
+; ~/Library/Preferences, which the hidden home keeps out), and the
 ; per-user temporary and cache directory names (confstr(_CS_DARWIN_USER_*_DIR), which the xcrun
 ; shims /usr/bin/git, clang, make, python3 ask for; writing there stays denied: the cache
 ; directory holds caches host tools trust, clang's module cache among them). Not sysmond: it
@@ -48,7 +49,7 @@ constexpr const char* kPreamble = R"j((version 1)
   (global-name "com.apple.cfprefsd.agent")
   (global-name "com.apple.cfprefsd.daemon")
   (global-name "com.apple.bsd.dirhelper"))
-(allow user-preference-read)
+(allow user-preference-read (preference-domain "kCFPreferencesAnyApplication"))
 (allow ipc-posix-shm-read-data
   (ipc-posix-name "apple.shm.notification_center")
   (ipc-posix-name-regex #"^apple[.]cfprefs[.]"))
@@ -229,6 +230,20 @@ std::vector<std::filesystem::path> Pins(const SeatbeltPolicy& policy) {
   return pinned;
 }
 
+// macOS reaches the files of /Users, /private, /Library, ... also through the Data volume's
+// mount point (firmlinks); whether Seatbelt matches them at the firmlinked path is not
+// documented: a denial is written for both (one for a path that does not exist denies
+// nothing else).
+constexpr const char* kDataVolume = "/System/Volumes/Data";
+
+std::vector<std::filesystem::path> WithDataVolume(const std::vector<std::filesystem::path>& paths) {
+  std::vector<std::filesystem::path> out = paths;
+  for (const std::filesystem::path& path : paths) {
+    if (!core::IsWithin(path, kDataVolume)) AddOnce(out, kDataVolume / path.relative_path());
+  }
+  return out;
+}
+
 // Each hidden home and the directories between it and each grant inside it.
 std::vector<std::filesystem::path> GrantPaths(const SeatbeltPolicy& policy) {
   std::vector<std::filesystem::path> paths;
@@ -298,7 +313,11 @@ std::string CaseInsensitiveRegex(const std::string& relative, bool subtree) {
   std::string out;
   for (const char c : relative) {
     const auto u = static_cast<unsigned char>(c);
-    if (std::isalpha(u) != 0 && u < 0x80) {
+    if (c == 's' || c == 'S') {
+      out += "([sS]|\xC5\xBF)";  // U+017F LATIN SMALL LETTER LONG S folds to s
+    } else if (c == 'k' || c == 'K') {
+      out += "([kK]|\xE2\x84\xAA)";  // U+212A KELVIN SIGN folds to k
+    } else if (std::isalpha(u) != 0 && u < 0x80) {
       out += fmt::format("[{}{}]", static_cast<char>(std::tolower(u)),
                          static_cast<char>(std::toupper(u)));
     } else if (std::isdigit(u) != 0 || c == '_' || c == '-' || c == '/' || u >= 0x80) {
@@ -316,9 +335,10 @@ std::string CaseInsensitiveRegex(const std::string& relative, bool subtree) {
 SeatbeltProfile RenderSeatbelt(const SeatbeltPolicy& policy) {
   ProfileBuilder b;
   AddRule(b,
-          "The real homes: neither readable nor listable (what the host creates there later\n"
-          "; neither), except the grants below.",
-          "deny file-read*", "subpath", "HOME", policy.hidden_homes);
+          "The real homes, also at the Data volume's path (/System/Volumes/Data/Users/...):\n"
+          "; neither readable nor listable (what the host creates there later neither), except\n"
+          "; the grants below.",
+          "deny file-read*", "subpath", "HOME", WithDataVolume(policy.hidden_homes));
   AddRule(b,
           "Granted in a home: the tool paths, sandbox.readable_paths, the workspace and the\n"
           "; writable roots there (a secret inside one stays denied at the end).",
@@ -348,9 +368,9 @@ SeatbeltProfile RenderSeatbelt(const SeatbeltPolicy& policy) {
   hidden.insert(hidden.end(), policy.hidden_files.begin(), policy.hidden_files.end());
   hidden.insert(hidden.end(), policy.hidden_absent.begin(), policy.hidden_absent.end());
   AddProtectRule(b,
-                 "Hidden credentials, present or not (one created during the run too): unreadable\n"
-                 "; and unwritable in any case of their names.",
-                 "deny file-read* file-write*", "HIDDEN", hidden, policy.writable);
+                 "Hidden credentials, present or not (one created during the run too), also at\n"
+                 "; the Data volume's path: unreadable and unwritable in any case of their names.",
+                 "deny file-read* file-write*", "HIDDEN", WithDataVolume(hidden), policy.writable);
   // Hard links: whether Seatbelt checks a link's source or its new name is not documented,
   // and a link of a hidden or protected file into a writable place would be read or changed
   // there. None is made; tools fall back to copying (cargo, git clone --local, pnpm).

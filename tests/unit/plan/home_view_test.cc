@@ -139,6 +139,38 @@ TEST_F(HomeViewPlanTest, ALinkInTheWorkspaceCannotChooseAGrant) {
       Has(Plan({"CONDA_PREFIX=" + (home_ / "conda-link").string()}).grants, home_ / "miniconda3"));
 }
 
+// A built-in tool path or a readable path that an earlier command re-pointed from a writable
+// root (`rm -rf ~/go/bin; ln -s ~ ~/go/bin` with ~/go writable) grants nothing; nor does a tool
+// path that leads to a home, even one inside a wider area (/home/u below /home).
+TEST_F(HomeViewPlanTest, AToolPathOrReadablePathCannotBeRepointedAtTheHome) {
+  fs::create_directories(home_ / "go");
+  fs::create_directories(home_ / ".mozilla");
+  fs::create_directory_symlink(home_ / ".mozilla", home_ / "go/bin");
+  config_.readable_paths = {home_ / "go/notes"};
+  fs::create_directory_symlink(home_ / ".mozilla", home_ / "go/notes");
+  const HomeViewPlan view =
+      PlanHomeView(config_, config_.home, {home_}, {home_ / "proj", home_ / "go"}, {}, {"/tmp"});
+  EXPECT_FALSE(Has(view.grants, home_ / ".mozilla"));
+  // A second caller home below the area, its tool path a link to that home (made by the user,
+  // outside every root): a home is never granted for a toolchain's sake.
+  const fs::path inner = home_ / "u";
+  fs::create_directories(inner / ".cargo");
+  fs::create_directory_symlink(inner, inner / ".cargo/bin");
+  const HomeViewPlan nested =
+      PlanHomeView(config_, config_.home, {home_, inner}, {home_ / "proj"}, {}, {"/tmp"});
+  EXPECT_FALSE(Has(nested.grants, inner));
+  // Twins: the same tool path as a real directory is granted; a readable path the user made a
+  // link outside every root is followed.
+  fs::remove(home_ / "go/bin");
+  fs::create_directories(home_ / ".nvm");
+  EXPECT_TRUE(
+      Has(PlanHomeView(config_, config_.home, {home_}, {home_ / "proj"}, {}, {"/tmp"}).grants,
+          home_ / ".nvm"));
+  config_.readable_paths = {home_ / "link-to-other"};
+  fs::create_directory_symlink(home_ / "other", home_ / "link-to-other");
+  EXPECT_TRUE(Has(Plan().grants, home_ / "other"));
+}
+
 TEST_F(HomeViewPlanTest, AGrantOfTheWholeHomeOrAHomeInsideARootIsNoHole) {
   HomeViewPlan view = Plan({"PATH=" + home_.string() + ":" + (home_ / "bin").string()});
   EXPECT_FALSE(Has(view.grants, home_));

@@ -144,6 +144,29 @@ TEST_F(SeatbeltLaunch, PathsAreResolvedBeforeTheyAreSortedSoNoProtectedEntryIsDr
             argv.end());
 }
 
+TEST_F(SeatbeltLaunch, MissingDirectoriesOnTheWayToAProtectedPathAreMadeForTheRun) {
+  // .github/hooks is protected and absent, and so is .github: the profile pins .github (not
+  // created, renamed or removed in any case), so the launcher makes it for the run — the
+  // command can still add .github/workflows/ci.yml — and removes it after the run if empty.
+  plan_.absent_protected = {root_ / "ws/.github/hooks"};
+  plan_.argv = {"/bin/sh", "-c", "test -d .github"};
+  EXPECT_EQ(MustRun().exit_code, 0) << "made for the run";
+  EXPECT_FALSE(fs::exists(root_ / "ws/.github")) << "removed after it: empty";
+  plan_.argv = {"/bin/sh", "-c", "mkdir -p .github/workflows && echo x > .github/workflows/ci.yml"};
+  EXPECT_EQ(MustRun().exit_code, 0);
+  EXPECT_TRUE(fs::exists(root_ / "ws/.github/workflows/ci.yml")) << "what the command made stays";
+  // The pin covers the directory as an existing one.
+  const std::vector<std::string> argv = Record("argv");
+  EXPECT_TRUE(std::any_of(argv.begin(), argv.end(), [&](const std::string& word) {
+    return word.starts_with("PINNED_") && word.ends_with("=" + (root_ / "ws/.github").string());
+  }));
+  // Twin: nothing is made where nothing is protected.
+  fs::remove_all(root_ / "ws/.github");
+  plan_.absent_protected.clear();
+  plan_.argv = {"/bin/sh", "-c", "test ! -e .github"};
+  EXPECT_EQ(MustRun().exit_code, 0);
+}
+
 TEST_F(SeatbeltLaunch, NetworkIsAllowedInTheProfileOnlyWhenThePlanAllowsIt) {
   EXPECT_EQ(MustRun().exit_code, 0);
   EXPECT_EQ(Record("argv").at(1).find("(allow network*)"), std::string::npos);

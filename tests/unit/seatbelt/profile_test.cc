@@ -277,6 +277,12 @@ TEST(SeatbeltStructure, NameRegexHoldsAnyCharacterSafely) {
   EXPECT_EQ(CaseInsensitiveRegex("x(y)|*+?{}$ ", true),
             "[xX][(][yY][)][|][*][+][?][{][}][$][ ](/|$)");
   EXPECT_EQ(CaseInsensitiveRegex("a]b[c\\d^", true), "[aA].[bB].[cC].[dD].(/|$)");
+  // APFS folds U+017F (long s) to s and U+212A (Kelvin sign) to k: `.\u017Fsh` is `.ssh`.
+  EXPECT_EQ(CaseInsensitiveRegex("sk", false), "([sS]|\xC5\xBF)([kK]|\xE2\x84\xAA)$");
+  const std::regex folded("^" + CaseInsensitiveRegex(".ssh", true), std::regex::extended);
+  EXPECT_TRUE(std::regex_search(".\xC5\xBFSh/id", folded));
+  EXPECT_TRUE(std::regex_search(".sSH", folded));
+  EXPECT_FALSE(std::regex_search(".sh", folded));
   const std::regex re("^" + CaseInsensitiveRegex("we(ird]name", true), std::regex::extended);
   EXPECT_TRUE(std::regex_search("WE(IRD]NAME", re));
   EXPECT_FALSE(std::regex_search("we(irdXnamf", re));
@@ -340,6 +346,10 @@ TEST(SeatbeltStructure, TheHiddenHomeIsDeniedExceptItsGrantsAndTheWayToThem) {
       RenderSeatbelt(SeatbeltPolicyFromPlan(HiddenHomePlan(), kPrivateDir, false));
   const std::vector<std::string> homes = Values(profile, "HOME");
   EXPECT_TRUE(Has(homes, "/Users/dev") && Has(homes, "/Users"));
+  // The same files through the Data volume's mount point (firmlinks) are denied too, and so is
+  // a hidden secret there.
+  EXPECT_TRUE(Has(homes, "/System/Volumes/Data/Users/dev"));
+  EXPECT_TRUE(Has(Values(profile, "HIDDEN"), "/System/Volumes/Data/Users/dev/proj/.env"));
   const std::vector<std::string> grants = Values(profile, "GRANT");
   for (const char* grant : {"/Users/dev/proj", "/Users/dev/.cargo/bin", "/Users/dev/.gitconfig"}) {
     EXPECT_TRUE(Has(grants, grant)) << grant;

@@ -207,6 +207,11 @@ TEST_F(SeatbeltSandbox, TheHostsUnixSocketsStayOutWithTheNetworkAllowed) {
       RunBare({"/bin/sh", "-c", "(/usr/bin/nc -U -l '" + sock + "' >/dev/null &) ; sleep 0.5"}), 0);
   policy_.network_allowed = true;
   EXPECT_NE(Sandboxed("echo hi | /usr/bin/nc -U '" + sock + "'"), 0);
+  // Nor through a link to it made in the workspace (the rule must match the socket itself).
+  const std::string link = root_ / "ws/s";
+  EXPECT_NE(
+      Sandboxed("ln -s '" + sock + "' '" + link + "' && echo hi | /usr/bin/nc -U '" + link + "'"),
+      0);
   // Twin: the same from outside connects.
   EXPECT_EQ(RunBare({"/bin/sh", "-c", "echo hi | /usr/bin/nc -U '" + sock + "'"}), 0);
 }
