@@ -232,6 +232,28 @@ TEST_F(HomeViewTest, AToolchainInTheHomeRunsUnmodifiedWithTheHomeReadOnlyOrHidde
   }
 }
 
+// A tool path inside a writable root that an earlier command re-pointed at another part of the
+// home (`rm -rf ~/go/bin; ln -s ~/other ~/go/bin`, with ~/go writable) grants nothing to the
+// next command: where the link leads was the command's choice. Before, ~/other was granted
+// and its .env read. The twin: a real ~/go/bin directory is the root's own and its tool runs.
+TEST_F(HomeViewTest, AToolPathAnEarlierCommandRepointedGrantsNothing) {
+  std::filesystem::create_directories(test_home_ / "go/bin");
+  std::ofstream(test_home_ / "go/bin/gotool") << "#!/bin/sh\necho gotool ran\n";
+  std::filesystem::permissions(test_home_ / "go/bin/gotool", std::filesystem::perms::owner_all);
+  Config config = HiddenConfig();
+  config.sandbox.writable_roots = {test_home_ / "go"};
+  auto session = SessionOrSkip(config, test_home_ / "proj");
+  if (!session) return;
+  const std::string h = test_home_.string();
+  RunResult result = Shell(*session, fmt::format("{}/go/bin/gotool", h));
+  EXPECT_EQ(result.stdout_data.data, "gotool ran\n") << Describe(result);
+  result = Shell(*session, fmt::format("rm -rf {0}/go/bin && ln -s {0}/other {0}/go/bin", h));
+  ASSERT_EQ(result.exit_code, 0) << Describe(result);
+  result = Shell(*session, fmt::format("cat {0}/other/.env {0}/go/bin/.env 2>&1; true", h));
+  EXPECT_EQ(result.stdout_data.data.find("SECRET-other-project"), std::string::npos)
+      << Describe(result);
+}
+
 // The test home mounted a second time elsewhere (a bind, as of /home into /srv, decision 0040):
 // hidden there, with the home hidden and with it read-only (whose masks are by path), and a
 // writable root that holds that mount, through which the whole home would be writable, is
