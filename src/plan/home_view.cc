@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
+#include <string>
 
 #include "core/paths.h"
 #include "plan/toolchain_env.h"
@@ -59,18 +61,48 @@ bool TooBroadForAToolchain(const fs::path& path, const std::vector<fs::path>& ho
   return false;
 }
 
-// Whether some directory on the way to `path` resolves into one of `roots`, which the command
-// can write: then where `path` leads was the command's to choose. Only looked at when `path`
-// is not already what it resolves to (no link, no choice).
-bool ResolvesThroughRoot(const fs::path& path, const std::vector<fs::path>& roots) {
-  const fs::path lexical = path.lexically_normal();
-  const auto canonical = core::Canonical(lexical);
-  if (canonical && *canonical == lexical) return false;
-  for (fs::path at = lexical; at.has_relative_path(); at = at.parent_path()) {
-    const auto resolved = core::Canonical(at);
-    if (resolved && core::IsWithinAny(*resolved, roots)) return true;
+// `path` resolved one component at a time, its links followed here: the real path, or nothing
+// when it does not resolve or when a link met on the way lies in one of `roots` (which the
+// command can write: where the path leads was then the command's to choose, e.g. a user's own
+// `~/.local/bin -> ~/dotfiles/bin` with the workspace at ~/dotfiles and `bin` replaced there by
+// a link to ~/.mozilla). One walk gives the verdict and the path, so no second resolution can
+// see another tree.
+std::optional<fs::path> ResolveOutsideRoots(const fs::path& path,
+                                            const std::vector<fs::path>& roots) {
+  constexpr int kMaxLinks = 40;  // as the kernel's own limit on nested links
+  if (!path.is_absolute()) return std::nullopt;
+  std::vector<std::string> todo;
+  for (const fs::path& part : path.lexically_normal().relative_path()) todo.push_back(part);
+  std::reverse(todo.begin(), todo.end());  // a stack: the next component last
+  fs::path at = "/";
+  int links = 0;
+  while (!todo.empty()) {
+    const std::string name = std::move(todo.back());
+    todo.pop_back();
+    if (name.empty() || name == ".") continue;
+    if (name == "..") {
+      at = at.parent_path();  // `at` holds no link: its parent is the real one
+      continue;
+    }
+    const fs::path next = at / name;
+    struct stat st {};
+    if (::lstat(next.c_str(), &st) != 0) return std::nullopt;
+    if (!S_ISLNK(st.st_mode)) {
+      at = next;
+      continue;
+    }
+    if (++links > kMaxLinks || core::IsWithinAny(at, roots)) return std::nullopt;
+    std::string target(static_cast<std::size_t>(st.st_size > 0 ? st.st_size : 4096) + 1, '\0');
+    const ssize_t n = ::readlink(next.c_str(), target.data(), target.size());
+    if (n <= 0 || static_cast<std::size_t>(n) >= target.size()) return std::nullopt;
+    target.resize(static_cast<std::size_t>(n));
+    const fs::path link(target);
+    if (link.is_absolute()) at = "/";
+    std::vector<std::string> parts;
+    for (const fs::path& part : link.relative_path()) parts.push_back(part);
+    todo.insert(todo.end(), parts.rbegin(), parts.rend());
   }
-  return false;
+  return at;
 }
 
 }  // namespace
@@ -146,25 +178,21 @@ HomeViewPlan PlanHomeView(const SandboxConfig& config, HomeView home,
   const std::vector<fs::path> named = ToolchainDirectories(caller_env);
   toolchain.insert(toolchain.end(), named.begin(), named.end());
   for (const fs::path& path : toolchain) {
-    const auto canonical = core::Canonical(path);
+    // Never through a link the command could have made: a PATH entry or VIRTUAL_ENV in the
+    // workspace that resolves out of it (`.venv -> ~/.mozilla`, made by an earlier command), a
+    // tool path re-pointed from a writable root (`~/go/bin -> ~/other`).
+    const auto canonical = ResolveOutsideRoots(path, visible);
     // For a toolchain's sake never a home or a directory every tool shares, nor anything in a
     // home's second mount (its real path is the one to grant).
     if (!canonical || !core::IsWithinAny(*canonical, view.own_areas) ||
         TooBroadForAToolchain(*canonical, homes)) {
       continue;
     }
-    // Nor through a link the command could have made: a PATH entry or VIRTUAL_ENV in the
-    // workspace that resolves out of it (`.venv -> ~/.mozilla`, made by an earlier command).
-    if (!core::IsWithinAny(*canonical, visible) && ResolvesThroughRoot(path, visible)) continue;
     wanted.push_back(*canonical);
   }
-  // The user's own grants are theirs, but not through a link a command could have made either
-  // (`~/go/bin -> ~` planted from a writable root at ~/go).
+  // The user's own grants are theirs, but not through a link a command could have made either.
   for (const fs::path& path : config.readable_paths) {
-    const auto canonical = core::Canonical(path);
-    if (!canonical) continue;  // absent: nothing to grant
-    if (!core::IsWithinAny(*canonical, visible) && ResolvesThroughRoot(path, visible)) continue;
-    wanted.push_back(*canonical);
+    if (const auto canonical = ResolveOutsideRoots(path, visible)) wanted.push_back(*canonical);
   }
   for (const fs::path& canonical : wanted) {
     // Only what lies strictly inside an area needs granting; an area itself is never granted

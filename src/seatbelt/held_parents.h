@@ -7,14 +7,13 @@
 // `.github/workflows/ci.yml` in a repository without `.github`: the launcher makes the missing
 // ones first, as Linux's placeholders hold theirs, and the pins hold existing directories.
 //
-//   CORDON_TRY(HeldParents held, HeldParents::Make(policy));  // before the command starts
+//   HeldParents held = HeldParents::Make(policy);  // before the command starts
 //   ... run ...                                                // ~HeldParents: rmdir if empty
 #pragma once
 
 #include <filesystem>
 #include <vector>
 
-#include "cordon/error.h"
 #include "seatbelt/profile.h"
 
 namespace cordon::seatbelt {
@@ -29,9 +28,12 @@ class HeldParents {
   ~HeldParents();
 
   // Makes (mode 0755) each missing directory strictly between a writable root and a protected
-  // or hidden path inside it, outermost first. Fails, removing what it made, when one cannot be
-  // made (naming the syscall and path): the run is refused rather than left unable to hold it.
-  [[nodiscard]] static Result<HeldParents> Make(const SeatbeltPolicy& policy);
+  // or hidden path inside it, outermost first. One that cannot be made (a root-owned or
+  // read-only directory above it) is left missing: the pin keeps it so, and the command could
+  // not make it either. Known limits: a run killed before its end leaves the empty directories
+  // it made; two runs in one workspace may remove each other's (the later one's command then
+  // cannot make that directory itself).
+  [[nodiscard]] static HeldParents Make(const SeatbeltPolicy& policy);
 
   // What was made, outermost first.
   const std::vector<std::filesystem::path>& made() const { return made_; }

@@ -165,8 +165,7 @@ Result<exec::LaunchedProcess> Launch(const plan::LaunchPlan& plan, const exec::S
   CanonicalizeAll(resolved.absent_protected);
   CanonicalizeAll(resolved.absent_hidden);
   SeatbeltPolicy policy = SeatbeltPolicyFromPlan(resolved, dir->path(), NetworkAllowed(plan));
-  CORDON_TRY(HeldParents parents, HeldParents::Make(policy));
-  dir->Hold(std::move(parents));
+  dir->Hold(HeldParents::Make(policy));
 
   // The spawn of mode off, with sandbox-exec as the program: same session, descriptors,
   // signals and rlimits. Its argv[0] is absolute, so no PATH search happens for it.

@@ -171,6 +171,28 @@ TEST_F(HomeViewPlanTest, AToolPathOrReadablePathCannotBeRepointedAtTheHome) {
   EXPECT_TRUE(Has(Plan().grants, home_ / "other"));
 }
 
+// A user's own link that leads through the workspace (dotfiles kept in the project the agent
+// works in: ~/.local/bin -> ~/dotfiles/bin) meets a second link the command planted there
+// (`bin -> ~/.mozilla`): where the path leads was the command's choice, nothing is granted.
+// The twin: the user's link to a directory outside every root is followed.
+TEST_F(HomeViewPlanTest, AUserLinkThroughTheWorkspaceCannotBeRedirectedByTheCommand) {
+  fs::create_directories(home_ / ".mozilla");
+  fs::create_directories(home_ / "dotfiles");
+  fs::create_directory_symlink(home_ / ".mozilla", home_ / "dotfiles/bin");
+  fs::remove_all(home_ / ".local/bin");
+  fs::create_directory_symlink(home_ / "dotfiles/bin", home_ / ".local/bin");
+  config_.readable_paths = {home_ / "dotfiles/bin/"};
+  const HomeViewPlan view = PlanHomeView(config_, config_.home, {home_}, {home_ / "dotfiles"},
+                                         {"PATH=" + (home_ / ".local/bin").string()}, {"/tmp"});
+  EXPECT_FALSE(Has(view.grants, home_ / ".mozilla"));
+  fs::remove(home_ / ".local/bin");
+  fs::create_directories(home_ / "tools/bin");
+  fs::create_directory_symlink(home_ / "tools/bin", home_ / ".local/bin");
+  const HomeViewPlan twin = PlanHomeView(config_, config_.home, {home_}, {home_ / "dotfiles"},
+                                         {"PATH=" + (home_ / ".local/bin").string()}, {"/tmp"});
+  EXPECT_TRUE(Has(twin.grants, home_ / "tools/bin"));
+}
+
 TEST_F(HomeViewPlanTest, AGrantOfTheWholeHomeOrAHomeInsideARootIsNoHole) {
   HomeViewPlan view = Plan({"PATH=" + home_.string() + ":" + (home_ / "bin").string()});
   EXPECT_FALSE(Has(view.grants, home_));

@@ -197,6 +197,17 @@ TEST_F(SeatbeltSandbox, AMissingDirectoryOnTheWayToAHostRunFileIsNotCreatedInAny
   EXPECT_NE(Sandboxed("ln -s '" + (root_ / "ws/elsewhere").string() + "' '" + ws + "/.Config'"), 0);
   EXPECT_FALSE(fs::exists(root_ / "ws/.config/mise.toml"));
   EXPECT_EQ(Sandboxed("mkdir '" + ws + "/.configs'"), 0);  // twin: another name
+  // With .config made and pinned (as the launcher holds it for a run): a planted directory is
+  // not renamed over it, nor is it renamed away.
+  fs::create_directories(root_ / "ws/.config");
+  if (HaveCommandLineTools()) {
+    EXPECT_NE(Sandboxed("cd '" + ws +
+                        "' && mkdir evil && echo x > evil/mise.toml && "
+                        "/usr/bin/python3 -c 'import os; os.rename(\"evil\", \".config\")'"),
+              0);
+  }
+  EXPECT_NE(Sandboxed("mv '" + ws + "/.config' '" + ws + "/away'"), 0);
+  EXPECT_FALSE(fs::exists(root_ / "ws/.config/mise.toml"));
 }
 
 TEST_F(SeatbeltSandbox, TheHostsUnixSocketsStayOutWithTheNetworkAllowed) {
