@@ -148,6 +148,11 @@ def main():
                                dir=os.environ.get("CORDON_ESCAPE_BASE", "/var/lib"))
     os.chmod(scratch, 0o755)
     try:
+        # The suites' unprivileged user (scripts/run_unprivileged.sh makes it too; this test may
+        # run first on a fresh machine).
+        if run(["id", "-u", TEST_USER]).returncode != 0:
+            run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
+                 TEST_USER])
         user = pwd.getpwnam(TEST_USER)
         listed = run(["grep", "-q", f"^{TEST_USER}:", "/etc/subuid"])
         if listed.returncode != 0:
